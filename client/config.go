@@ -1,0 +1,52 @@
+package client
+
+import (
+	"net/http"
+	"time"
+)
+
+// API selects the OpenAI endpoint.
+type API string
+
+// The supported endpoints.
+const (
+	Chat        API = "chat"        // POST {base}/chat/completions, delta.content / delta.reasoning[_content]
+	Completions API = "completions" // POST {base}/completions, choices[].text
+)
+
+// Config is everything the client needs to talk to one server. It holds the
+// API key, so it is never serialised as is: use Redacted for output.
+type Config struct {
+	BaseURL string      // e.g. http://127.0.0.1:8000/v1 (no trailing slash needed)
+	APIKey  string      // sent as "Authorization: Bearer KEY" when non-empty
+	Headers http.Header // extra headers, sent on every request
+	Model   string
+	API     API // Chat when empty
+
+	MaxTokens   int      // sent as max_tokens (the field every OpenAI-compatible server accepts)
+	Temperature *float64 // sent when non-nil, including 0
+	// ExtraBody is merged into every request body last, so it may override
+	// any field toksweep sets (e.g. {"ignore_eos": true, "min_tokens": 512}).
+	ExtraBody map[string]any
+
+	RequestTimeout time.Duration // whole-request deadline; 0 means none
+	ConnectTimeout time.Duration // dial + TLS handshake; 0 means 10s
+	Insecure       bool          // skip TLS verification (explicit opt-in)
+	MaxConns       int           // connection pool size; the sweep sets it to the highest level
+}
+
+// Prompt is one request's input: either a chat conversation or a plain
+// completion prompt. For the chat API a Text-only prompt is sent as one user
+// message; for the completions API Messages are flattened into Text.
+type Prompt struct {
+	ID        int       // index in the prompt set, recorded in Record.PromptID
+	Text      string    // completion prompt, or the user message when Messages is empty
+	Messages  []Message // chat conversation
+	MaxTokens int       // overrides Config.MaxTokens when > 0
+}
+
+// Message is one chat turn.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}

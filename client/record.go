@@ -1,0 +1,89 @@
+package client
+
+import "time"
+
+// ErrorClass names why a request failed. The empty class means success.
+// The classes are part of the output format (levels.csv columns, the
+// error_class field of requests.jsonl) and are documented in the README.
+type ErrorClass string
+
+// The error classes, in the order they are reported.
+const (
+	OK          ErrorClass = ""
+	HTTP4xx     ErrorClass = "http_4xx"     // a 4xx status other than 429
+	HTTP429     ErrorClass = "http_429"     // rate limited: status 429, or an error event with code 429
+	HTTP5xx     ErrorClass = "http_5xx"     // a 5xx status
+	Connect     ErrorClass = "connect"      // dial, DNS or TLS failure, or the connection reset before a response
+	Timeout     ErrorClass = "timeout"      // --request-timeout expired (including a stalled stream)
+	StreamError ErrorClass = "stream_error" // an {"error": ...} event inside an HTTP 200 stream
+	Truncated   ErrorClass = "truncated"    // the stream ended without a finish_reason or [DONE]
+	Malformed   ErrorClass = "malformed"    // at least one data event was not valid JSON
+	Canceled    ErrorClass = "canceled"     // the run was interrupted while the request was in flight
+)
+
+// ErrorClasses lists every failure class in report order.
+var ErrorClasses = []ErrorClass{HTTP4xx, HTTP429, HTTP5xx, Connect, Timeout, StreamError, Truncated, Malformed, Canceled}
+
+// Record is everything measured about one request. It is plain data: the
+// sweep fills in the bookkeeping fields, the client the measurements, and
+// report computes every figure from a slice of Records. It round-trips
+// exactly through JSON (durations are integer nanoseconds), so a saved run
+// can be re-summarised byte for byte.
+//
+// All instants are offsets from the run's epoch (one monotonic clock for the
+// whole run). A zero offset means "did not happen", except Start.
+type Record struct {
+	// Bookkeeping, set by the sweep.
+	Concurrency int  `json:"concurrency"`
+	Repeat      int  `json:"repeat,omitempty"`
+	Worker      int  `json:"worker"`
+	Seq         int  `json:"seq"` // ticket number within the level, 0-based, warm-up first
+	Warmup      bool `json:"warmup,omitempty"`
+	PromptID    int  `json:"prompt_id"`
+
+	// Instants, as offsets from the run epoch.
+	Start        time.Duration `json:"start_ns"`         // just before the request is written
+	Header       time.Duration `json:"header_ns"`        // response headers received
+	FirstToken   time.Duration `json:"first_token_ns"`   // first chunk with non-empty content or reasoning
+	FirstContent time.Duration `json:"first_content_ns"` // first chunk with non-empty content (not reasoning)
+	LastToken    time.Duration `json:"last_token_ns"`    // last chunk with non-empty content or reasoning
+	End          time.Duration `json:"end_ns"`           // stream finished ([DONE], EOF or error)
+
+	// ChunkAt is the arrival time of every token-carrying chunk, as an offset
+	// from Start. ChunkAt[0] == FirstToken-Start.
+	ChunkAt []time.Duration `json:"chunk_ns"`
+	// ReasoningChunks counts the token-carrying chunks that carried reasoning
+	// (reasoning_content or reasoning) rather than content.
+	ReasoningChunks int `json:"reasoning_chunks"`
+
+	// Server-reported usage, from the last usage object in the stream.
+	HasUsage         bool `json:"has_usage"`
+	PromptTokens     int  `json:"prompt_tokens"`
+	CompletionTokens int  `json:"completion_tokens"`
+	ReasoningTokens  int  `json:"reasoning_tokens"`
+
+	FinishReason string     `json:"finish_reason"`
+	Status       int        `json:"http_status"`
+	ErrorClass   ErrorClass `json:"error_class"`
+	Error        string     `json:"error,omitempty"`
+	// MalformedChunks counts data events that were not valid JSON.
+	MalformedChunks int `json:"malformed_chunks,omitempty"`
+
+	// SendLag is, per token-carrying chunk, arrival time minus the send time
+	// the server stamped into the event (the simulator's x_sent_unix_ns
+	// extension). Nil when the server does not stamp events.
+	SendLag []time.Duration `json:"send_lag_ns,omitempty"`
+}
+
+// OK reports whether the request succeeded.
+func (r *Record) OK() bool { return r.ErrorClass == OK }
+
+// OutputTokens is the number of output tokens the request produced:
+// the server's completion_tokens when it sent usage, else the number of
+// token-carrying chunks.
+func (r *Record) OutputTokens() int {
+	if r.HasUsage {
+		return r.CompletionTokens
+	}
+	return len(r.ChunkAt)
+}

@@ -1,0 +1,48 @@
+package sweep
+
+import (
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// EndReason says why a level stopped issuing requests.
+type EndReason string
+
+// The end reasons, recorded per level in levels.csv and summary.json.
+const (
+	Completed EndReason = "completed" // all planned requests finished
+	Deadline  EndReason = "deadline"  // --duration elapsed
+	Canceled  EndReason = "canceled"  // the run was interrupted (Ctrl-C, SIGTERM)
+	Aborted   EndReason = "aborted"   // every request failed with one client-side error; the sweep stopped
+)
+
+// Level is the raw outcome of one concurrency level: plain data, produced by
+// the loop and consumed by report. It holds no figures; report.Summarize
+// turns it into them.
+type Level struct {
+	Concurrency int       `json:"concurrency"`
+	Repeat      int       `json:"repeat,omitempty"`
+	EndReason   EndReason `json:"end_reason"`
+	// Start and End bound the level (first request start, last request end),
+	// as offsets from the run epoch.
+	Start time.Duration `json:"start_ns"`
+	End   time.Duration `json:"end_ns"`
+	// Records holds every request of the level, warm-up included (flagged),
+	// sorted by Start.
+	Records []client.Record `json:"-"`
+	// Health describes the load generator itself during the level.
+	Health Health `json:"health"`
+}
+
+// Health is what the client observed about itself during a level, used to
+// flag levels whose figures were limited by the load generator rather than
+// the server.
+type Health struct {
+	CPUSeconds   float64       `json:"cpu_seconds"`       // user+system CPU of this process during the level
+	WallSeconds  float64       `json:"wall_seconds"`      // level wall time
+	GOMAXPROCS   int           `json:"gomaxprocs"`        // parallelism available to the client
+	IssueLagMax  time.Duration `json:"issue_lag_max_ns"`  // worst delay between a request ending and the worker's next start
+	TimerLateMax time.Duration `json:"timer_late_max_ns"` // worst lateness of a 10 ms ticker during the level (scheduler latency proxy)
+	TimerLateP99 time.Duration `json:"timer_late_p99_ns"`
+}
