@@ -1,0 +1,60 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// WriteRecords writes recs as JSON lines (requests.jsonl): one
+// json.Marshal'd client.Record per line, in order. All lines are encoded
+// before anything is written, and written with a single Write call.
+func WriteRecords(w io.Writer, recs []client.Record) error {
+	b, err := appendRecords(nil, recs)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+func appendRecords(b []byte, recs []client.Record) ([]byte, error) {
+	for i := range recs {
+		line, err := json.Marshal(&recs[i])
+		if err != nil {
+			return nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		b = append(append(b, line...), '\n')
+	}
+	return b, nil
+}
+
+// ReadRecords reads JSON lines written by WriteRecords. Blank lines are
+// skipped; an error names the 1-based line it is on.
+func ReadRecords(r io.Reader) ([]client.Record, error) {
+	br := bufio.NewReader(r)
+	var recs []client.Record
+	for n := 1; ; n++ {
+		// ReadBytes has no line-length limit: a long stream's record holds
+		// one offset per chunk.
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var rec client.Record
+			if uerr := json.Unmarshal(line, &rec); uerr != nil {
+				return recs, fmt.Errorf("line %d: %w", n, uerr)
+			}
+			recs = append(recs, rec)
+		}
+		if errors.Is(err, io.EOF) {
+			return recs, nil
+		}
+		if err != nil {
+			return recs, fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package report
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// NoSample is the value of a time figure that has no sample: the
+// time.Duration counterpart of NaN. Renderers print it as an empty CSV cell,
+// "-" on the console and null in JSON.
+const NoSample time.Duration = math.MinInt64
+
+// TokenSource says where a level's token counts come from.
+type TokenSource string
+
+// The token sources. A level with no successful request has source "".
+const (
+	TokensUsage  TokenSource = "usage"  // every successful request reported usage
+	TokensChunks TokenSource = "chunks" // none did: one token per token-carrying chunk
+	TokensMixed  TokenSource = "mixed"  // some did
+)
+
+// MismatchTolerance is the relative difference between a request's usage
+// completion_tokens U and its chunk count K above which it counts in
+// LevelStats.TokenCountMismatch: |K − U| / U > MismatchTolerance.
+const MismatchTolerance = 0.02
+
+// LevelStats holds every figure of one level, computed by Summarize. Rates
+// and means are float64 (NaN when undefined), time figures time.Duration
+// (NoSample when undefined). docs/metrics.md defines each field.
+type LevelStats struct {
+	Concurrency int
+	Repeat      int
+	EndReason   sweep.EndReason
+
+	RequestsOK     int // successful measured requests
+	RequestsFailed int // failed measured requests
+	// Errors counts failed measured requests per class, one entry per
+	// client.ErrorClasses class, in that order.
+	Errors ErrorCounts
+
+	TokenSource        TokenSource
+	TokenCountMismatch int // successful requests with usage whose chunk count is off by > 2%
+
+	// Single stream: what one user sees, over successful requests.
+	TTFTP50, TTFTP95, TTFTP99 time.Duration // FirstToken − Start
+	TTFCP50                   time.Duration // FirstContent − Start
+	DecodeTPSP50              float64       // (U − w) / (LastToken − FirstToken)
+	DecodeTPSP10              float64
+	DecodeTPSMean             float64
+	E2ETPSP50                 float64 // U / (End − Start)
+	E2ETPSMean                float64
+	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk
+	ITLMax                    time.Duration
+
+	// Aggregate: what the server delivers in the steady-state window
+	// [WindowStart, WindowEnd] (offsets from the run epoch).
+	WindowStart, WindowEnd time.Duration
+	WindowFallback         bool // no steady state: the window is the whole level
+	AggregateOutputTPS     float64
+	AggregateTotalTPS      float64
+	RequestsPerS           float64
+	InflightMean           float64
+
+	// Output size and finish reasons of successful requests. Min and max
+	// are 0 when RequestsOK is 0.
+	CompletionTokensMean float64
+	CompletionTokensMin  int
+	CompletionTokensMax  int
+	FinishStop           int
+	FinishLength         int
+
+	// ClientLimited is set when the load generator, not the server, limited
+	// the level; ClientLimitedReason names the checks that fired.
+	ClientLimited       bool
+	ClientLimitedReason string
+
+	// Health is the client's view of itself during the level, as the sweep
+	// recorded it; the client-limit checks read it.
+	Health sweep.Health
+}
+
+// Window is the length of the steady-state window.
+func (s *LevelStats) Window() time.Duration { return s.WindowEnd - s.WindowStart }
+
+// Summarize computes the figures of one level. It is pure: the same level
+// always gives the same stats.
+func Summarize(l sweep.Level) LevelStats {
+	s := LevelStats{
+		Concurrency: l.Concurrency,
+		Repeat:      l.Repeat,
+		EndReason:   l.EndReason,
+		Health:      l.Health,
+	}
+	var measured, ok []client.Record
+	for _, r := range l.Records {
+		if r.Warmup {
+			continue
+		}
+		measured = append(measured, r)
+		if r.OK() {
+			ok = append(ok, r)
+		}
+	}
+	s.countOutcomes(measured)
+	s.countTokens(ok)
+	s.singleStream(ok)
+	s.aggregate(measured)
+	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
+	return s
+}
+
+// tokenWeight is w = U/K, the tokens each token-carrying chunk of r is taken
+// to carry (usage spread evenly over chunks). It is 0 when r has no chunk.
+func tokenWeight(r *client.Record) float64 {
+	k := len(r.ChunkAt)
+	if k == 0 {
+		return 0
+	}
+	return float64(r.OutputTokens()) / float64(k)
+}
+
+// countOutcomes fills the success and per-class failure counts.
+func (s *LevelStats) countOutcomes(measured []client.Record) {
+	s.Errors = newErrorCounts()
+	for i := range measured {
+		r := &measured[i]
+		if r.OK() {
+			s.RequestsOK++
+			continue
+		}
+		// A class outside client.ErrorClasses still counts as failed.
+		s.RequestsFailed++
+		s.Errors.add(r.ErrorClass)
+	}
+}
+
+// countTokens fills the token source, mismatch, output size and finish
+// reason figures from the successful requests.
+func (s *LevelStats) countTokens(ok []client.Record) {
+	s.CompletionTokensMean = math.NaN()
+	if len(ok) == 0 {
+		return
+	}
+	withUsage, sum := 0, 0
+	s.CompletionTokensMin = math.MaxInt
+	for i := range ok {
+		r := &ok[i]
+		u, k := r.OutputTokens(), len(r.ChunkAt)
+		sum += u
+		s.CompletionTokensMin = min(s.CompletionTokensMin, u)
+		s.CompletionTokensMax = max(s.CompletionTokensMax, u)
+		switch r.FinishReason {
+		case "stop":
+			s.FinishStop++
+		case "length":
+			s.FinishLength++
+		}
+		if !r.HasUsage {
+			continue
+		}
+		withUsage++
+		if mismatched(u, k) {
+			s.TokenCountMismatch++
+		}
+	}
+	s.CompletionTokensMean = float64(sum) / float64(len(ok))
+	switch withUsage {
+	case len(ok):
+		s.TokenSource = TokensUsage
+	case 0:
+		s.TokenSource = TokensChunks
+	default:
+		s.TokenSource = TokensMixed
+	}
+}
+
+// mismatched reports whether usage u and chunk count k differ by more than
+// MismatchTolerance of u. Any chunk against zero usage is a mismatch.
+func mismatched(u, k int) bool {
+	if u == 0 {
+		return k != 0
+	}
+	return math.Abs(float64(k-u))/float64(u) > MismatchTolerance
+}
+
+// singleStream fills the per-request figures: TTFT, TTFC, decode and e2e
+// rates, and the pooled per-token ITL.
+func (s *LevelStats) singleStream(ok []client.Record) {
+	var ttft, ttfc, decode, e2e []float64
+	var itl []WeightedValue
+	itlMax := math.NaN()
+	for i := range ok {
+		r := &ok[i]
+		u, k := float64(r.OutputTokens()), len(r.ChunkAt)
+		if r.End > r.Start {
+			e2e = append(e2e, u/(r.End-r.Start).Seconds())
+		}
+		if r.FirstContent > 0 {
+			ttfc = append(ttfc, float64(r.FirstContent-r.Start))
+		}
+		if k == 0 {
+			continue // no token times
+		}
+		w := tokenWeight(r)
+		ttft = append(ttft, float64(r.FirstToken-r.Start))
+		if k >= 2 && r.LastToken > r.FirstToken {
+			decode = append(decode, (u-w)/(r.LastToken-r.FirstToken).Seconds())
+		}
+		if w <= 0 {
+			continue // usage says no tokens: no per-token latency
+		}
+		for j := 1; j < k; j++ {
+			perToken := float64(r.ChunkAt[j]-r.ChunkAt[j-1]) / w
+			itl = append(itl, WeightedValue{Value: perToken, Weight: w})
+			itlMax = nanMax(itlMax, perToken)
+		}
+	}
+	for _, xs := range [][]float64{ttft, ttfc, decode, e2e} {
+		slices.Sort(xs)
+	}
+	slices.SortFunc(itl, func(a, b WeightedValue) int { return cmp.Compare(a.Value, b.Value) })
+
+	s.TTFTP50 = duration(Percentile(ttft, 50))
+	s.TTFTP95 = duration(Percentile(ttft, 95))
+	s.TTFTP99 = duration(Percentile(ttft, 99))
+	s.TTFCP50 = duration(Percentile(ttfc, 50))
+	s.DecodeTPSP50 = Percentile(decode, 50)
+	s.DecodeTPSP10 = Percentile(decode, 10)
+	s.DecodeTPSMean = mean(decode)
+	s.E2ETPSP50 = Percentile(e2e, 50)
+	s.E2ETPSMean = mean(e2e)
+	s.ITLP50 = duration(WeightedPercentile(itl, 50))
+	s.ITLP99 = duration(WeightedPercentile(itl, 99))
+	s.ITLMax = duration(itlMax)
+}
+
+// duration converts nanoseconds to a Duration, NaN to NoSample.
+func duration(ns float64) time.Duration {
+	if math.IsNaN(ns) {
+		return NoSample
+	}
+	return time.Duration(math.Round(ns))
+}
+
+// mean is the arithmetic mean, NaN for no samples.
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// nanMax is max treating NaN as "no value yet".
+func nanMax(a, b float64) float64 {
+	if math.IsNaN(a) || b > a {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,127 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// The client-limit thresholds. A level is ClientLimited when any check
+// fires; a Health field that is zero was not measured and is ignored.
+const (
+	// InflightMinRatio: the mean number of requests in flight over the
+	// window fell below this fraction of C, so the server was not offered
+	// the load the level names.
+	InflightMinRatio = 0.95
+	// CPUBusyMax: the client's CPU time reached this fraction of
+	// wall time × GOMAXPROCS, so it may have read streams late.
+	CPUBusyMax = 0.90
+	// IssueLagLimit: a worker started its next request this much later than
+	// its previous one ended (closed loop broken).
+	IssueLagLimit = 20 * time.Millisecond
+	// TimerLateLimit: the p99 lateness of a 10 ms ticker exceeded this, so
+	// the Go scheduler delayed the timestamps themselves.
+	TimerLateLimit = 5 * time.Millisecond
+)
+
+// steadyWindow finds the span in which every worker had a measured request
+// in flight: from the latest first Start of any worker to the earliest last
+// End. If that span is empty it falls back to [min Start, max End] and
+// reports fallback.
+func steadyWindow(measured []client.Record) (ws, we time.Duration, fallback bool) {
+	if len(measured) == 0 {
+		return 0, 0, false
+	}
+	type span struct{ first, last time.Duration }
+	workers := make(map[int]span)
+	lo, hi := measured[0].Start, measured[0].End
+	for i := range measured {
+		r := &measured[i]
+		lo, hi = min(lo, r.Start), max(hi, r.End)
+		sp, seen := workers[r.Worker]
+		if !seen {
+			sp = span{r.Start, r.End}
+		}
+		workers[r.Worker] = span{min(sp.first, r.Start), max(sp.last, r.End)}
+	}
+	ws, we = math.MinInt64, math.MaxInt64
+	for _, sp := range workers {
+		ws, we = max(ws, sp.first), min(we, sp.last)
+	}
+	if we <= ws {
+		return lo, hi, true
+	}
+	return ws, we, false
+}
+
+// aggregate fills the steady-state window and the figures measured over it.
+func (s *LevelStats) aggregate(measured []client.Record) {
+	s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured)
+	ws, we := s.WindowStart, s.WindowEnd
+	s.AggregateOutputTPS, s.AggregateTotalTPS = math.NaN(), math.NaN()
+	s.RequestsPerS, s.InflightMean = math.NaN(), math.NaN()
+	window := (we - ws).Seconds()
+	if window <= 0 {
+		return
+	}
+	in := func(t time.Duration) bool { return t >= ws && t <= we }
+	var output, prompt, inflight float64
+	requests := 0
+	for i := range measured {
+		r := &measured[i]
+		inflight += max(0, min(r.End, we)-max(r.Start, ws)).Seconds()
+		if !r.OK() {
+			continue // a failed request's tokens are not delivered output
+		}
+		chunks := 0
+		for _, at := range r.ChunkAt {
+			if in(r.Start + at) {
+				chunks++
+			}
+		}
+		output += tokenWeight(r) * float64(chunks)
+		if len(r.ChunkAt) > 0 && in(r.FirstToken) {
+			prompt += float64(r.PromptTokens)
+		}
+		if in(r.End) {
+			requests++
+		}
+	}
+	s.AggregateOutputTPS = output / window
+	s.AggregateTotalTPS = (output + prompt) / window
+	s.RequestsPerS = float64(requests) / window
+	s.InflightMean = inflight / window
+}
+
+// clientLimited applies the client-limit checks to s, returning whether any
+// fired and a "; "-separated description of those that did.
+func clientLimited(s *LevelStats) (bool, string) {
+	var why []string
+	if c := float64(s.Concurrency); c > 0 && s.InflightMean/c < InflightMinRatio {
+		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d", s.InflightMean, s.Concurrency))
+	}
+	h := s.Health
+	if h.CPUSeconds > 0 && h.WallSeconds > 0 && h.GOMAXPROCS > 0 {
+		if busy := h.CPUSeconds / (h.WallSeconds * float64(h.GOMAXPROCS)); busy >= CPUBusyMax {
+			why = append(why, fmt.Sprintf("client CPU %.0f%% of %d procs", 100*busy, h.GOMAXPROCS))
+		}
+	}
+	if h.IssueLagMax > IssueLagLimit {
+		why = append(why, fmt.Sprintf("issue lag max %.1fms", ms(h.IssueLagMax)))
+	}
+	if h.TimerLateP99 > TimerLateLimit {
+		why = append(why, fmt.Sprintf("timer late p99 %.1fms", ms(h.TimerLateP99)))
+	}
+	return len(why) > 0, strings.Join(why, "; ")
+}
+
+// ms converts a time figure to milliseconds for rendering, NoSample to NaN.
+func ms(d time.Duration) float64 {
+	if d == NoSample {
+		return math.NaN()
+	}
+	return float64(d) / float64(time.Millisecond)
+}

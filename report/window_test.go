@@ -1,0 +1,126 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// twoWorkerLoop is a hand-made closed loop of two workers, one warm-up and
+// three 1 s requests each. A request's 10 chunks arrive 100 ms apart from
+// 100 ms after its start; it ends with its last chunk.
+//
+//	worker 0: warm-up [0, 1]     then [1, 2] [2, 3] [3, 4]
+//	worker 1: warm-up [0.5, 1.5] then [1.5, 2.5] [2.5, 3.5] [3.5, 4.5]
+//
+// Steady-state window: [max(1, 1.5), min(4, 4.5)] = [1.5 s, 4.0 s], 2.5 s.
+func twoWorkerLoop() sweep.Level {
+	return level(2, closedLoop(2, 3, 500*msec, 100*msec, 100*msec, 10, 20)...)
+}
+
+func TestSteadyStateWindow(t *testing.T) {
+	s := Summarize(twoWorkerLoop())
+	if s.WindowStart != 1500*msec || s.WindowEnd != 4*time.Second || s.WindowFallback {
+		t.Fatalf("window = [%v, %v] fallback=%v, want [1.5s, 4s] false", s.WindowStart, s.WindowEnd, s.WindowFallback)
+	}
+	want := map[string]string{
+		"window_s": "2.500",
+		// Chunks arriving in [1.5, 4.0] (closed): worker 0: 6 + 10 + 10,
+		// worker 1: 10 + 10 + 5 (3.6 … 4.0) = 51 tokens.
+		"aggregate_output_tps": "20.400",
+		// Prompts of requests whose first token is in the window: all but
+		// worker 0's first (first token at 1.1 s): 5 × 20 tokens.
+		"aggregate_total_tps": "60.400",
+		// Ends in the window: 2, 3, 4 and 2.5, 3.5 s; 4.5 s is outside.
+		"requests_per_s": "2.0000",
+		// Overlaps: 0.5 + 1 + 1 and 1 + 1 + 0.5 = 5 request-seconds.
+		"inflight_mean":  "2.000",
+		"client_limited": "false",
+	}
+	got := figures(s)
+	for col, w := range want {
+		if got[col] != w {
+			t.Errorf("%s = %q, want %q", col, got[col], w)
+		}
+	}
+}
+
+func TestWindowFallback(t *testing.T) {
+	// Worker 1 starts only after worker 0 has finished: there is no span
+	// with both in flight, so the window is the whole level, [0, 3 s].
+	l := level(2,
+		stream(0, 100*msec, 100*msec, 10),
+		with(stream(2*time.Second, 100*msec, 100*msec, 10), func(r *client.Record) { r.Worker = 1 }),
+	)
+	s := Summarize(l)
+	if !s.WindowFallback || s.WindowStart != 0 || s.WindowEnd != 3*time.Second {
+		t.Fatalf("window = [%v, %v] fallback=%v, want [0, 3s] true", s.WindowStart, s.WindowEnd, s.WindowFallback)
+	}
+	got := figures(s)
+	for col, w := range map[string]string{
+		"window_s": "3.000", "window_fallback": "true",
+		"aggregate_output_tps": "6.667", // 20 tokens / 3 s
+		"inflight_mean":        "0.667", // 2 request-seconds / 3 s
+	} {
+		if got[col] != w {
+			t.Errorf("%s = %q, want %q", col, got[col], w)
+		}
+	}
+}
+
+func TestClientLimited(t *testing.T) {
+	healthy := sweep.Health{CPUSeconds: 0.5, WallSeconds: 1, GOMAXPROCS: 4, IssueLagMax: time.Millisecond, TimerLateP99: time.Millisecond}
+	// Three workers busy over [0, 1 s] at C=4: in-flight 3.0.
+	starved := level(4,
+		stream(0, 100*msec, 100*msec, 10),
+		with(stream(0, 100*msec, 100*msec, 10), func(r *client.Record) { r.Worker = 1 }),
+		with(stream(0, 100*msec, 100*msec, 10), func(r *client.Record) { r.Worker = 2 }),
+	)
+	withHealth := func(l sweep.Level, h sweep.Health) sweep.Level {
+		l.Health = h
+		return l
+	}
+	tests := []struct {
+		name   string
+		l      sweep.Level
+		want   bool
+		reason string
+	}{
+		{"healthy", withHealth(twoWorkerLoop(), healthy), false, ""},
+		{"health not measured", twoWorkerLoop(), false, ""},
+		{"starved: in-flight 3.0 of C=4", withHealth(starved, healthy), true, "in-flight 3.00 of C=4"},
+		{"CPU 95%", withHealth(twoWorkerLoop(), sweep.Health{CPUSeconds: 3.8, WallSeconds: 1, GOMAXPROCS: 4}),
+			true, "client CPU 95% of 4 procs"},
+		{"CPU exactly 90% fires", withHealth(twoWorkerLoop(), sweep.Health{CPUSeconds: 1.8, WallSeconds: 1, GOMAXPROCS: 2}),
+			true, "client CPU 90% of 2 procs"},
+		{"CPU 89%", withHealth(twoWorkerLoop(), sweep.Health{CPUSeconds: 1.78, WallSeconds: 1, GOMAXPROCS: 2}), false, ""},
+		{"issue lag", withHealth(twoWorkerLoop(), sweep.Health{IssueLagMax: 25 * msec}), true, "issue lag max 25.0ms"},
+		{"issue lag at the limit", withHealth(twoWorkerLoop(), sweep.Health{IssueLagMax: IssueLagLimit}), false, ""},
+		{"timer late", withHealth(twoWorkerLoop(), sweep.Health{TimerLateP99: 6 * msec}), true, "timer late p99 6.0ms"},
+		{"several reasons", withHealth(starved, sweep.Health{TimerLateP99: 6 * msec}),
+			true, "in-flight 3.00 of C=4; timer late p99 6.0ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Summarize(tt.l)
+			if s.ClientLimited != tt.want || s.ClientLimitedReason != tt.reason {
+				t.Errorf("ClientLimited = %v %q, want %v %q", s.ClientLimited, s.ClientLimitedReason, tt.want, tt.reason)
+			}
+			if tt.want && !strings.Contains(consoleOf(t, s), "! C=") {
+				t.Errorf("console has no client-limited footnote")
+			}
+		})
+	}
+}
+
+func consoleOf(t *testing.T, stats ...LevelStats) string {
+	t.Helper()
+	var b strings.Builder
+	if err := WriteConsole(&b, stats); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
