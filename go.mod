@@ -3,12 +3,13 @@ module github.com/toksweep/toksweep
 go 1.26.8
 
 require (
+	github.com/sashabaranov/go-openai v1.43.0
+	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/sync v0.25.0
+)
+
+require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
-	github.com/sashabaranov/go-openai v1.43.0 // indirect
-	github.com/urfave/cli/v2 v2.27.7 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/term v0.48.0 // indirect
 )

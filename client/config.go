@@ -50,3 +50,24 @@ type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
 }
+
+// Redacted returns a copy of c that is safe to print or save: the API key,
+// the credentials in BaseURL and the values of credential-like headers are
+// replaced by "[REDACTED]".
+func (c Config) Redacted() Config {
+	const mark = "[REDACTED]"
+	if c.APIKey != "" {
+		c.APIKey = mark
+	}
+	c.BaseURL = stripUserinfo(c.BaseURL)
+	if c.Headers != nil {
+		h := c.Headers.Clone()
+		for name := range h {
+			if sensitiveHeader(name) {
+				h[name] = []string{mark}
+			}
+		}
+		c.Headers = h
+	}
+	return c
+}

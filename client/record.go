@@ -56,7 +56,9 @@ type Record struct {
 	// (reasoning_content or reasoning) rather than content.
 	ReasoningChunks int `json:"reasoning_chunks"`
 
-	// Server-reported usage, from the last usage object in the stream.
+	// Server-reported usage, from the last usage object in the stream
+	// that has a non-zero count (Ollama sends all-zero usage in every chunk
+	// before the real one). HasUsage is false when there was none.
 	HasUsage         bool `json:"has_usage"`
 	PromptTokens     int  `json:"prompt_tokens"`
 	CompletionTokens int  `json:"completion_tokens"`

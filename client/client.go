@@ -1,0 +1,194 @@
+package client
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// defaultConnectTimeout applies when Config.ConnectTimeout is 0.
+const defaultConnectTimeout = 10 * time.Second
+
+// Client sends streamed requests to one OpenAI-compatible server and
+// measures them. It is safe for concurrent use.
+type Client struct {
+	cfg       Config
+	hc        *http.Client
+	endpoint  string // the chat/completions or completions URL
+	modelsURL string
+	// What messages name instead: no credentials, no query.
+	showBase, showEndpoint, showModels string
+
+	body    bodyTemplate
+	epoch   time.Time
+	epochNS int64    // epoch as Unix nanoseconds, for SendLag
+	secrets []string // every credential, scrubbed from anything the client produces
+}
+
+// New validates cfg and builds a client with its own connection pool. The
+// client's clock (Now) starts here.
+func New(cfg Config) (*Client, error) {
+	c := &Client{cfg: cfg}
+	c.cfg.Headers = cfg.Headers.Clone()
+	c.secrets = secretsOf(cfg)
+	base, err := c.parseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsFunc(cfg.APIKey, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return nil, errors.New("the API key contains control characters (a stray newline?)")
+	}
+	switch cfg.API {
+	case "":
+		c.cfg.API = Chat
+	case Chat, Completions:
+	default:
+		return nil, fmt.Errorf("unknown API %q (want %q or %q)", cfg.API, Chat, Completions)
+	}
+	if c.body, err = newBodyTemplate(c.cfg); err != nil {
+		return nil, err
+	}
+	ep := base.JoinPath(string(c.cfg.API))
+	if c.cfg.API == Chat {
+		ep = base.JoinPath("chat", "completions")
+	}
+	models := base.JoinPath("models")
+	c.endpoint, c.modelsURL = ep.String(), models.String()
+	c.showBase, c.showEndpoint, c.showModels = showURL(base), showURL(ep), showURL(models)
+	c.hc = &http.Client{Transport: newTransport(cfg)}
+	c.epoch = time.Now()
+	c.epochNS = c.epoch.UnixNano()
+	return c, nil
+}
+
+// Now is the time elapsed since New on the monotonic clock: the one clock
+// every instant of a run is measured on.
+func (c *Client) Now() time.Duration { return time.Since(c.epoch) }
+
+// Epoch is the instant Now counts from.
+func (c *Client) Epoch() time.Time { return c.epoch }
+
+// String describes the client without credentials, so that printing one by
+// mistake leaks nothing.
+func (c *Client) String() string {
+	return fmt.Sprintf("client.Client{%s %s model=%q}", c.showEndpoint, c.cfg.API, c.cfg.Model)
+}
+
+// parseBaseURL checks that raw is an absolute http(s) URL. Its errors name
+// the URL without credentials.
+func (c *Client) parseBaseURL(raw string) (*url.URL, error) {
+	bad := func(why string) error {
+		return errors.New(c.scrub(fmt.Sprintf("invalid base URL %q: %s", stripUserinfo(raw), why)))
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole URL, credentials included
+		}
+		return nil, bad(err.Error())
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, bad("the scheme must be http or https")
+	}
+	if u.Host == "" {
+		return nil, bad("no host")
+	}
+	return u, nil
+}
+
+// showURL renders u for messages: no userinfo, no query, no fragment.
+func showURL(u *url.URL) string {
+	v := *u
+	v.User, v.RawQuery, v.Fragment, v.RawFragment = nil, "", "", ""
+	return v.String()
+}
+
+// stripUserinfo removes "user:password@" from a URL that may not parse.
+func stripUserinfo(raw string) string {
+	rest, scheme := raw, ""
+	if i := strings.Index(raw, "://"); i >= 0 {
+		scheme, rest = raw[:i+3], raw[i+3:]
+	}
+	host := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host = rest[:i]
+	}
+	if i := strings.LastIndex(host, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return scheme + rest
+}
+
+// secretsOf lists the credentials in cfg: the API key, the userinfo of the
+// base URL and the values of headers that look like credentials.
+func secretsOf(cfg Config) []string {
+	var s []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			s = append(s, v)
+		}
+	}
+	add(cfg.APIKey)
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.User != nil {
+		add(u.User.Username())
+		p, _ := u.User.Password()
+		add(p)
+	}
+	for name, values := range cfg.Headers {
+		if sensitiveHeader(name) {
+			for _, v := range values {
+				add(v)
+				if _, cred, ok := strings.Cut(v, " "); ok {
+					add(cred) // "Bearer KEY": KEY alone is the secret
+				}
+			}
+		}
+	}
+	// Longest first, so that no secret is left half-replaced by a shorter
+	// one it contains.
+	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
+	return s
+}
+
+// sensitiveHeader reports whether a header's value is likely a credential.
+func sensitiveHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"auth", "key", "token", "secret", "cookie", "password"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// newTransport builds the connection pool: HTTP/1.1 only (one stream per
+// connection, like the servers measured), no compression (gzip would hide
+// when bytes arrive), idle connections for every worker, and no cap on open
+// connections, so that the sweep's concurrency is the only limit.
+func newTransport(cfg Config) *http.Transport {
+	ct := cfg.ConnectTimeout
+	if ct <= 0 {
+		ct = defaultConnectTimeout
+	}
+	idle := max(cfg.MaxConns, 2) + 8
+	dialer := &net.Dialer{Timeout: ct, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         dialer.DialContext,
+		TLSHandshakeTimeout: ct,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: cfg.Insecure}, //nolint:gosec // explicit opt-in
+		MaxIdleConns:        idle,
+		MaxIdleConnsPerHost: idle,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
+	}
+}

@@ -1,0 +1,196 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+const (
+	// defaultChunkCap sizes ChunkAt when the request sets no max_tokens;
+	// maxChunkCap bounds the preallocation a huge max_tokens would ask for.
+	defaultChunkCap = 256
+	maxChunkCap     = 4096
+	// After [DONE] the body is read to its end, so the connection can be
+	// reused, but for no longer than drainWait nor beyond maxDrain bytes.
+	drainWait = 100 * time.Millisecond
+	maxDrain  = 64 << 10
+	// maxErrorBody bounds what is read of an error response.
+	maxErrorBody = 64 << 10
+)
+
+// Do sends one streamed request and measures it. It never returns an error:
+// a failure is data in the Record (ErrorClass and a one-line Error). Do sets
+// PromptID and the measurements; Concurrency, Worker, Seq and Warmup are the
+// caller's. Config.RequestTimeout bounds the whole request.
+func (c *Client) Do(ctx context.Context, p Prompt) Record {
+	rec := Record{PromptID: p.ID}
+	if e := c.exchange(ctx, p, &rec, 0); e != nil {
+		rec.ErrorClass = e.Class
+		rec.Error = e.format(false)
+	}
+	return rec
+}
+
+// Probe is the check to run before any load. It sends the real request (the
+// real prompt and max_tokens, so a request over the context length gets the
+// server's 400) and cancels it as soon as a 2xx response has delivered its
+// first event. It returns nil, or a *RequestError.
+func (c *Client) Probe(ctx context.Context, p Prompt) error {
+	var rec Record
+	if e := c.exchange(ctx, p, &rec, 1); e != nil {
+		return e
+	}
+	return nil
+}
+
+// exchange performs one request, reading at most limit events (0: all),
+// and fills rec. It returns the failure, or nil.
+func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit int) *RequestError {
+	ctx, cancel := c.requestContext(parent)
+	defer cancel()
+	maxTokens := c.cfg.MaxTokens
+	if p.MaxTokens > 0 {
+		maxTokens = p.MaxTokens
+	}
+	req, err := c.newRequest(ctx, http.MethodPost, c.endpoint, c.body.build(p, maxTokens))
+	if err != nil {
+		return c.failure(Connect, 0, c.showEndpoint, err.Error())
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if maxTokens <= 0 {
+		maxTokens = defaultChunkCap
+	}
+	rec.ChunkAt = make([]time.Duration, 0, min(maxTokens, maxChunkCap))
+
+	rec.Start = c.Now()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		rec.End = c.Now()
+		return c.transportFailure(parent, ctx, err, c.showEndpoint)
+	}
+	rec.Header = c.Now()
+	rec.Status = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := c.httpFailure(resp, c.showEndpoint)
+		rec.End = c.Now()
+		return e
+	}
+	return c.readStream(parent, ctx, cancel, resp, rec, limit)
+}
+
+// readStream reads a 2xx response's events into rec and classifies the end.
+func (c *Client) readStream(parent, ctx context.Context, cancel context.CancelFunc,
+	resp *http.Response, rec *Record, limit int,
+) *RequestError {
+	defer resp.Body.Close()
+	r := newSSEReader(resp.Body, c.Now)
+	defer r.free()
+	s := stream{rec: rec, epochNS: c.epochNS, scrub: c.scrub}
+	err := s.read(r, limit)
+	if !s.done {
+		rec.End = c.Now()
+	}
+	e := c.streamFailure(parent, ctx, &s, err, resp.Header.Get("Content-Type"))
+	switch {
+	case s.done:
+		drain(r, cancel)
+	case err == nil: // the probe's limit: stop the server's work
+		cancel()
+	}
+	return e
+}
+
+// streamFailure classifies how a stream ended. readErr is what stopped the
+// reading: nil after [DONE] or the event limit, io.EOF at a clean end of
+// input. Priority: Canceled > Timeout > StreamError/HTTP429 > Truncated >
+// Malformed.
+func (c *Client) streamFailure(parent, ctx context.Context, s *stream, readErr error, ctype string) *RequestError {
+	url, rec := c.showEndpoint, s.rec
+	ended := readErr == nil || rec.FinishReason != "" // finished, even if no [DONE] follows
+	if readErr != nil && readErr != io.EOF {
+		switch {
+		case parent.Err() != nil:
+			return c.failure(Canceled, rec.Status, url, "")
+		case ctx.Err() != nil:
+			return c.failure(Timeout, rec.Status, url, fmt.Sprintf(
+				"no complete response within %s (%d token chunks received)",
+				c.cfg.RequestTimeout, len(rec.ChunkAt)))
+		}
+	}
+	switch {
+	case s.fail != OK:
+		return c.failure(s.fail, rec.Status, url, s.failMsg)
+	case !ended && s.events == 0 && readErr == io.EOF:
+		return c.failure(Truncated, rec.Status, url, fmt.Sprintf(
+			"the response has no SSE events (Content-Type %q)", ctype))
+	case !ended:
+		return c.failure(Truncated, rec.Status, url, describeReadError(readErr))
+	case rec.MalformedChunks > 0:
+		return c.failure(Malformed, rec.Status, url, fmt.Sprintf(
+			"%d malformed data events; the first: %s", rec.MalformedChunks, s.badMsg))
+	}
+	return nil
+}
+
+// drain reads what follows [DONE] (normally just the end of the chunked
+// body), so that the connection goes back to the pool, but gives up after
+// drainWait by canceling the request.
+func drain(r *sseReader, cancel context.CancelFunc) {
+	t := time.AfterFunc(drainWait, cancel)
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, r.br, maxDrain)
+}
+
+// transportFailure classifies a request that got no response.
+func (c *Client) transportFailure(parent, ctx context.Context, err error, url string) *RequestError {
+	switch {
+	case parent.Err() != nil:
+		return c.failure(Canceled, 0, url, "")
+	case ctx.Err() != nil:
+		return c.failure(Timeout, 0, url, fmt.Sprintf("no response within %s", c.cfg.RequestTimeout))
+	}
+	return c.failure(Connect, 0, c.showBase, describeNetError(err))
+}
+
+// httpFailure reads a non-2xx response's body for the server's message.
+func (c *Client) httpFailure(resp *http.Response, url string) *RequestError {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body = []byte(c.scrub(string(body))) // before any cut: see failure
+	msg := errorBodyMessage(body, resp.StatusCode)
+	return c.failure(statusClass(resp.StatusCode), resp.StatusCode, url, msg)
+}
+
+// requestContext applies Config.RequestTimeout.
+func (c *Client) requestContext(parent context.Context) (context.Context, context.CancelFunc) {
+	if c.cfg.RequestTimeout > 0 {
+		return context.WithTimeout(parent, c.cfg.RequestTimeout)
+	}
+	return context.WithCancel(parent)
+}
+
+// newRequest builds a request with the authentication and extra headers.
+func (c *Client) newRequest(ctx context.Context, method, url string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	for name, values := range c.cfg.Headers {
+		req.Header[http.CanonicalHeaderKey(name)] = values
+	}
+	return req, nil
+}

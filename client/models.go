@@ -1,0 +1,56 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// maxModelsBody bounds what ListModels reads.
+const maxModelsBody = 16 << 20
+
+// Model is one entry of the server's model list.
+type Model struct {
+	ID string
+	// MaxModelLen is the context length, in tokens, when the server says
+	// (vLLM and llm-d report max_model_len; Ollama does not): 0 otherwise.
+	MaxModelLen int
+}
+
+// ListModels asks the server for its models (GET {base}/models). Its errors
+// are *RequestError.
+func (c *Client) ListModels(ctx context.Context) ([]Model, error) {
+	parent := ctx
+	ctx, cancel := c.requestContext(parent)
+	defer cancel()
+	req, err := c.newRequest(ctx, http.MethodGet, c.modelsURL, nil)
+	if err != nil {
+		return nil, c.failure(Connect, 0, c.showModels, err.Error())
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, c.transportFailure(parent, ctx, err, c.showModels)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, c.httpFailure(resp, c.showModels)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			openai.Model
+			MaxModelLen int `json:"max_model_len"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxModelsBody)).Decode(&list); err != nil {
+		return nil, c.failure(Malformed, resp.StatusCode, c.showModels, "the model list is not valid JSON: "+err.Error())
+	}
+	models := make([]Model, 0, len(list.Data))
+	for _, m := range list.Data {
+		models = append(models, Model{ID: m.ID, MaxModelLen: m.MaxModelLen})
+	}
+	return models, nil
+}

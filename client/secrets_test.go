@@ -1,0 +1,83 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+const planted = "sk-PLANTED-SECRET"
+
+// leaks reports whether s holds the planted key or any 6-byte piece of it,
+// as a message cut in the middle of the key would.
+func leaks(s string) bool {
+	for i := 0; i+6 <= len(planted); i++ {
+		if strings.Contains(s, planted[i:i+6]) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestKeyNeverLeaks plants a key, has servers echo it back in every way a
+// failure can quote them, and checks every string the package produces.
+func TestKeyNeverLeaks(t *testing.T) {
+	t.Parallel()
+	echo := func(status int, format string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			fmt.Fprintf(w, format, r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"))
+		}
+	}
+	// pad puts the key across the cut of a quoted body, or of a quoted
+	// malformed event (at 60 bytes).
+	pad := strings.Repeat("x", maxRawBody-10)
+	handlers := map[string]http.HandlerFunc{
+		"401 json":     echo(401, `{"error":{"message":"invalid key %s / %s","code":401}}`),
+		"500 text":     echo(500, pad+"%s %s"),
+		"stream error": echo(200, `data: {"error":{"message":"bad key %s %s","code":429}}`+"\n\n"),
+		"malformed":    echo(200, `data: {"choices":[{"delta":{"content":"`+pad[:10]+`%s%s`+"\n\ndata: [DONE]\n\n"),
+		"stall":        func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+	}
+	var produced []string
+	for name, h := range handlers {
+		srv := newServer(t, h)
+		base := strings.Replace(srv.URL, "http://", "http://user:"+planted+"@", 1) + "/v1"
+		cfg := Config{BaseURL: base, APIKey: planted, Model: "m", RequestTimeout: 100 * time.Millisecond,
+			Headers: http.Header{"X-Api-Key": {"k2-" + planted}}}
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := c.Do(context.Background(), Prompt{Text: "x"})
+		if rec.OK() {
+			t.Errorf("%s: no failure", name)
+		}
+		js, _ := json.Marshal(rec)
+		produced = append(produced, name, rec.Error, string(js), fmt.Sprint(c.Probe(context.Background(), Prompt{})))
+		_, err = c.ListModels(context.Background())
+		produced = append(produced, fmt.Sprint(err), fmt.Sprintf("%v %+v %s", c, c, c),
+			fmt.Sprintf("%+v", cfg.Redacted()))
+	}
+	closed := "http://user:" + planted + "@" + closedPort(t) + "/v1"
+	c, err := New(Config{BaseURL: closed, APIKey: planted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := c.Do(context.Background(), Prompt{})
+	produced = append(produced, rec.Error, fmt.Sprint(c.Probe(context.Background(), Prompt{})))
+	for _, bad := range []string{"ftp://" + planted + "@host/v1", "http://u:" + planted + "@[::1/v1", planted + "@host"} {
+		_, err := New(Config{BaseURL: bad, APIKey: planted})
+		produced = append(produced, fmt.Sprint(err))
+	}
+	for _, s := range produced {
+		if leaks(s) {
+			t.Errorf("the key leaks: %s", s)
+		}
+	}
+	t.Logf("checked %d strings, e.g. %q", len(produced), produced[1])
+}

@@ -1,0 +1,96 @@
+package client
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// event is what sseReader returns, for comparison.
+type event struct {
+	data string
+	at   time.Duration
+	kind eventKind
+}
+
+// readAll splits reads (each returned by one Read call) into events, with a
+// clock that ticks once per clock reading, starting at 1.
+func readAll(t *testing.T, reads []string) []event {
+	t.Helper()
+	var tick time.Duration
+	clock := func() time.Duration { tick++; return tick }
+	r := newSSEReader(&chunkedReader{reads: reads}, clock)
+	defer r.free()
+	var events []event
+	for {
+		data, at, k, err := r.next()
+		if err == io.EOF {
+			return events
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, event{string(data), at, k})
+	}
+}
+
+// chunkedReader returns its reads one per Read call.
+type chunkedReader struct{ reads []string }
+
+func (c *chunkedReader) Read(p []byte) (int, error) {
+	if len(c.reads) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.reads[0])
+	if c.reads[0] = c.reads[0][n:]; c.reads[0] == "" {
+		c.reads = c.reads[1:]
+	}
+	return n, nil
+}
+
+func TestSSEFraming(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 100<<10) // longer than the 64 KiB buffer
+	huge := strings.Repeat("y", maxEvent+10)
+	tests := []struct {
+		name  string
+		reads []string
+		want  []event
+	}{
+		{"LF", []string{"data: a\n\ndata: b\n\n"}, []event{{"a", 1, 0}, {"b", 1, 0}}},
+		{"CRLF", []string{"data: a\r\n\r\ndata: b\r\n\r\n"}, []event{{"a", 1, 0}, {"b", 1, 0}}},
+		{"no space", []string{"data:a\n\n"}, []event{{"a", 1, 0}}},
+		{"one space only", []string{"data:  a \n\n"}, []event{{" a ", 1, 0}}},
+		{"lines joined", []string{"data: a\ndata:\ndata: b\n\n"}, []event{{"a\n\nb", 1, 0}}},
+		{"ignored", []string{": hi\nevent: x\nid: 1\nretry: 9\ndatax: 1\nDATA: 2\n\ndata: a\n\n"}, []event{{"a", 1, 0}}},
+		{"field without colon", []string{"data\n\n"}, []event{{"", 1, 0}}},
+		{"no final blank line", []string{"data: a\n"}, []event{{"a", 1, 0}}},
+		{"no final line end", []string{"data: a\r"}, []event{{"a", 1, 0}}},
+		{"error field", []string{"error: {\"code\":500}\n\n"}, []event{{`{"code":500}`, 1, errorEvent}}},
+		{"blank lines only", []string{"\n\n\r\n"}, nil},
+		// A line's arrival is the read that completed it, not the blank line's.
+		{"stamps", []string{"data: a\n\nda", "ta: b\n", "\n", "data: c\n\n"},
+			[]event{{"a", 1, 0}, {"b", 2, 0}, {"c", 4, 0}}},
+		// Lines longer than the buffer: the reads are cut at 64 KiB, so the
+		// line completes in the third read, or in the 65th.
+		{"long line", []string{"data: " + long[:50<<10], long[50<<10:] + "\n\ndata: z\n\n"},
+			[]event{{long, 3, 0}, {"z", 3, 0}}},
+		{"over maxEvent", []string{"data: " + huge + "\n\ndata: z\n\n"}, []event{{huge[:maxEvent-6], 65, 0}, {"z", 65, 0}}},
+	}
+	for _, tt := range tests {
+		got := readAll(t, tt.reads)
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: %d events, want %d", tt.name, len(got), len(tt.want))
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				g, w := got[i], tt.want[i]
+				g.data, w.data = g.data[:min(len(g.data), 40)], w.data[:min(len(w.data), 40)]
+				t.Errorf("%s: event %d: got %+v (%d bytes), want %+v (%d bytes)",
+					tt.name, i, g, len(got[i].data), w, len(tt.want[i].data))
+			}
+		}
+	}
+}

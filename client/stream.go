@@ -1,0 +1,148 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// stream turns one response's events into the measurements of its Record.
+// It knows SSE events and chunks, not HTTP.
+type stream struct {
+	rec     *Record
+	epochNS int64               // the run epoch in Unix nanoseconds, for SendLag
+	scrub   func(string) string // removes credentials from server text
+	c       chunk               // reused for every event
+
+	done    bool       // [DONE] seen
+	events  int        // non-empty events seen, of any kind
+	fail    ErrorClass // the first error event's class (StreamError or HTTP429)
+	failMsg string
+	badMsg  string // describes the first malformed event
+}
+
+// read consumes events until [DONE], the end of input, or limit events
+// (0: no limit). It returns nil after [DONE] or at the limit, else what
+// ended the input (io.EOF when it ended cleanly).
+func (s *stream) read(r *sseReader, limit int) error {
+	for {
+		data, at, k, err := r.next()
+		if err != nil {
+			return err
+		}
+		s.event(data, at, k)
+		if s.done {
+			s.rec.End = at
+			return nil
+		}
+		if limit > 0 && s.events >= limit {
+			return nil
+		}
+	}
+}
+
+// event applies one event that arrived at at (an offset from the epoch).
+func (s *stream) event(data []byte, at time.Duration, k eventKind) {
+	if k == errorEvent {
+		s.events++
+		s.streamError(data)
+		return
+	}
+	if len(data) == 0 {
+		return // "data:" alone carries nothing
+	}
+	s.events++
+	if len(data) < 16 && string(bytes.TrimSpace(data)) == "[DONE]" {
+		s.done = true
+		return
+	}
+	if !parseChunk(data, &s.c) {
+		s.rec.MalformedChunks++
+		if s.badMsg == "" {
+			bad := s.scrub(string(data))
+			s.badMsg = fmt.Sprintf("data event is not a JSON object: %q", bad[:min(len(bad), 60)])
+		}
+		return
+	}
+	s.apply(&s.c, at)
+}
+
+// apply records one well-formed chunk.
+func (s *stream) apply(c *chunk, at time.Duration) {
+	rec := s.rec
+	if c.content || c.reasoning {
+		rec.ChunkAt = append(rec.ChunkAt, at-rec.Start)
+		if len(rec.ChunkAt) == 1 {
+			rec.FirstToken = at
+		}
+		rec.LastToken = at
+		if !c.content {
+			rec.ReasoningChunks++
+		} else if rec.FirstContent == 0 {
+			rec.FirstContent = at
+		}
+		if c.hasSent {
+			if rec.SendLag == nil {
+				rec.SendLag = make([]time.Duration, 0, cap(rec.ChunkAt))
+			}
+			rec.SendLag = append(rec.SendLag, time.Duration(s.epochNS+int64(at)-c.sent))
+		}
+	}
+	if len(c.finish) > 0 && string(c.finish) != rec.FinishReason {
+		rec.FinishReason = string(c.finish)
+	}
+	if c.hasUsage { // all-zero usage never counts: see the package doc
+		rec.HasUsage = true
+		rec.PromptTokens = c.usage.prompt
+		rec.CompletionTokens = c.usage.completion
+		rec.ReasoningTokens = c.usage.reasoning
+	}
+	if c.errVal != nil {
+		s.streamError(c.errVal)
+	}
+}
+
+// streamError records the first error event of the stream.
+func (s *stream) streamError(raw []byte) {
+	if s.fail != OK {
+		return
+	}
+	s.fail, s.failMsg = errorEventInfo([]byte(s.scrub(string(raw))))
+}
+
+// errorEventInfo reads an error event: an OpenAI error object (its code an
+// int, a string or null, which openai.APIError copes with), the same object
+// wrapped in {"error": ...}, or a bare string (TGI).
+func errorEventInfo(raw []byte) (ErrorClass, string) {
+	raw = bytes.TrimSpace(raw)
+	var msg string
+	if json.Unmarshal(raw, &msg) == nil {
+		return StreamError, orElse(msg, "error event")
+	}
+	var wrapped openai.ErrorResponse
+	apiErr := new(openai.APIError)
+	if json.Unmarshal(raw, &wrapped) == nil && wrapped.Error != nil {
+		apiErr = wrapped.Error
+	} else if json.Unmarshal(raw, apiErr) != nil {
+		return StreamError, "error event: " + string(raw[:min(len(raw), 200)])
+	}
+	class, msg := StreamError, orElse(apiErr.Message, "error event")
+	// APIError decodes "code": null as the int 0.
+	if code := fmt.Sprint(apiErr.Code); apiErr.Code != nil && code != "0" && code != "" {
+		if code == "429" {
+			class = HTTP429
+		}
+		msg += " (code " + code + ")"
+	}
+	return class, msg
+}
+
+func orElse(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
