@@ -1,0 +1,72 @@
+package sweep
+
+import (
+	"runtime"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// monitorTick is the period of the lateness probe. A ticker that fires late
+// means goroutines wait to be scheduled, and so do the readers that
+// timestamp tokens: the figures then carry the client's delay.
+const monitorTick = 10 * time.Millisecond
+
+// monitor measures the load generator itself during a level: CPU time from
+// getrusage and the lateness of a periodic timer.
+type monitor struct {
+	start  time.Time
+	cpu0   time.Duration
+	done   chan struct{}
+	result chan []time.Duration
+}
+
+func startMonitor() *monitor {
+	m := &monitor{start: time.Now(), cpu0: processCPU(), done: make(chan struct{}), result: make(chan []time.Duration, 1)}
+	go m.probe()
+	return m
+}
+
+// probe records how late each tick of a ticker fires until stop is called.
+func (m *monitor) probe() {
+	t := time.NewTicker(monitorTick)
+	defer t.Stop()
+	var late []time.Duration
+	for {
+		select {
+		case <-m.done:
+			m.result <- late
+			return
+		case now := <-t.C:
+			// The ticker channel carries the scheduled time; reading the
+			// clock now tells how long the tick waited for this goroutine.
+			late = append(late, max(time.Since(now), 0))
+		}
+	}
+}
+
+// stop ends the probe and returns the level's health figures.
+func (m *monitor) stop() Health {
+	close(m.done)
+	late := <-m.result
+	h := Health{
+		CPUSeconds:  (processCPU() - m.cpu0).Seconds(),
+		WallSeconds: time.Since(m.start).Seconds(),
+		GOMAXPROCS:  runtime.GOMAXPROCS(0),
+	}
+	if len(late) > 0 {
+		slices.Sort(late)
+		h.TimerLateMax = late[len(late)-1]
+		h.TimerLateP99 = late[(len(late)*99+99)/100-1]
+	}
+	return h
+}
+
+// processCPU returns this process's user+system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,177 @@
+package sweep
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// Doer issues one request and reports it as a record. *client.Client is the
+// production Doer; Now must be the clock the records' instants are on.
+type Doer interface {
+	Do(ctx context.Context, p client.Prompt) client.Record
+	Now() time.Duration
+}
+
+var _ Doer = (*client.Client)(nil)
+
+// Config says which levels to run and how long each lasts.
+type Config struct {
+	Levels []int // concurrency levels, run in this order
+	// Requests is the number of measured requests per level. Zero means
+	// AutoRequests(C). A level always gets at least C measured requests, so
+	// that every worker has one.
+	Requests int
+	// Duration bounds the measured phase of each level, counted from the
+	// first measured request's start; zero means no bound. When both
+	// Requests and Duration are set, whichever is reached first ends the level.
+	Duration time.Duration
+	Warmup   int // warm-up requests per level, sent first and not measured
+	Repeat   int // runs of each level; zero means 1
+	// Prompts is the prompt set. Ticket n of a level uses Prompts[n % len].
+	Prompts []client.Prompt
+	// Observe, when set, is told about every finished request (for live
+	// progress). It runs on the worker's goroutine and must be cheap.
+	Observe func(client.Record)
+}
+
+// AutoRequests is the default number of measured requests at concurrency c:
+// four per worker, and at least eight, so that percentiles rest on more
+// than a handful of samples even at C=1.
+func AutoRequests(c int) int { return max(4*c, 8) }
+
+// AbortError reports that a level was stopped because every request failed
+// with the same client-side error (a 4xx other than 429).
+type AbortError struct {
+	Concurrency int
+	Class       client.ErrorClass
+	Message     string // the first failing request's error
+}
+
+func (e *AbortError) Error() string {
+	return fmt.Sprintf("every request at concurrency %d failed (%s): %s", e.Concurrency, e.Class, e.Message)
+}
+
+// Run runs every level in order and calls onLevel with each level's records
+// as soon as the level ends, including a level cut short by cancellation, so
+// that the caller can flush it to disk. It returns ctx.Err() when canceled, an
+// *AbortError when a level was aborted, onLevel's error if it fails, and nil
+// otherwise. Failed requests are never an error here.
+func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) error {
+	if len(cfg.Prompts) == 0 {
+		return errors.New("sweep: no prompts")
+	}
+	repeat := max(cfg.Repeat, 1)
+	for _, c := range cfg.Levels {
+		for r := range repeat {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			lvl, abort := runLevel(ctx, cfg, d, c, r)
+			if err := onLevel(lvl); err != nil {
+				return err
+			}
+			if abort != nil {
+				return abort
+			}
+			if lvl.EndReason == Canceled {
+				return context.Cause(ctx)
+			}
+		}
+	}
+	return nil
+}
+
+// runLevel runs one level to its end and returns its records.
+func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *AbortError) {
+	measured := max(cfg.Requests, c)
+	switch {
+	case cfg.Requests <= 0 && cfg.Duration > 0:
+		measured = unlimited
+	case cfg.Requests <= 0:
+		measured = AutoRequests(c)
+	}
+	tk := newTickets(cfg.Warmup, measured, cfg.Duration, d.Now)
+	ab := newAborter(c)
+
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	mon := startMonitor()
+	start := d.Now()
+	perWorker := make([][]client.Record, c)
+	lags := make([]time.Duration, c)
+	var g errgroup.Group
+	for w := range c {
+		g.Go(func() error {
+			perWorker[w], lags[w] = work(lctx, cfg, d, tk, ab, cancel, c, repeat, w)
+			return nil
+		})
+	}
+	_ = g.Wait() // workers never fail: failed requests are data
+	end := d.Now()
+
+	lvl := Level{Concurrency: c, Repeat: repeat, Start: start, End: end}
+	lvl.Records = merge(perWorker)
+	lvl.Health = mon.stop()
+	lvl.Health.IssueLagMax = slices.Max(lags)
+	lvl.EndReason = Completed
+	switch {
+	case ctx.Err() != nil:
+		lvl.EndReason = Canceled
+	case ab.tripped():
+		lvl.EndReason = Aborted
+		return lvl, ab.err(c)
+	case tk.expired():
+		lvl.EndReason = Deadline
+	}
+	return lvl, nil
+}
+
+// work is one closed-loop worker. It returns its records and the worst delay
+// between finishing one request and starting the next.
+func work(ctx context.Context, cfg Config, d Doer, tk *tickets, ab *aborter, cancel func(), c, repeat, w int) ([]client.Record, time.Duration) {
+	var recs []client.Record
+	var lag time.Duration
+	var prevEnd time.Duration
+	for ctx.Err() == nil {
+		seq, warm, ok := tk.take()
+		if !ok {
+			break
+		}
+		p := cfg.Prompts[seq%len(cfg.Prompts)]
+		rec := d.Do(ctx, p)
+		rec.Concurrency, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = c, repeat, w, seq, warm
+		if prevEnd > 0 {
+			lag = max(lag, rec.Start-prevEnd)
+		}
+		prevEnd = rec.End
+		recs = append(recs, rec)
+		if cfg.Observe != nil {
+			cfg.Observe(rec)
+		}
+		if ab.see(&rec) {
+			cancel()
+		}
+	}
+	return recs, lag
+}
+
+// merge joins the workers' records into one slice sorted by start time.
+func merge(perWorker [][]client.Record) []client.Record {
+	var all []client.Record
+	for _, rs := range perWorker {
+		all = append(all, rs...)
+	}
+	slices.SortStableFunc(all, func(a, b client.Record) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Seq, b.Seq))
+	})
+	return all
+}

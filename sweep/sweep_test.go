@@ -1,0 +1,236 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// fakeDoer stands in for the HTTP client in tests of the scheduling logic
+// alone (the HTTP path is tested end to end against real servers in app/).
+// Each request takes `took`; fail decides a request's outcome.
+type fakeDoer struct {
+	epoch    time.Time
+	took     time.Duration
+	fail     func(n int64) (client.ErrorClass, int)
+	n        atomic.Int64
+	inflight atomic.Int64
+	peak     atomic.Int64
+}
+
+func newFake(took time.Duration) *fakeDoer { return &fakeDoer{epoch: time.Now(), took: took} }
+
+func (f *fakeDoer) Now() time.Duration { return time.Since(f.epoch) }
+
+func (f *fakeDoer) Do(ctx context.Context, p client.Prompt) client.Record {
+	n := f.n.Add(1)
+	cur := f.inflight.Add(1)
+	defer f.inflight.Add(-1)
+	for {
+		old := f.peak.Load()
+		if cur <= old || f.peak.CompareAndSwap(old, cur) {
+			break
+		}
+	}
+	r := client.Record{PromptID: p.ID, Start: f.Now()}
+	select {
+	case <-time.After(f.took):
+	case <-ctx.Done():
+		r.ErrorClass = client.Canceled
+	}
+	r.End = f.Now()
+	if f.fail != nil && r.ErrorClass == client.OK {
+		r.ErrorClass, r.Status = f.fail(n)
+		r.Error = "HTTP failure"
+	}
+	return r
+}
+
+func collect(t *testing.T, ctx context.Context, cfg Config, d Doer) ([]Level, error) {
+	t.Helper()
+	var levels []Level
+	err := Run(ctx, cfg, d, func(l Level) error { levels = append(levels, l); return nil })
+	return levels, err
+}
+
+func prompts(n int) []client.Prompt {
+	ps := make([]client.Prompt, n)
+	for i := range ps {
+		ps[i] = client.Prompt{ID: i, Text: "p"}
+	}
+	return ps
+}
+
+func TestRunClosedLoopCountsAndOrder(t *testing.T) {
+	f := newFake(2 * time.Millisecond)
+	cfg := Config{Levels: []int{1, 3}, Requests: 7, Warmup: 2, Prompts: prompts(3)}
+	levels, err := collect(t, context.Background(), cfg, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(levels) != 2 || levels[0].Concurrency != 1 || levels[1].Concurrency != 3 {
+		t.Fatalf("levels = %+v", levels)
+	}
+	for _, l := range levels {
+		if l.EndReason != Completed {
+			t.Errorf("C=%d end reason %s", l.Concurrency, l.EndReason)
+		}
+		warm, measured, workers := 0, 0, map[int]bool{}
+		for i, r := range l.Records {
+			if r.Concurrency != l.Concurrency || r.PromptID != r.Seq%3 {
+				t.Errorf("record %d bookkeeping %+v", i, r)
+			}
+			if i > 0 && r.Start < l.Records[i-1].Start {
+				t.Errorf("records not sorted by start")
+			}
+			if r.Warmup != (r.Seq < 2) {
+				t.Errorf("seq %d warmup=%v", r.Seq, r.Warmup)
+			}
+			if r.Warmup {
+				warm++
+			} else {
+				measured++
+			}
+			workers[r.Worker] = true
+		}
+		if warm != 2 || measured != 7 || len(workers) != l.Concurrency {
+			t.Errorf("C=%d warm=%d measured=%d workers=%d", l.Concurrency, warm, measured, len(workers))
+		}
+	}
+	if p := f.peak.Load(); p != 3 {
+		t.Errorf("peak in flight = %d, want 3 (closed loop at C=3)", p)
+	}
+}
+
+func TestRunAtLeastOneRequestPerWorker(t *testing.T) {
+	levels, err := collect(t, context.Background(), Config{Levels: []int{4}, Requests: 1, Prompts: prompts(1)}, newFake(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(levels[0].Records); n != 4 {
+		t.Fatalf("records = %d, want 4 (one per worker)", n)
+	}
+}
+
+func TestAutoRequests(t *testing.T) {
+	for c, want := range map[int]int{1: 8, 2: 8, 3: 12, 64: 256} {
+		if got := AutoRequests(c); got != want {
+			t.Errorf("AutoRequests(%d) = %d, want %d", c, got, want)
+		}
+	}
+}
+
+func TestRunDurationEndsLevelOnDeadline(t *testing.T) {
+	f := newFake(5 * time.Millisecond)
+	levels, err := collect(t, context.Background(), Config{Levels: []int{2}, Duration: 60 * time.Millisecond, Prompts: prompts(1)}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := levels[0]
+	if l.EndReason != Deadline {
+		t.Fatalf("end reason %s, want deadline", l.EndReason)
+	}
+	// 2 workers × 60 ms / 5 ms ≈ 24 requests; allow scheduling slack.
+	if n := len(l.Records); n < 10 || n > 30 {
+		t.Errorf("records = %d, want about 24", n)
+	}
+	if d := l.End - l.Start; d > 200*time.Millisecond {
+		t.Errorf("level took %v, want about 60ms", d)
+	}
+}
+
+func TestRunAbortsOnUniformClientError(t *testing.T) {
+	f := newFake(time.Millisecond)
+	f.fail = func(int64) (client.ErrorClass, int) { return client.HTTP4xx, 401 }
+	levels, err := collect(t, context.Background(), Config{Levels: []int{2, 4}, Requests: 50, Prompts: prompts(1)}, f)
+	var ab *AbortError
+	if !errors.As(err, &ab) || ab.Class != client.HTTP4xx || ab.Concurrency != 2 {
+		t.Fatalf("err = %v, want AbortError at C=2", err)
+	}
+	if len(levels) != 1 || levels[0].EndReason != Aborted {
+		t.Fatalf("levels = %d (%v), want 1 aborted", len(levels), levels[0].EndReason)
+	}
+	if n := f.n.Load(); n > 6 {
+		t.Errorf("sent %d requests after the server refused them all; want the level stopped early", n)
+	}
+}
+
+func TestRunKeepsGoingOnServerErrors(t *testing.T) {
+	f := newFake(time.Millisecond)
+	f.fail = func(n int64) (client.ErrorClass, int) {
+		if n%2 == 0 {
+			return client.HTTP5xx, 500
+		}
+		return client.HTTP429, 429
+	}
+	levels, err := collect(t, context.Background(), Config{Levels: []int{1, 2}, Requests: 4, Prompts: prompts(1)}, f)
+	if err != nil || len(levels) != 2 {
+		t.Fatalf("err=%v levels=%d: 5xx and 429 are data, not a reason to stop", err, len(levels))
+	}
+}
+
+func TestRunMixedClientErrorsDoNotAbort(t *testing.T) {
+	f := newFake(time.Millisecond)
+	f.fail = func(n int64) (client.ErrorClass, int) {
+		if n == 2 {
+			return client.OK, 200
+		}
+		return client.HTTP4xx, 400
+	}
+	if _, err := collect(t, context.Background(), Config{Levels: []int{2}, Requests: 6, Prompts: prompts(1)}, f); err != nil {
+		t.Fatalf("err = %v; a level with a success must not abort", err)
+	}
+}
+
+func TestRunCanceledLevelIsDelivered(t *testing.T) {
+	f := newFake(20 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	cfg := Config{Levels: []int{1, 2, 4}, Requests: 3, Prompts: prompts(1)}
+	cfg.Observe = func(r client.Record) {
+		if r.Concurrency == 2 {
+			once.Do(cancel) // the first request of level 2 ends: interrupt
+		}
+	}
+	levels, err := collect(t, ctx, cfg, f)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(levels) != 2 || levels[0].EndReason != Completed || levels[1].EndReason != Canceled {
+		t.Fatalf("levels = %+v; want level 1 completed and level 2 canceled", levels)
+	}
+	if n := len(levels[0].Records); n != 3 {
+		t.Errorf("level 1 kept %d records, want 3", n)
+	}
+	// Two workers each had one request in flight; none may start another.
+	if n := len(levels[1].Records); n > 2 {
+		t.Errorf("level 2 has %d records; no request may start after the cancel", n)
+	}
+}
+
+func TestRunStopsWhenOnLevelFails(t *testing.T) {
+	boom := errors.New("disk full")
+	n := 0
+	err := Run(context.Background(), Config{Levels: []int{1, 2}, Requests: 1, Prompts: prompts(1)}, newFake(time.Millisecond),
+		func(Level) error { n++; return boom })
+	if !errors.Is(err, boom) || n != 1 {
+		t.Fatalf("err=%v after %d levels; want the write error after level 1", err, n)
+	}
+}
+
+func TestHealthIsMeasured(t *testing.T) {
+	levels, err := collect(t, context.Background(), Config{Levels: []int{2}, Requests: 10, Prompts: prompts(1)}, newFake(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := levels[0].Health
+	if h.WallSeconds < 0.04 || h.GOMAXPROCS < 1 || h.CPUSeconds < 0 {
+		t.Errorf("health %+v", h)
+	}
+}

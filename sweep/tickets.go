@@ -1,0 +1,110 @@
+package sweep
+
+import (
+	"sync"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// tickets hands out request slots to a level's workers: first the warm-up
+// slots, then the measured ones, until the count or the deadline runs out.
+// Handing out slots from one counter (rather than a fixed share per worker)
+// keeps every worker busy until the level's work is nearly done, which keeps
+// the drain tail short.
+type tickets struct {
+	mu       sync.Mutex
+	next     int
+	warmup   int
+	limit    int           // warmup + measured
+	dur      time.Duration // measured-phase bound; 0 = none
+	deadline time.Duration // set when the first measured ticket is taken
+	late     bool          // a ticket was refused because of the deadline
+	now      func() time.Duration
+}
+
+func newTickets(warmup, measured int, dur time.Duration, now func() time.Duration) *tickets {
+	return &tickets{warmup: warmup, limit: warmup + measured, dur: dur, now: now}
+}
+
+// take returns the next ticket's sequence number and whether it is a warm-up
+// request; ok is false when the level has no more work.
+func (t *tickets) take() (seq int, warm, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.next >= t.limit {
+		return 0, false, false
+	}
+	seq = t.next
+	warm = seq < t.warmup
+	if !warm && t.dur > 0 {
+		now := t.now()
+		if t.deadline == 0 {
+			t.deadline = now + t.dur
+		} else if now >= t.deadline {
+			t.late = true
+			return 0, false, false
+		}
+	}
+	t.next++
+	return seq, warm, true
+}
+
+// expired reports whether the level ended on its deadline.
+func (t *tickets) expired() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.late
+}
+
+// unlimited is the ticket count used when only a duration bounds a level.
+const unlimited = int(^uint(0) >> 2)
+
+// aborter watches a level's results and trips when the first C requests
+// (at least) all failed with the same client-side HTTP error: a wrong key,
+// an unknown model, a prompt that does not fit. 429 and 5xx never trip it;
+// they are the server under load, which is what is being measured.
+type aborter struct {
+	mu      sync.Mutex
+	need    int
+	seen    int
+	first   *client.Record
+	trip    bool
+	canTrip bool
+}
+
+func newAborter(c int) *aborter { return &aborter{need: c, canTrip: true} }
+
+// see records one finished request and reports whether the level must stop.
+func (a *aborter) see(r *client.Record) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.canTrip || r.ErrorClass == client.Canceled {
+		return false
+	}
+	if r.ErrorClass != client.HTTP4xx || (a.first != nil && r.Status != a.first.Status) {
+		a.canTrip = false
+		return false
+	}
+	if a.first == nil {
+		rc := *r
+		a.first = &rc
+	}
+	a.seen++
+	if a.seen >= a.need {
+		a.trip = true
+	}
+	return a.trip
+}
+
+func (a *aborter) tripped() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.trip
+}
+
+func (a *aborter) err(c int) *AbortError {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return &AbortError{Concurrency: c, Class: a.first.ErrorClass, Message: a.first.Error}
+}
