@@ -1,0 +1,108 @@
+// Package app is toksweep's command line: it defines the commands and flags,
+// turns flags into checked configurations, wires client, sweep, report and
+// the simulator together, and maps every outcome to an exit status. It is the
+// only package that writes to the user; main only adds signals and os.Exit.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit statuses, documented in the README.
+const (
+	ExitOK          = 0   // the sweep completed (some requests may have failed: failures are data)
+	ExitFailure     = 1   // fatal: unreachable server, no successful request, output not writable
+	ExitUsage       = 2   // bad flags or values, unknown command
+	ExitInterrupted = 130 // interrupted by SIGINT/SIGTERM; finished levels are on disk
+)
+
+// UsageError is a mistake in the command line. It is reported in one line
+// and exits with status 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Interrupted is the cancellation cause main sets on SIGINT or SIGTERM.
+var Interrupted = errors.New("interrupted")
+
+// New builds the toksweep command-line application. Output goes to stdout
+// (tables) and stderr (progress, warnings, errors).
+func New(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:            "toksweep",
+		Usage:           "concurrency sweeps of OpenAI-compatible LLM servers, with exact per-stream and aggregate token rates",
+		Version:         Version(),
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Commands:        []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr)},
+		OnUsageError:    onUsageError,
+		ExitErrHandler:  func(*cli.Context, error) {}, // exit statuses are decided by Exit
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("unknown command %q (commands: sweep, serve-sim; see 'toksweep --help')", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+	}
+}
+
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return &UsageError{Msg: strings.TrimPrefix(err.Error(), "flag provided but not defined: ")}
+}
+
+// Exit writes err as one line on stderr and returns the exit status for it.
+func Exit(ctx context.Context, err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue *UsageError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "toksweep: %s\n", ue.Msg)
+		return ExitUsage
+	case errors.Is(context.Cause(ctx), Interrupted) || errors.Is(err, Interrupted):
+		fmt.Fprintln(stderr, "toksweep: interrupted; finished levels and the partial level are on disk")
+		return ExitInterrupted
+	default:
+		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(err.Error()))
+		return ExitFailure
+	}
+}
+
+// oneLine keeps an error message to one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// Version is the module version, or the VCS revision for a development build.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "dev-" + s.Value[:12]
+		}
+	}
+	return "dev"
+}

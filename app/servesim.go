@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/sim"
+)
+
+func serveSimCommand(stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:         "serve-sim",
+		Usage:        "serve the built-in vLLM-like simulator until interrupted",
+		UsageText:    "toksweep serve-sim [--addr 127.0.0.1:8000] [--preset NAME] [model flags]",
+		Description:  "Presets:\n" + presetList(),
+		Flags:        simFlags(),
+		OnUsageError: onUsageError,
+		Action: func(c *cli.Context) error {
+			cfg, err := simConfig(c)
+			if err != nil {
+				return err
+			}
+			return serveSim(c.Context, c.String("addr"), cfg, stderr)
+		},
+	}
+}
+
+func presetList() string {
+	var b strings.Builder
+	for _, n := range sim.PresetNames() {
+		fmt.Fprintf(&b, "   %-26s %s\n", n, sim.PresetDoc(n))
+	}
+	return b.String()
+}
+
+func simFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen address"},
+		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
+		&cli.StringFlag{Name: "model", Usage: "served model name"},
+		&cli.IntFlag{Name: "max-model-len", Usage: "context window, prompt + completion tokens"},
+		&cli.IntFlag{Name: "max-num-seqs", Usage: "running batch cap; further requests queue FCFS"},
+		&cli.Float64Flag{Name: "prefill-rate", Usage: "prefill tokens per second (stalls the whole batch)"},
+		&cli.DurationFlag{Name: "decode-base", Usage: "fixed cost of every decode step"},
+		&cli.DurationFlag{Name: "decode-per-seq", Usage: "step cost per running sequence"},
+		&cli.DurationFlag{Name: "decode-per-ctx-token", Usage: "step cost per token of context in the batch"},
+		&cli.Float64Flag{Name: "jitter", Usage: "relative stddev of the step time"},
+		&cli.Float64Flag{Name: "reasoning-share", Usage: "share of chat output sent as reasoning, before the content"},
+		&cli.StringFlag{Name: "reasoning-field", Usage: "reasoning_content or reasoning"},
+		&cli.IntFlag{Name: "tokens-per-chunk", Usage: "tokens per SSE event"},
+		&cli.IntFlag{Name: "eos-after", Usage: "stop naturally after this many tokens (0: always max_tokens)"},
+		&cli.Float64Flag{Name: "error-rate", Usage: "share of requests answered with HTTP 500"},
+		&cli.IntFlag{Name: "queue-limit", Usage: "answer 429 when this many requests already wait (0: off)"},
+		&cli.Float64Flag{Name: "disconnect-rate", Usage: "share of streams cut mid-way"},
+		&cli.Float64Flag{Name: "malformed-rate", Usage: "share of streams with one malformed chunk"},
+		&cli.Int64Flag{Name: "seed", Usage: "seed for failure injection and jitter"},
+	}
+}
+
+// simConfig starts from the preset and applies the flags that were given.
+func simConfig(c *cli.Context) (sim.Config, error) {
+	cfg, err := sim.Preset(c.String("preset"))
+	if err != nil {
+		return cfg, usagef("invalid --preset %q: want one of %s", c.String("preset"), strings.Join(sim.PresetNames(), ", "))
+	}
+	set := func(name string, apply func()) {
+		if c.IsSet(name) {
+			apply()
+		}
+	}
+	set("model", func() { cfg.Model = c.String("model") })
+	set("max-model-len", func() { cfg.MaxModelLen = c.Int("max-model-len") })
+	set("max-num-seqs", func() { cfg.MaxNumSeqs = c.Int("max-num-seqs") })
+	set("prefill-rate", func() { cfg.PrefillTokensPerSec = c.Float64("prefill-rate") })
+	set("decode-base", func() { cfg.DecodeBase = c.Duration("decode-base") })
+	set("decode-per-seq", func() { cfg.DecodePerSeq = c.Duration("decode-per-seq") })
+	set("decode-per-ctx-token", func() { cfg.DecodePerCtxToken = c.Duration("decode-per-ctx-token") })
+	set("jitter", func() { cfg.Jitter = c.Float64("jitter") })
+	set("reasoning-share", func() { cfg.ReasoningShare = c.Float64("reasoning-share") })
+	set("reasoning-field", func() { cfg.ReasoningField = c.String("reasoning-field") })
+	set("tokens-per-chunk", func() { cfg.TokensPerChunk = c.Int("tokens-per-chunk") })
+	set("eos-after", func() { cfg.EOSAfter = c.Int("eos-after") })
+	set("error-rate", func() { cfg.ErrorRate500 = c.Float64("error-rate") })
+	set("queue-limit", func() { cfg.QueueLimit429 = c.Int("queue-limit") })
+	set("disconnect-rate", func() { cfg.DisconnectRate = c.Float64("disconnect-rate") })
+	set("malformed-rate", func() { cfg.MalformedRate = c.Float64("malformed-rate") })
+	set("seed", func() { cfg.Seed = c.Int64("seed") })
+	return cfg, nil
+}
+
+// serveSim serves until ctx is canceled (Ctrl-C), then shuts down cleanly.
+func serveSim(ctx context.Context, addr string, cfg sim.Config, stderr io.Writer) error {
+	srv, err := sim.New(cfg)
+	if err != nil {
+		return &UsageError{Msg: "invalid simulator settings: " + err.Error()}
+	}
+	a, err := srv.Start(ctx, addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+	}
+	fmt.Fprintf(stderr, "toksweep: simulator serving model %q on http://%s/v1 (Ctrl-C to stop)\n", srv.Config().Model, a)
+	<-ctx.Done()
+	if err := srv.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "toksweep: simulator stopped")
+	return nil
+}

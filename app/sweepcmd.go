@@ -1,0 +1,167 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sim"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+func sweepCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:         "sweep",
+		Usage:        "run closed-loop load at increasing concurrency levels and report per-level figures",
+		UsageText:    "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
+		Flags:        sweepFlags(),
+		OnUsageError: onUsageError,
+		Action: func(c *cli.Context) error {
+			o, err := parseOptions(c)
+			if err != nil {
+				return err
+			}
+			return runSweep(c.Context, o, stdout, stderr)
+		},
+	}
+}
+
+// runSweep is the whole sweep job: start the simulator if asked, check the
+// target, run the levels, write every level as it ends, and print the tables.
+func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
+	for _, w := range o.Warnings {
+		fmt.Fprintf(stderr, "toksweep: warning: %s\n", w)
+	}
+	if o.Sim {
+		stop, err := startSim(ctx, o, stderr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	dir, err := report.OpenRunDir(o.Out)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+
+	cl, err := client.New(o.clientConfig())
+	if err != nil {
+		return &UsageError{Msg: err.Error()}
+	}
+	if o.Model == "" {
+		if err := resolveModel(ctx, cl, o); err != nil {
+			return err
+		}
+		if cl, err = client.New(o.clientConfig()); err != nil {
+			return err
+		}
+	}
+	prompts := []client.Prompt{{ID: 0, Text: o.Prompt}}
+	if err := preflight(ctx, cl, o, prompts[0]); err != nil {
+		return err
+	}
+	return sweepAndReport(ctx, cl, o, prompts, dir, stdout, stderr)
+}
+
+// sweepAndReport runs the levels and writes everything out.
+func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts []client.Prompt, dir *report.RunDir, stdout, stderr io.Writer) error {
+	sum := report.Summary{
+		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
+		Started: time.Now().UTC(), Config: o.redacted(),
+	}
+	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, joinInts(o.Levels), o.Out)
+	var stats []report.LevelStats
+	cfg := sweep.Config{Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts}
+	runErr := sweep.Run(ctx, cfg, cl, func(l sweep.Level) error {
+		s := report.Summarize(l)
+		stats = append(stats, s)
+		fmt.Fprintln(stderr, levelLine(s))
+		if err := dir.AddLevel(l, s); err != nil {
+			return err
+		}
+		sum.Levels, sum.Finished = append(sum.Levels, report.NewLevelJSON(s)), time.Now().UTC()
+		return dir.WriteSummary(sum)
+	})
+	sum.EndReason = endReason(ctx, runErr)
+	sum.Finished = time.Now().UTC()
+	if err := dir.WriteSummary(sum); err != nil && runErr == nil {
+		runErr = err
+	}
+	if len(stats) > 0 {
+		if err := report.WriteConsole(stdout, stats); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if !anySuccess(stats) {
+		return errors.New("no request of the whole sweep succeeded; see the error columns in " + o.Out + "/levels.csv")
+	}
+	return nil
+}
+
+func endReason(ctx context.Context, err error) string {
+	var ab *sweep.AbortError
+	switch {
+	case err == nil:
+		return "completed"
+	case ctx.Err() != nil:
+		return "canceled"
+	case errors.As(err, &ab):
+		return "aborted"
+	default:
+		return "failed"
+	}
+}
+
+func anySuccess(stats []report.LevelStats) bool {
+	return slices.ContainsFunc(stats, func(s report.LevelStats) bool { return s.RequestsOK > 0 })
+}
+
+// levelLine is the one status line printed on stderr as each level ends.
+func levelLine(s report.LevelStats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "level C=%d done (%s): %d ok, %d failed", s.Concurrency, s.EndReason, s.RequestsOK, s.RequestsFailed)
+	fmt.Fprintf(&b, ", decode p50 %s tok/s, aggregate %s tok/s", fmtRate(s.DecodeTPSP50), fmtRate(s.AggregateOutputTPS))
+	if s.ClientLimited {
+		fmt.Fprintf(&b, "; warning: client-limited (%s)", s.ClientLimitedReason)
+	}
+	return b.String()
+}
+
+func fmtRate(v float64) string {
+	if v != v { // NaN: no sample
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// startSim starts the built-in simulator on a free loopback port and points
+// the options at it.
+func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), err error) {
+	cfg, err := sim.Preset(o.SimPreset)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := sim.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := srv.Start(ctx, "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("starting the simulator: %w", err)
+	}
+	o.URL = "http://" + addr.String() + "/v1"
+	fmt.Fprintf(stderr, "toksweep: simulator (preset %s) listening on %s\n", o.SimPreset, addr)
+	return func() { _ = srv.Close() }, nil
+}

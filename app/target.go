@@ -1,0 +1,127 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// preflightTimeout bounds the checks made before any load is sent, beyond
+// the connect timeout: a server that accepts connections but never answers
+// must not hold the run.
+const preflightTimeout = 60 * time.Second
+
+func (o *options) clientConfig() client.Config {
+	return client.Config{
+		BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers, Model: o.Model, API: o.API,
+		MaxTokens: o.MaxTokens, Temperature: o.Temperature, ExtraBody: o.ExtraBody,
+		RequestTimeout: o.RequestTimeout, ConnectTimeout: o.ConnectTimeout, Insecure: o.Insecure,
+		MaxConns: o.Levels[len(o.Levels)-1],
+	}
+}
+
+// resolveModel fills in --model from /v1/models when it was not given. It
+// is also the first contact with the server, so an unreachable URL or a
+// rejected key fails here, before any load.
+func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
+	if o.Model != "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout+preflightTimeout)
+	defer cancel()
+	models, err := cl.ListModels(ctx)
+	if err != nil {
+		return fmt.Errorf("listing models (give --model to skip): %w", err)
+	}
+	switch len(models) {
+	case 0:
+		return fmt.Errorf("%s/models lists no model; give --model", redactURL(o.URL))
+	case 1:
+		o.Model = models[0].ID
+		return nil
+	}
+	ids := make([]string, len(models))
+	for i, m := range models {
+		ids[i] = m.ID
+	}
+	return usagef("the server serves %d models; choose one with --model (%s)", len(models), strings.Join(ids, ", "))
+}
+
+// preflight sends one real request and stops it at the first token, so a
+// wrong key, an unknown model or a prompt that does not fit fails in
+// seconds with the server's own reason.
+func preflight(ctx context.Context, cl *client.Client, o *options, p client.Prompt) error {
+	ctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout+preflightTimeout)
+	defer cancel()
+	if err := cl.Probe(ctx, p); err != nil {
+		return fmt.Errorf("pre-flight request failed, no load sent: %w", err)
+	}
+	return nil
+}
+
+// redactedConfig is the sweep configuration as written to summary.json:
+// no API key, and credential-like header values replaced.
+type redactedConfig struct {
+	URL            string            `json:"url"`
+	Sim            bool              `json:"sim,omitempty"`
+	SimPreset      string            `json:"sim_preset,omitempty"`
+	Model          string            `json:"model"`
+	API            client.API        `json:"api"`
+	Levels         []int             `json:"levels"`
+	Requests       int               `json:"requests"`
+	Duration       string            `json:"duration,omitempty"`
+	Warmup         int               `json:"warmup"`
+	Repeat         int               `json:"repeat"`
+	MaxTokens      int               `json:"max_tokens"`
+	Temperature    *float64          `json:"temperature"`
+	PromptSource   string            `json:"prompt_source"`
+	ExtraBody      map[string]any    `json:"extra_body,omitempty"`
+	APIKeySet      bool              `json:"api_key_set"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	RequestTimeout string            `json:"request_timeout"`
+	ConnectTimeout string            `json:"connect_timeout"`
+	Insecure       bool              `json:"insecure"`
+}
+
+func (o *options) redacted() redactedConfig {
+	r := redactedConfig{
+		URL: redactURL(o.URL), Sim: o.Sim, Model: o.Model, API: o.API, Levels: o.Levels,
+		Requests: o.Requests, Warmup: o.Warmup, Repeat: o.Repeat, MaxTokens: o.MaxTokens,
+		Temperature: o.Temperature, PromptSource: o.PromptSource, ExtraBody: o.ExtraBody,
+		APIKeySet: o.APIKey != "", RequestTimeout: o.RequestTimeout.String(),
+		ConnectTimeout: o.ConnectTimeout.String(), Insecure: o.Insecure,
+	}
+	if o.Sim {
+		r.SimPreset = o.SimPreset
+	}
+	if o.Duration > 0 {
+		r.Duration = o.Duration.String()
+	}
+	if len(o.Headers) > 0 {
+		r.Headers = map[string]string{}
+		for k, vs := range o.Headers {
+			v := strings.Join(vs, ", ")
+			if credentialHeader(k) {
+				v = "REDACTED"
+			}
+			r.Headers[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+	return r
+}
+
+// credentialHeader reports whether a header name looks like it carries a
+// secret.
+func credentialHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "password", "session"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
