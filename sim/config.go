@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Config describes one simulated server: what it serves, how fast its model
+// runs, and which failures it injects. Start from a Preset and adjust fields;
+// New fills the zero values noted below and rejects the rest of the invalid
+// ones.
+type Config struct {
+	Model       string // served model name; "sim" when empty
+	MaxModelLen int    // context window (prompt + completion tokens); > 0
+	MaxNumSeqs  int    // cap on the running batch; further requests wait FCFS; > 0
+	// KVCacheTokens is the KV capacity that vllm:kv_cache_usage_perc is
+	// reported against. It never limits admission. 0 means
+	// MaxNumSeqs×MaxModelLen, the capacity at which the gauge cannot pass 1.
+	KVCacheTokens int
+
+	// PrefillTokensPerSec is the prefill rate: admitting a request adds
+	// prompt_tokens/PrefillTokensPerSec to the step it is admitted in. > 0.
+	PrefillTokensPerSec float64
+	DecodeBase          time.Duration // fixed cost of every step
+	DecodePerSeq        time.Duration // cost per running sequence per step
+	// DecodePerCtxToken is the cost per token of context (prompt plus
+	// generated so far, summed over the batch) per step. It is what makes
+	// long outputs slower than short ones. Its resolution is 1ns, which is
+	// enough because it is always multiplied by hundreds of tokens or more;
+	// TimeScale is applied in floating point.
+	DecodePerCtxToken time.Duration
+	// Jitter is the relative standard deviation of the step time: each step
+	// is multiplied by 1+Jitter×N(0,1) (clamped at 0.1). 0 means none; < 1.
+	Jitter float64
+	// TimeScale multiplies every modelled duration (and divides the prefill
+	// rate), so a scaled server is a faster or slower copy of the same
+	// model: a rate measured against it, multiplied by TimeScale, is the
+	// unscaled rate. Tests use it to check long calibration runs quickly.
+	// 0 means 1.
+	TimeScale float64
+
+	// ReasoningShare (0..1) is the share of each chat completion's output
+	// tokens sent as reasoning, before the content: the first
+	// floor(ReasoningShare×completion_tokens) tokens go in
+	// delta[ReasoningField] (message[ReasoningField] when not streaming).
+	// The completions API has no reasoning field and sends everything as text.
+	ReasoningShare float64
+	// ReasoningField is "reasoning_content" (the default) or "reasoning".
+	ReasoningField string
+	// TokensPerChunk is the number of tokens each running sequence emits per
+	// step, sent as one SSE event (like a server that batches its stream
+	// writes). 0 means 1.
+	TokensPerChunk int
+	// EOSAfter makes every request stop naturally (finish_reason "stop")
+	// after this many tokens, or after min_tokens if that is larger, unless
+	// ignore_eos is set or max_tokens comes first (finish_reason "length").
+	// 0 means the model never emits EOS and always generates max_tokens.
+	EOSAfter int
+
+	// ErrorRate500 is the share of requests answered at once with an
+	// injected HTTP 500.
+	ErrorRate500 float64
+	// QueueLimit429 makes the server answer HTTP 429 when this many
+	// requests already wait without a free batch slot. 0 means no limit.
+	QueueLimit429 int
+	// DisconnectRate is the share of streams cut half way: the server
+	// drops the connection without a final chunk or [DONE].
+	DisconnectRate float64
+	// MalformedRate is the share of streams that get one truncated,
+	// unparsable JSON event half way, then continue normally.
+	MalformedRate float64
+
+	// StampSendTime adds "x_sent_unix_ns" (wall-clock Unix nanoseconds
+	// taken just before the write) to every SSE event's JSON. Every preset
+	// sets it; a zero Config leaves it off.
+	StampSendTime bool
+	// Seed seeds the generators behind failure injection and jitter.
+	Seed int64
+}
+
+// The values a Config may name in ReasoningField.
+const (
+	ReasoningContent = "reasoning_content" // vLLM's older field, and DeepSeek's
+	ReasoningPlain   = "reasoning"         // vLLM's newer field
+)
+
+// withDefaults returns c with its documented zero-value defaults filled in.
+func (c Config) withDefaults() Config {
+	if c.Model == "" {
+		c.Model = "sim"
+	}
+	if c.KVCacheTokens == 0 {
+		c.KVCacheTokens = c.MaxNumSeqs * c.MaxModelLen
+	}
+	if c.TimeScale == 0 {
+		c.TimeScale = 1
+	}
+	if c.ReasoningField == "" {
+		c.ReasoningField = ReasoningContent
+	}
+	if c.TokensPerChunk == 0 {
+		c.TokensPerChunk = 1
+	}
+	return c
+}
+
+// validate reports every invalid field of c (after withDefaults) at once.
+func (c Config) validate() error {
+	var errs []error
+	bad := func(cond bool, format string, args ...any) {
+		if cond {
+			errs = append(errs, fmt.Errorf("sim: "+format, args...))
+		}
+	}
+	bad(c.MaxModelLen < 1, "MaxModelLen must be at least 1, got %d", c.MaxModelLen)
+	bad(c.MaxNumSeqs < 1, "MaxNumSeqs must be at least 1, got %d", c.MaxNumSeqs)
+	bad(c.KVCacheTokens < 1, "KVCacheTokens must be at least 1, got %d", c.KVCacheTokens)
+	bad(!(c.PrefillTokensPerSec > 0) || math.IsInf(c.PrefillTokensPerSec, 0),
+		"PrefillTokensPerSec must be positive and finite, got %g", c.PrefillTokensPerSec)
+	bad(c.DecodeBase < 0 || c.DecodePerSeq < 0 || c.DecodePerCtxToken < 0,
+		"decode durations must not be negative")
+	bad(c.DecodeBase+c.DecodePerSeq <= 0, "DecodeBase+DecodePerSeq must be positive (a step cannot be free)")
+	bad(!(c.Jitter >= 0 && c.Jitter < 1), "Jitter must be in [0, 1), got %g", c.Jitter)
+	bad(!(c.TimeScale > 0) || math.IsInf(c.TimeScale, 0), "TimeScale must be positive, got %g", c.TimeScale)
+	bad(c.ReasoningField != ReasoningContent && c.ReasoningField != ReasoningPlain,
+		"ReasoningField must be %q or %q, got %q", ReasoningContent, ReasoningPlain, c.ReasoningField)
+	bad(c.TokensPerChunk < 1, "TokensPerChunk must be at least 1, got %d", c.TokensPerChunk)
+	bad(c.EOSAfter < 0, "EOSAfter must not be negative, got %d", c.EOSAfter)
+	bad(c.QueueLimit429 < 0, "QueueLimit429 must not be negative, got %d", c.QueueLimit429)
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{
+		{"ReasoningShare", c.ReasoningShare}, {"ErrorRate500", c.ErrorRate500},
+		{"DisconnectRate", c.DisconnectRate}, {"MalformedRate", c.MalformedRate},
+	} {
+		bad(!(r.v >= 0 && r.v <= 1), "%s must be in [0, 1], got %g", r.name, r.v)
+	}
+	return errors.Join(errs...)
+}
+
+// ChatMessageOverhead is the number of prompt tokens each chat message adds
+// on top of its content, standing in for the role and the chat template's
+// markers.
+const ChatMessageOverhead = 4
+
+// PromptTokens is the simulator's token count for a plain prompt:
+// ceil(1.3 × the number of whitespace-separated words), at least 1. The 1.3
+// is the usual rule of thumb for English under BPE tokenizers.
+func PromptTokens(text string) int {
+	return max(1, wordTokens(len(strings.Fields(text))))
+}
+
+// ChatPromptTokens is the simulator's token count for a chat conversation
+// given its message contents: ceil(1.3 × the words over all contents) plus
+// ChatMessageOverhead per message, at least 1.
+func ChatPromptTokens(contents ...string) int {
+	words := 0
+	for _, c := range contents {
+		words += len(strings.Fields(c))
+	}
+	return max(1, wordTokens(words)+ChatMessageOverhead*len(contents))
+}
+
+// wordTokens is ceil(1.3×words) in integer arithmetic, so that 10 words give
+// exactly 13 tokens.
+func wordTokens(words int) int {
+	return (words*13 + 9) / 10
+}

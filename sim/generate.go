@@ -1,0 +1,248 @@
+package sim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// api selects which OpenAI endpoint a request came in on.
+type api int
+
+const (
+	chatAPI        api = iota // POST /v1/chat/completions
+	completionsAPI            // POST /v1/completions
+)
+
+// defaultCompletionsMaxTokens is vLLM's max_tokens default for
+// /v1/completions (chat defaults to the rest of the context window).
+const defaultCompletionsMaxTokens = 16
+
+// maxBodyBytes bounds a request body.
+const maxBodyBytes = 16 << 20
+
+// genRequest holds the request fields the simulator reads. Everything else
+// (temperature, top_p, stop, ...) is accepted and ignored.
+type genRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Prompt              json.RawMessage `json:"prompt"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	MinTokens           int             `json:"min_tokens"`
+	IgnoreEOS           bool            `json:"ignore_eos"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// chatMessage is one chat turn; content is a string, null, or a list of
+// parts of which the "text" ones count.
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// plan is an accepted request: what to generate and how to send it.
+type plan struct {
+	job
+	api          api
+	id           string
+	model        string
+	created      int64
+	stream       bool
+	includeUsage bool
+	reasoning    int    // the first this many tokens are reasoning (chat only)
+	reasonField  string // delta/message field for reasoning
+	perChunk     int
+}
+
+// fate is the failure injection drawn for one request.
+type fate struct{ fail500, cut, malformed bool }
+
+// drawFate draws one number per kind of failure, always all three, so the
+// draws of request n do not depend on the earlier requests' outcomes.
+func (s *Server) drawFate() fate {
+	s.rngMu.Lock()
+	defer s.rngMu.Unlock()
+	return fate{
+		fail500:   s.rng.Float64() < s.cfg.ErrorRate500,
+		cut:       s.rng.Float64() < s.cfg.DisconnectRate,
+		malformed: s.rng.Float64() < s.cfg.MalformedRate,
+	}
+}
+
+// generate returns the handler for one completion endpoint.
+func (s *Server) generate(a api) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req genRequest
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes)).Decode(&req); err != nil {
+			writeError(w, newAPIError(http.StatusBadRequest, "Invalid JSON in request body: %v", err))
+			return
+		}
+		p, aerr := s.plan(a, &req)
+		if aerr != nil {
+			writeError(w, aerr)
+			return
+		}
+		s.serve(w, r, p)
+	}
+}
+
+// serve draws an accepted request's fate, then queues and answers it.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *plan) {
+	f := s.drawFate()
+	if f.fail500 {
+		writeError(w, newAPIError(http.StatusInternalServerError, "Injected internal server error (toksweep sim)."))
+		return
+	}
+	sq, err := s.eng.submit(p.job)
+	switch {
+	case errors.Is(err, errQueueFull):
+		writeError(w, newAPIError(http.StatusTooManyRequests,
+			"The server is busy: %d requests are already waiting. Please retry later.", s.cfg.QueueLimit429))
+	case err != nil:
+		writeError(w, errShuttingDown())
+	case p.stream:
+		s.stream(w, r, sq, p, f)
+	default:
+		s.respond(w, r, sq, p)
+	}
+}
+
+// plan validates a request the way vLLM does and decides its output: how
+// many tokens, which finish_reason, how many of them are reasoning.
+func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
+	if req.Model != "" && req.Model != s.cfg.Model {
+		return nil, newAPIError(http.StatusNotFound, "The model `%s` does not exist.", req.Model)
+	}
+	prompt, aerr := promptTokens(a, req)
+	if aerr != nil {
+		return nil, aerr
+	}
+	maxTokens := s.cfg.MaxModelLen - prompt
+	switch {
+	case a == chatAPI && req.MaxCompletionTokens != nil:
+		maxTokens = *req.MaxCompletionTokens
+	case req.MaxTokens != nil:
+		maxTokens = *req.MaxTokens
+	case a == completionsAPI:
+		maxTokens = defaultCompletionsMaxTokens
+	}
+	if aerr := s.checkLengths(prompt, maxTokens, req.MinTokens); aerr != nil {
+		return nil, aerr
+	}
+	p := &plan{
+		job:         job{promptTokens: prompt, target: maxTokens, finish: "length"},
+		api:         a,
+		model:       s.cfg.Model,
+		stream:      req.Stream,
+		reasonField: s.cfg.ReasoningField,
+		perChunk:    s.cfg.TokensPerChunk,
+	}
+	p.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	if eos := max(s.cfg.EOSAfter, req.MinTokens); s.cfg.EOSAfter > 0 && !req.IgnoreEOS && eos <= maxTokens {
+		p.target, p.finish = eos, "stop" // EOS on the last allowed token still counts as a stop, as in vLLM
+	}
+	if a == chatAPI {
+		p.reasoning = int(s.cfg.ReasoningShare * float64(p.target))
+	}
+	n := s.ids.Add(1)
+	p.created = nowUnix()
+	if a == chatAPI {
+		p.id = fmt.Sprintf("chatcmpl-sim-%d-%d", s.created, n)
+	} else {
+		p.id = fmt.Sprintf("cmpl-sim-%d-%d", s.created, n)
+	}
+	return p, nil
+}
+
+// checkLengths applies vLLM's limits on max_tokens, min_tokens and the
+// context window.
+func (s *Server) checkLengths(prompt, maxTokens, minTokens int) *apiError {
+	switch {
+	case prompt >= s.cfg.MaxModelLen:
+		return newAPIError(http.StatusBadRequest, "This model's maximum context length is %d tokens. "+
+			"However, your request has %d input tokens. Please reduce the length of the input messages.",
+			s.cfg.MaxModelLen, prompt)
+	case maxTokens < 1:
+		return newAPIError(http.StatusBadRequest, "max_tokens must be at least 1, got %d.", maxTokens)
+	case prompt+maxTokens > s.cfg.MaxModelLen:
+		return newAPIError(http.StatusBadRequest, "This model's maximum context length is %d tokens. "+
+			"However, you requested %d tokens (%d in the messages, %d in the completion). "+
+			"Please reduce the length of the messages or completion.",
+			s.cfg.MaxModelLen, prompt+maxTokens, prompt, maxTokens)
+	case minTokens < 0:
+		return newAPIError(http.StatusBadRequest, "min_tokens must be greater than or equal to 0, got %d.", minTokens)
+	case minTokens > maxTokens:
+		return newAPIError(http.StatusBadRequest,
+			"min_tokens must be less than or equal to max_tokens=%d, got %d.", maxTokens, minTokens)
+	}
+	return nil
+}
+
+// promptTokens counts a request's prompt by the package's rule.
+func promptTokens(a api, req *genRequest) (int, *apiError) {
+	if a == chatAPI {
+		if len(req.Messages) == 0 {
+			return 0, newAPIError(http.StatusBadRequest, "messages must be a non-empty list.")
+		}
+		contents := make([]string, len(req.Messages))
+		for i, m := range req.Messages {
+			text, err := messageText(m.Content)
+			if err != nil {
+				return 0, newAPIError(http.StatusBadRequest, "messages[%d].content: %v", i, err)
+			}
+			contents[i] = text
+		}
+		return ChatPromptTokens(contents...), nil
+	}
+	return completionPromptTokens(req.Prompt)
+}
+
+// messageText extracts the text of a chat message's content.
+func messageText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return text, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("must be a string or a list of content parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+			b.WriteByte(' ')
+		}
+	}
+	return b.String(), nil
+}
+
+// completionPromptTokens counts a /v1/completions prompt: a string or a
+// list of strings by the word rule, a list of token ids by its length.
+func completionPromptTokens(raw json.RawMessage) (int, *apiError) {
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return PromptTokens(text), nil
+	}
+	var texts []string
+	if err := json.Unmarshal(raw, &texts); err == nil && len(texts) > 0 {
+		return PromptTokens(strings.Join(texts, " ")), nil
+	}
+	var ids []int
+	if err := json.Unmarshal(raw, &ids); err == nil && len(ids) > 0 {
+		return len(ids), nil
+	}
+	return 0, newAPIError(http.StatusBadRequest, "prompt must be a string, a list of strings or a list of token ids.")
+}

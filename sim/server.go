@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server is one simulated OpenAI-compatible server. New starts its
+// scheduler; Close stops it. Serve it with Start, or mount Handler in a
+// server of your own (httptest, say) and still call Close.
+type Server struct {
+	cfg     Config
+	eng     *engine
+	met     *metrics
+	mux     *http.ServeMux
+	created int64         // Unix seconds, reported by /v1/models and in chunks' ids
+	ids     atomic.Uint64 // request ids
+
+	rngMu sync.Mutex // guards rng
+	rng   *rand.Rand // failure injection draws
+
+	mu        sync.Mutex // guards srv, serveDone, stopCtx
+	srv       *http.Server
+	serveDone chan struct{}
+	stopCtx   func() bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New validates cfg (after filling its zero-value defaults) and returns a
+// Server whose scheduler is already running.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	met := newMetrics()
+	s := &Server{
+		cfg:     cfg,
+		met:     met,
+		created: time.Now().Unix(),
+		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0xfa11)),
+	}
+	s.mux = s.routes()
+	s.eng = newEngine(cfg, met)
+	return s, nil
+}
+
+// Config returns the configuration the server runs with, defaults filled in.
+func (s *Server) Config() Config { return s.cfg }
+
+// Handler returns the server's HTTP handler. An injected disconnect
+// (Config.DisconnectRate) aborts its stream with panic(http.ErrAbortHandler),
+// which net/http turns into a dropped connection.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Start listens on addr ("127.0.0.1:0" picks a free port) and serves in the
+// background until Close is called or ctx is canceled. It returns the
+// address actually listened on.
+func (s *Server) Start(ctx context.Context, addr string) (net.Addr, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil || s.eng.isClosed() {
+		ln.Close()
+		return nil, errors.New("sim: Start called twice or after Close")
+	}
+	s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+	s.serveDone = make(chan struct{})
+	go func(srv *http.Server, done chan struct{}) {
+		defer close(done)
+		_ = srv.Serve(ln) // always ErrServerClosed or a listener error after Close
+	}(s.srv, s.serveDone)
+	s.stopCtx = context.AfterFunc(ctx, func() { _ = s.Close() })
+	return ln.Addr(), nil
+}
+
+// Close stops the scheduler, the listener and every open connection, and
+// waits for the scheduler and the serving goroutine to exit. Streams still
+// open end without [DONE]. It is safe to call more than once, concurrently.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		srv, done, stop := s.srv, s.serveDone, s.stopCtx
+		s.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+		s.eng.close()
+		if srv != nil {
+			s.closeErr = srv.Close()
+			<-done
+		}
+	})
+	return s.closeErr
+}
+
+// Stats returns a snapshot of the engine's state and counters.
+func (s *Server) Stats() Stats {
+	gen, prompt, served, aborted := s.met.stats()
+	return Stats{
+		Running:         int(s.eng.nRunning.Load()),
+		Waiting:         s.eng.waitingLen(),
+		GeneratedTokens: gen,
+		PromptTokens:    prompt,
+		Served:          served,
+		Aborted:         aborted,
+	}
+}
+
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models", only(http.MethodGet, s.handleModels))
+	mux.HandleFunc("/health", only(http.MethodGet, func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusOK)
+	}))
+	mux.HandleFunc("/metrics", only(http.MethodGet, s.handleMetrics))
+	mux.HandleFunc("/v1/chat/completions", only(http.MethodPost, s.generate(chatAPI)))
+	mux.HandleFunc("/v1/completions", only(http.MethodPost, s.generate(completionsAPI)))
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"}) // FastAPI's 404
+	})
+	return mux
+}
+
+// only wraps h so that any other method gets a 405.
+func only(method string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
+			methodNotAllowed(w, method)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// modelCard is one entry of /v1/models, as vLLM writes it.
+type modelCard struct {
+	ID          string  `json:"id"`
+	Object      string  `json:"object"`
+	Created     int64   `json:"created"`
+	OwnedBy     string  `json:"owned_by"`
+	Root        string  `json:"root"`
+	Parent      *string `json:"parent"`
+	MaxModelLen int     `json:"max_model_len"`
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"object": "list",
+		"data": []modelCard{{
+			ID: s.cfg.Model, Object: "model", Created: s.created, OwnedBy: "toksweep-sim",
+			Root: s.cfg.Model, MaxModelLen: s.cfg.MaxModelLen,
+		}},
+	})
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	_ = s.met.write(w, s.cfg.Model, int(s.eng.nRunning.Load()), s.eng.waitingLen(), s.cfg.KVCacheTokens)
+}
