@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,7 +105,25 @@ func aggregateTable(stats []LevelStats) *table {
 			errs, string(s.EndReason),
 		))
 	}
+	if slices.ContainsFunc(stats, func(s LevelStats) bool { return s.SLO != nil }) {
+		t.cols = append(t.cols, col{head: "SLO", left: true})
+		for i, s := range stats {
+			t.rows[i] = append(t.rows[i], sloText(s.SLO))
+		}
+	}
 	return t
+}
+
+// sloText is a level's SLO verdict in the aggregate table.
+func sloText(r *SLOResult) string {
+	switch {
+	case r == nil:
+		return "-"
+	case r.Pass:
+		return "pass"
+	default:
+		return "FAIL: " + strings.Join(r.Failed, "; ")
+	}
 }
 
 func markers(s LevelStats) string {

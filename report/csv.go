@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -38,7 +39,7 @@ func levelsCSVHeader() []string {
 	for _, c := range client.ErrorClasses {
 		h = append(h, "err_"+string(c))
 	}
-	return append(h, "client_limited", "client_limited_reason")
+	return append(h, "client_limited", "client_limited_reason", "e2e_tps_p10", "slo_pass", "slo_failed")
 }
 
 // LevelsCSV writes levels.csv one row at a time, so each level can be
@@ -91,7 +92,8 @@ func levelRow(s LevelStats) []string {
 	for _, c := range client.ErrorClasses {
 		row = append(row, strconv.Itoa(s.Errors.Count(c)))
 	}
-	return append(row, strconv.FormatBool(s.ClientLimited), s.ClientLimitedReason)
+	row = append(row, strconv.FormatBool(s.ClientLimited), s.ClientLimitedReason, fixed(s.E2ETPSP10, tpsDecimals))
+	return append(row, sloCells(s.SLO)...)
 }
 
 // windowSeconds is the window length in seconds, NaN for a level without
@@ -121,3 +123,11 @@ func fixed(v float64, decimals int) string {
 
 // msCell formats a time figure in milliseconds, NoSample as "".
 func msCell(d time.Duration) string { return fixed(ms(d), msDecimals) }
+
+// sloCells formats a level's SLO verdict: empty cells without an SLO.
+func sloCells(r *SLOResult) []string {
+	if r == nil {
+		return []string{"", ""}
+	}
+	return []string{strconv.FormatBool(r.Pass), strings.Join(r.Failed, "; ")}
+}

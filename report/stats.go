@@ -54,6 +54,7 @@ type LevelStats struct {
 	DecodeTPSP10              float64
 	DecodeTPSMean             float64
 	E2ETPSP50                 float64 // U / (End − Start)
+	E2ETPSP10                 float64 // the slowest tenth of users, for the e2e SLO
 	E2ETPSMean                float64
 	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk
 	ITLMax                    time.Duration
@@ -79,6 +80,10 @@ type LevelStats struct {
 	// the level; ClientLimitedReason names the checks that fired.
 	ClientLimited       bool
 	ClientLimitedReason string
+
+	// SLO is the level's verdict against the run's SLO; nil without one.
+	// Summarize leaves it nil: the caller judges with CheckSLO.
+	SLO *SLOResult
 
 	// Health is the client's view of itself during the level, as the sweep
 	// recorded it; the client-limit checks read it.
@@ -234,6 +239,7 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 	s.DecodeTPSP10 = Percentile(decode, 10)
 	s.DecodeTPSMean = mean(decode)
 	s.E2ETPSP50 = Percentile(e2e, 50)
+	s.E2ETPSP10 = Percentile(e2e, 10)
 	s.E2ETPSMean = mean(e2e)
 	s.ITLP50 = duration(WeightedPercentile(itl, 50))
 	s.ITLP99 = duration(WeightedPercentile(itl, 99))

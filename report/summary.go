@@ -25,6 +25,41 @@ type Summary struct {
 	Levels    []LevelJSON `json:"levels"`
 	// Metrics names the document defining every figure.
 	Metrics string `json:"metrics"`
+	// Recommendation is the capacity answer (SLO verdict and knee), set
+	// when the run finished at least one level.
+	Recommendation *RecommendationJSON `json:"recommendation,omitempty"`
+}
+
+// RecommendationJSON is Recommendation in summary.json.
+type RecommendationJSON struct {
+	SLO                    string   `json:"slo,omitempty"`
+	RecommendedConcurrency *int     `json:"recommended_concurrency"`
+	RecommendedOutputTPS   *float64 `json:"recommended_aggregate_output_tps"`
+	FirstFailConcurrency   *int     `json:"first_fail_concurrency"`
+	FirstFailReasons       []string `json:"first_fail_reasons,omitempty"`
+	KneeConcurrency        *int     `json:"knee_concurrency"`
+	Sentence               string   `json:"sentence"`
+}
+
+// NewRecommendationJSON converts r; zero concurrencies become null.
+func NewRecommendationJSON(r Recommendation, stats []LevelStats) *RecommendationJSON {
+	nz := func(n int) *int {
+		if n == 0 {
+			return nil
+		}
+		return &n
+	}
+	j := &RecommendationJSON{
+		RecommendedConcurrency: nz(r.Recommended), FirstFailConcurrency: nz(r.FirstFail),
+		FirstFailReasons: r.FirstFailWhy, KneeConcurrency: nz(r.Knee), Sentence: r.Sentence(stats),
+	}
+	if r.SLO.Set() {
+		j.SLO = r.SLO.String()
+	}
+	if r.Recommended > 0 {
+		j.RecommendedOutputTPS = rounded(r.RecommendedTPS, tpsDecimals)
+	}
+	return j
 }
 
 // MetricsDoc is the default Summary.Metrics: where the figures are defined.
@@ -68,6 +103,9 @@ type LevelJSON struct {
 	Errors               ErrorCounts     `json:"errors"`
 	ClientLimited        bool            `json:"client_limited"`
 	ClientLimitedReason  string          `json:"client_limited_reason"`
+	E2ETPSP10            *float64        `json:"e2e_tps_p10"`
+	SLOPass              *bool           `json:"slo_pass"`
+	SLOFailed            string          `json:"slo_failed"`
 	Health               sweep.Health    `json:"health"`
 }
 
@@ -113,9 +151,21 @@ func NewLevelJSON(s LevelStats) LevelJSON {
 		Errors:               s.Errors,
 		ClientLimited:        s.ClientLimited,
 		ClientLimitedReason:  s.ClientLimitedReason,
+		E2ETPSP10:            rounded(s.E2ETPSP10, tpsDecimals),
+		SLOPass:              sloPass(s.SLO),
+		SLOFailed:            sloFailed(s.SLO),
 		Health:               s.Health,
 	}
 }
+
+func sloPass(r *SLOResult) *bool {
+	if r == nil {
+		return nil
+	}
+	return &r.Pass
+}
+
+func sloFailed(r *SLOResult) string { return sloCells(r)[1] }
 
 // WriteSummaryJSON writes s as indented JSON followed by a newline.
 func WriteSummaryJSON(w io.Writer, s Summary) error {

@@ -1,0 +1,133 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// KneeGain is the aggregate-throughput gain below which doubling the
+// concurrency is taken to add nothing: the knee is the level beyond which
+// doubling adds less than 10%.
+const KneeGain = 0.10
+
+// Recommendation is the capacity answer of a sweep.
+type Recommendation struct {
+	SLO SLO
+	// Recommended is the highest concurrency that passes the SLO with every
+	// lower level passing too (0: none passes); RecommendedTPS is its
+	// aggregate output tok/s.
+	Recommended    int
+	RecommendedTPS float64
+	// FirstFail is the lowest failing concurrency (0: none fails), and
+	// FirstFailWhy its failing criteria.
+	FirstFail    int
+	FirstFailWhy []string
+	// Knee is the level beyond which doubling the concurrency adds less than
+	// KneeGain aggregate throughput (0: not reached within the levels run).
+	Knee int
+}
+
+// Recommend derives the capacity answer from a sweep's levels (in any
+// order; repeats of a level are judged by their pooled worst case: a level
+// passes only if every repeat passes). Without an SLO only the knee is set.
+func Recommend(stats []LevelStats, o SLO) Recommendation {
+	lv := byConcurrency(stats)
+	rec := Recommendation{SLO: o, Knee: knee(lv)}
+	if !o.Set() {
+		return rec
+	}
+	for _, l := range lv {
+		if why := l.failures(o); len(why) > 0 {
+			rec.FirstFail, rec.FirstFailWhy = l.c, why
+			break
+		}
+		rec.Recommended, rec.RecommendedTPS = l.c, l.aggregate
+	}
+	return rec
+}
+
+// levelGroup is every repeat of one concurrency level.
+type levelGroup struct {
+	c         int
+	runs      []LevelStats
+	aggregate float64 // mean aggregate output tok/s over the repeats
+}
+
+func (g levelGroup) failures(o SLO) []string {
+	for _, s := range g.runs {
+		if r := CheckSLO(s, o); !r.Pass {
+			return r.Failed
+		}
+	}
+	return nil
+}
+
+func byConcurrency(stats []LevelStats) []levelGroup {
+	var groups []levelGroup
+	for _, s := range stats {
+		i := slices.IndexFunc(groups, func(g levelGroup) bool { return g.c == s.Concurrency })
+		if i < 0 {
+			groups = append(groups, levelGroup{c: s.Concurrency})
+			i = len(groups) - 1
+		}
+		groups[i].runs = append(groups[i].runs, s)
+	}
+	for i := range groups {
+		var sum float64
+		for _, s := range groups[i].runs {
+			sum += s.AggregateOutputTPS
+		}
+		groups[i].aggregate = sum / float64(len(groups[i].runs))
+	}
+	slices.SortFunc(groups, func(a, b levelGroup) int { return a.c - b.c })
+	return groups
+}
+
+// knee finds the first level c whose nearest level at or above 2c delivers
+// less than (1+KneeGain) times c's aggregate throughput.
+func knee(lv []levelGroup) int {
+	for i, l := range lv {
+		j := slices.IndexFunc(lv[i+1:], func(g levelGroup) bool { return g.c >= 2*l.c })
+		if j < 0 {
+			return 0
+		}
+		if next := lv[i+1+j]; next.aggregate < (1+KneeGain)*l.aggregate {
+			return l.c
+		}
+	}
+	return 0
+}
+
+// Sentence is the recommendation as one paragraph for the console.
+func (r Recommendation) Sentence(stats []LevelStats) string {
+	var b strings.Builder
+	if r.SLO.Set() {
+		switch {
+		case r.Recommended == 0:
+			fmt.Fprintf(&b, "No level meets the SLO (%s): at %d concurrent users %s.", r.SLO, r.FirstFail, strings.Join(r.FirstFailWhy, "; "))
+		default:
+			fmt.Fprintf(&b, "This server serves %d concurrent users with %s, delivering %.0f output tok/s in aggregate.", r.Recommended, r.SLO, r.RecommendedTPS)
+			if r.FirstFail > 0 {
+				fmt.Fprintf(&b, " At %d users the SLO fails: %s.", r.FirstFail, strings.Join(r.FirstFailWhy, "; "))
+			} else {
+				fmt.Fprintf(&b, " Every level run passes; the limit is above %d.", maxLevel(stats))
+			}
+		}
+		b.WriteString(" ")
+	}
+	if r.Knee > 0 {
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %d concurrent requests (doubling adds < %.0f%%).", r.Knee, KneeGain*100)
+	} else {
+		fmt.Fprintf(&b, "Aggregate throughput was still growing at %d concurrent requests (no knee within the levels run).", maxLevel(stats))
+	}
+	return b.String()
+}
+
+func maxLevel(stats []LevelStats) int {
+	m := 0
+	for _, s := range stats {
+		m = max(m, s.Concurrency)
+	}
+	return m
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// SLO is a service-level objective for one replica. Zero fields are not
+// checked; any combination may be set. Per-stream rates are checked on the
+// slowest tenth of users (p10), so that "each user gets at least X" holds
+// for nine users in ten, not only for the median one.
+type SLO struct {
+	DecodeTPS float64       // decode_tps_p10 ≥ DecodeTPS
+	E2ETPS    float64       // e2e_tps_p10 ≥ E2ETPS
+	TTFTP95   time.Duration // ttft_p95 ≤ TTFTP95
+	ErrorRate float64       // requests_failed / (requests_ok + requests_failed) ≤ ErrorRate; negative = unset
+}
+
+// Set reports whether any criterion is set.
+func (o SLO) Set() bool { return o.DecodeTPS > 0 || o.E2ETPS > 0 || o.TTFTP95 > 0 || o.ErrorRate >= 0 }
+
+// String states the objective in words, e.g.
+// "decode ≥ 40 tok/s (p10), TTFT p95 ≤ 2s".
+func (o SLO) String() string {
+	var parts []string
+	if o.DecodeTPS > 0 {
+		parts = append(parts, fmt.Sprintf("decode ≥ %g tok/s (p10)", o.DecodeTPS))
+	}
+	if o.E2ETPS > 0 {
+		parts = append(parts, fmt.Sprintf("e2e ≥ %g tok/s (p10)", o.E2ETPS))
+	}
+	if o.TTFTP95 > 0 {
+		parts = append(parts, fmt.Sprintf("TTFT p95 ≤ %v", o.TTFTP95))
+	}
+	if o.ErrorRate >= 0 {
+		parts = append(parts, fmt.Sprintf("error rate ≤ %g%%", o.ErrorRate*100))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SLOResult is a level's verdict against an SLO.
+type SLOResult struct {
+	Pass   bool
+	Failed []string // one entry per failing criterion, with the measured value
+}
+
+// CheckSLO judges one level. A level without the figure a criterion needs
+// (no successful request) fails that criterion.
+func CheckSLO(s LevelStats, o SLO) SLOResult {
+	var failed []string
+	if o.DecodeTPS > 0 && !(s.DecodeTPSP10 >= o.DecodeTPS) {
+		failed = append(failed, fmt.Sprintf("decode_tps_p10 %s < %g", fmtFig(s.DecodeTPSP10), o.DecodeTPS))
+	}
+	if o.E2ETPS > 0 && !(s.E2ETPSP10 >= o.E2ETPS) {
+		failed = append(failed, fmt.Sprintf("e2e_tps_p10 %s < %g", fmtFig(s.E2ETPSP10), o.E2ETPS))
+	}
+	if o.TTFTP95 > 0 && (s.TTFTP95 == NoSample || s.TTFTP95 > o.TTFTP95) {
+		failed = append(failed, fmt.Sprintf("ttft_p95 %s > %v", fmtDur(s.TTFTP95), o.TTFTP95))
+	}
+	if o.ErrorRate >= 0 {
+		if rate := errorRate(s); !(rate <= o.ErrorRate) {
+			failed = append(failed, fmt.Sprintf("error rate %s > %g%%", fmtFig(rate*100)+"%", o.ErrorRate*100))
+		}
+	}
+	return SLOResult{Pass: len(failed) == 0, Failed: failed}
+}
+
+// errorRate is the failed share of measured requests; NaN without any.
+func errorRate(s LevelStats) float64 {
+	n := s.RequestsOK + s.RequestsFailed
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(s.RequestsFailed) / float64(n)
+}
+
+func fmtFig(v float64) string {
+	if math.IsNaN(v) {
+		return "none"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func fmtDur(d time.Duration) string {
+	if d == NoSample {
+		return "none"
+	}
+	return d.Round(time.Millisecond).String()
+}

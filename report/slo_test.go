@@ -1,0 +1,115 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// lvl is a hand-made level for the SLO tables.
+func lvl(c int, decodeP10, aggregate float64, ttftP95 time.Duration, failed int) LevelStats {
+	return LevelStats{
+		Concurrency: c, RequestsOK: 10, RequestsFailed: failed,
+		DecodeTPSP10: decodeP10, E2ETPSP10: decodeP10 * 0.9, AggregateOutputTPS: aggregate, TTFTP95: ttftP95,
+	}
+}
+
+func TestCheckSLO(t *testing.T) {
+	noSLO := SLO{ErrorRate: -1}
+	cases := []struct {
+		name   string
+		s      LevelStats
+		o      SLO
+		pass   bool
+		failed []string
+	}{
+		{"decode passes at the threshold", lvl(4, 40, 0, time.Second, 0), SLO{DecodeTPS: 40, ErrorRate: -1}, true, nil},
+		{"decode fails", lvl(4, 39.96, 0, time.Second, 0), SLO{DecodeTPS: 40, ErrorRate: -1}, false, []string{"decode_tps_p10 40.0 < 40"}},
+		{"e2e fails", lvl(4, 40, 0, time.Second, 0), SLO{E2ETPS: 37, ErrorRate: -1}, false, []string{"e2e_tps_p10 36.0 < 37"}},
+		{"ttft fails", lvl(4, 40, 0, 2500*time.Millisecond, 0), SLO{TTFTP95: 2 * time.Second, ErrorRate: -1}, false, []string{"ttft_p95 2.5s > 2s"}},
+		{"error rate passes at 0", lvl(4, 40, 0, time.Second, 0), SLO{ErrorRate: 0}, true, nil},
+		{"error rate fails", lvl(4, 40, 0, time.Second, 1), SLO{ErrorRate: 0.05}, false, []string{"error rate 9.1% > 5%"}},
+		{"no samples fail", LevelStats{Concurrency: 4, DecodeTPSP10: math.NaN(), TTFTP95: NoSample}, SLO{DecodeTPS: 1, TTFTP95: time.Second, ErrorRate: -1}, false,
+			[]string{"decode_tps_p10 none < 1", "ttft_p95 none > 1s"}},
+		{"two criteria fail", lvl(4, 10, 0, 3*time.Second, 0), SLO{DecodeTPS: 40, TTFTP95: 2 * time.Second, ErrorRate: -1}, false,
+			[]string{"decode_tps_p10 10.0 < 40", "ttft_p95 3s > 2s"}},
+		{"no SLO passes", lvl(4, 1, 0, time.Hour, 5), noSLO, true, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := CheckSLO(tc.s, tc.o)
+			if r.Pass != tc.pass || !slices.Equal(r.Failed, tc.failed) {
+				t.Errorf("got pass=%v %q, want pass=%v %q", r.Pass, r.Failed, tc.pass, tc.failed)
+			}
+		})
+	}
+}
+
+func TestRecommend(t *testing.T) {
+	// A replica that saturates at 16: per-user decode falls with load.
+	stats := []LevelStats{
+		lvl(1, 80, 80, 100*time.Millisecond, 0),
+		lvl(2, 78, 156, 110*time.Millisecond, 0),
+		lvl(4, 74, 296, 120*time.Millisecond, 0),
+		lvl(8, 66, 528, 150*time.Millisecond, 0),
+		lvl(16, 52, 832, 300*time.Millisecond, 0),
+		lvl(32, 28, 896, 900*time.Millisecond, 0),
+		lvl(64, 14, 900, 3*time.Second, 0),
+	}
+	o := SLO{DecodeTPS: 40, TTFTP95: 2 * time.Second, ErrorRate: -1}
+	r := Recommend(stats, o)
+	if r.Recommended != 16 || r.RecommendedTPS != 832 || r.FirstFail != 32 || r.Knee != 16 {
+		t.Fatalf("got %+v; want recommended 16 (832 tok/s), first fail 32, knee 16", r)
+	}
+	if !slices.Equal(r.FirstFailWhy, []string{"decode_tps_p10 28.0 < 40"}) {
+		t.Errorf("first fail why = %q", r.FirstFailWhy)
+	}
+	want := "This server serves 16 concurrent users with decode ≥ 40 tok/s (p10), TTFT p95 ≤ 2s, delivering 832 output tok/s in aggregate. " +
+		"At 32 users the SLO fails: decode_tps_p10 28.0 < 40. Aggregate throughput saturates beyond 16 concurrent requests (doubling adds < 10%)."
+	if got := r.Sentence(stats); got != want {
+		t.Errorf("sentence:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestRecommendEdgeCases(t *testing.T) {
+	growing := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 79, 158, 0, 0), lvl(4, 78, 310, 0, 0)}
+	cases := []struct {
+		name            string
+		stats           []LevelStats
+		o               SLO
+		rec, fail, knee int
+		sentenceHas     string
+	}{
+		{"no SLO: knee only, still growing", growing, SLO{ErrorRate: -1}, 0, 0, 0, "still growing at 4"},
+		{"all pass", growing, SLO{DecodeTPS: 10, ErrorRate: -1}, 4, 0, 0, "the limit is above 4"},
+		{"none pass", growing, SLO{DecodeTPS: 100, ErrorRate: -1}, 0, 1, 0, "No level meets the SLO"},
+		{"unsorted input, a pass above a fail is not recommended",
+			[]LevelStats{lvl(4, 50, 300, 0, 0), lvl(1, 80, 80, 0, 0), lvl(2, 30, 150, 0, 0)},
+			SLO{DecodeTPS: 40, ErrorRate: -1}, 1, 2, 0, "serves 1 concurrent users"},
+		{"knee on a non-doubling list uses the nearest level at or above 2c",
+			[]LevelStats{lvl(1, 80, 100, 0, 0), lvl(3, 80, 250, 0, 0), lvl(5, 80, 260, 0, 0), lvl(7, 80, 270, 0, 0)},
+			SLO{ErrorRate: -1}, 0, 0, 3, "saturates beyond 3"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Recommend(tc.stats, tc.o)
+			if r.Recommended != tc.rec || r.FirstFail != tc.fail || r.Knee != tc.knee {
+				t.Errorf("got rec=%d fail=%d knee=%d, want %d %d %d", r.Recommended, r.FirstFail, r.Knee, tc.rec, tc.fail, tc.knee)
+			}
+			if s := r.Sentence(tc.stats); !strings.Contains(s, tc.sentenceHas) {
+				t.Errorf("sentence %q lacks %q", s, tc.sentenceHas)
+			}
+		})
+	}
+}
+
+func TestRecommendRepeatsMustAllPass(t *testing.T) {
+	stats := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 50, 150, 0, 0), lvl(2, 35, 140, 0, 0)}
+	stats[2].Repeat = 1
+	r := Recommend(stats, SLO{DecodeTPS: 40, ErrorRate: -1})
+	if r.Recommended != 1 || r.FirstFail != 2 {
+		t.Errorf("got rec=%d fail=%d; a level passes only if every repeat passes", r.Recommended, r.FirstFail)
+	}
+}
