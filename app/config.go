@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim"
 )
 
@@ -41,6 +42,12 @@ type options struct {
 	ConnectTimeout time.Duration
 	Insecure       bool
 	Warnings       []string // non-fatal remarks about the flags, printed before the run
+
+	// Capacity planning (capacity.go).
+	Auto            bool // --levels auto: adaptive search instead of Levels
+	AutoMax         int
+	AutoGranularity int
+	SLO             report.SLO
 }
 
 // parseOptions checks every flag and returns a UsageError naming the first
@@ -56,7 +63,7 @@ func parseOptions(c *cli.Context) (*options, error) {
 	if c.Args().Present() {
 		return nil, usagef("unexpected argument %q (flags go before nothing else; see 'toksweep sweep --help')", c.Args().First())
 	}
-	steps := []func(*cli.Context) error{o.target, o.counts, o.levels, o.prompt, o.body, o.headers}
+	steps := []func(*cli.Context) error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.headers}
 	for _, step := range steps {
 		if err := step(c); err != nil {
 			return nil, err
@@ -148,6 +155,11 @@ func (o *options) counts(c *cli.Context) error {
 // de-duplicated with a warning.
 func (o *options) levels(c *cli.Context) error {
 	raw := c.String("levels")
+	if strings.TrimSpace(raw) == "auto" {
+		o.Auto = true
+		o.Levels = []int{o.AutoMax} // the highest level the search may reach
+		return nil
+	}
 	var levels []int
 	for _, f := range strings.Split(raw, ",") {
 		f = strings.TrimSpace(f)

@@ -17,13 +17,13 @@ const (
 )
 
 func sweepFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "url", Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
 		&cli.BoolFlag{Name: "sim", Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
 		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
 		&cli.StringFlag{Name: "model", Usage: "model name; when omitted, the one model /v1/models lists"},
 		&cli.StringFlag{Name: "api", Value: "chat", Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
-		&cli.StringFlag{Name: "levels", Value: defaultLevels, Usage: "comma-separated concurrency levels, run in ascending order"},
+		&cli.StringFlag{Name: "levels", Value: defaultLevels, Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},
 		&cli.IntFlag{Name: "requests", Usage: "measured requests per level (default: 4 per worker, at least 8; with --duration alone: unbounded)"},
 		&cli.DurationFlag{Name: "duration", Usage: "bound on each level's measured phase, e.g. 2m (default: none)"},
 		&cli.IntFlag{Name: "warmup", Usage: "warm-up requests per level, sent first and left out of every figure"},
@@ -39,5 +39,5 @@ func sweepFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Usage: "deadline for one whole request, stalls included"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Usage: "skip TLS certificate verification (recorded in summary.json)"},
-	}
+	}, capacityFlags()...)
 }

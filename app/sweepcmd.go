@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,38 +75,79 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 
 // sweepAndReport runs the levels and writes everything out.
 func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts []client.Prompt, dir *report.RunDir, stdout, stderr io.Writer) error {
-	sum := report.Summary{
+	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr)}
+	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.redacted(),
 	}
-	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, joinInts(o.Levels), o.Out)
-	var stats []report.LevelStats
-	cfg := sweep.Config{Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts}
-	runErr := sweep.Run(ctx, cfg, cl, func(l sweep.Level) error {
-		s := report.Summarize(l)
-		stats = append(stats, s)
-		fmt.Fprintln(stderr, levelLine(s))
-		if err := dir.AddLevel(l, s); err != nil {
-			return err
-		}
-		sum.Levels, sum.Finished = append(sum.Levels, report.NewLevelJSON(s)), time.Now().UTC()
-		return dir.WriteSummary(sum)
-	})
-	sum.EndReason = endReason(ctx, runErr)
-	sum.Finished = time.Now().UTC()
-	if err := dir.WriteSummary(sum); err != nil && runErr == nil {
+	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
+	cfg := sweep.Config{
+		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts,
+		Started: run.progress.start, Observe: run.progress.observe,
+	}
+	if o.Auto {
+		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
+	}
+	runErr := sweep.Run(ctx, cfg, cl, run.level)
+	run.progress.stop()
+	return run.finish(ctx, runErr, stdout)
+}
+
+// sweepRun is the state of one sweep command between levels.
+type sweepRun struct {
+	o        *options
+	dir      *report.RunDir
+	stderr   io.Writer
+	progress *progress
+	stats    []report.LevelStats
+	sum      report.Summary
+}
+
+// level summarises a finished level, judges it against the SLO and flushes
+// it to disk before the next level starts.
+func (r *sweepRun) level(l sweep.Level) error {
+	s := report.Summarize(l)
+	if r.o.SLO.Set() {
+		v := report.CheckSLO(s, r.o.SLO)
+		s.SLO = &v
+	}
+	r.stats = append(r.stats, s)
+	r.progress.levelDone(levelLine(s))
+	if err := r.dir.AddLevel(l, s); err != nil {
+		return err
+	}
+	r.sum.Levels, r.sum.Finished = append(r.sum.Levels, report.NewLevelJSON(s)), time.Now().UTC()
+	return r.dir.WriteSummary(r.sum)
+}
+
+// finish writes the final summary and the tables, and decides the outcome.
+func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) error {
+	r.sum.EndReason = endReason(ctx, runErr)
+	r.sum.Finished = time.Now().UTC()
+	var rec report.Recommendation
+	if len(r.stats) > 0 {
+		rec = report.Recommend(r.stats, r.o.SLO)
+		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
+	}
+	if err := r.dir.WriteSummary(r.sum); err != nil && runErr == nil {
 		runErr = err
 	}
-	if len(stats) > 0 {
-		if err := report.WriteConsole(stdout, stats); err != nil && runErr == nil {
+	if len(r.stats) > 0 {
+		// The tables read best in ascending concurrency; levels.csv keeps
+		// the run order (an adaptive search runs levels out of order).
+		byC := slices.SortedStableFunc(slices.Values(r.stats), func(a, b report.LevelStats) int {
+			return cmp.Or(cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
+		})
+		if err := report.WriteConsole(stdout, byC); err != nil && runErr == nil {
 			runErr = err
 		}
+		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
 	}
 	if runErr != nil {
 		return runErr
 	}
-	if !anySuccess(stats) {
-		return errors.New("no request of the whole sweep succeeded; see the error columns in " + o.Out + "/levels.csv")
+	if !anySuccess(r.stats) {
+		return errors.New("no request of the whole sweep succeeded; see the error columns in " + r.o.Out + "/levels.csv")
 	}
 	return nil
 }

@@ -40,6 +40,32 @@ type Config struct {
 	// Observe, when set, is told about every finished request (for live
 	// progress). It runs on the worker's goroutine and must be cheap.
 	Observe func(client.Record)
+	// Started, when set, is told when a level starts, with its planned
+	// number of measured requests (0: bounded by Duration only).
+	Started func(c, repeat, planned int)
+	// Plan, when set, chooses the levels one at a time instead of Levels.
+	Plan Planner
+}
+
+// Planner chooses a sweep's levels one at a time. Next is called after the
+// previous level (all its repeats) has been handed to onLevel, so an
+// adaptive planner can judge it before choosing the next.
+type Planner interface {
+	Next() (c int, ok bool)
+}
+
+// fixedPlan runs a fixed list of levels in order.
+type fixedPlan struct {
+	levels []int
+	i      int
+}
+
+func (p *fixedPlan) Next() (int, bool) {
+	if p.i >= len(p.levels) {
+		return 0, false
+	}
+	p.i++
+	return p.levels[p.i-1], true
 }
 
 // AutoRequests is the default number of measured requests at concurrency c:
@@ -69,7 +95,11 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 		return errors.New("sweep: no prompts")
 	}
 	repeat := max(cfg.Repeat, 1)
-	for _, c := range cfg.Levels {
+	plan := cfg.Plan
+	if plan == nil {
+		plan = &fixedPlan{levels: cfg.Levels}
+	}
+	for c, ok := plan.Next(); ok; c, ok = plan.Next() {
 		for r := range repeat {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -99,6 +129,13 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 		measured = AutoRequests(c)
 	}
 	tk := newTickets(cfg.Warmup, measured, cfg.Duration, d.Now)
+	if cfg.Started != nil {
+		planned := measured
+		if measured == unlimited {
+			planned = 0
+		}
+		cfg.Started(c, repeat, planned)
+	}
 	ab := newAborter(c)
 
 	lctx, cancel := context.WithCancel(ctx)

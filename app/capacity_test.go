@@ -1,0 +1,86 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSweepSLORecommendationAgreesWithCSV runs an SLO sweep against the
+// simulator and checks that the printed recommendation, summary.json and
+// the slo_pass column of levels.csv tell the same story.
+func TestSweepSLORecommendationAgreesWithCSV(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
+		"--levels", "1,2,4,8,16", "--requests", "4", "--max-tokens", "24", "--out", out,
+		"--slo-decode-tps", "1", "--slo-ttft-p95", "10s")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "\r") {
+		t.Error("stderr is not a terminal but got carriage returns")
+	}
+	rows := readLevels(t, out)
+	best := 0
+	for _, row := range rows {
+		if row["slo_pass"] != "true" {
+			t.Fatalf("C=%s slo_pass=%q (%s): a 1 tok/s SLO must pass", row["concurrency"], row["slo_pass"], row["slo_failed"])
+		}
+		best = int(num(t, row, "concurrency"))
+	}
+	want := fmt.Sprintf("This server serves %d concurrent users", best)
+	if !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	var sum struct {
+		Recommendation struct {
+			Recommended *int   `json:"recommended_concurrency"`
+			SLO         string `json:"slo"`
+		} `json:"recommendation"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil || json.Unmarshal(b, &sum) != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	if r := sum.Recommendation.Recommended; r == nil || *r != best || sum.Recommendation.SLO == "" {
+		t.Errorf("summary.json recommendation = %+v, want %d", sum.Recommendation, best)
+	}
+}
+
+// TestSweepSLOFailureIsNamed checks a failing criterion is named per level.
+func TestSweepSLOFailureIsNamed(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
+		"--levels", "1,2", "--requests", "2", "--max-tokens", "8", "--out", out, "--slo-decode-tps", "1000000")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, row := range readLevels(t, out) {
+		if row["slo_pass"] != "false" || !strings.HasPrefix(row["slo_failed"], "decode_tps_p10 ") {
+			t.Errorf("C=%s slo_pass=%q slo_failed=%q", row["concurrency"], row["slo_pass"], row["slo_failed"])
+		}
+	}
+	if !strings.Contains(stdout, "No level meets the SLO") {
+		t.Errorf("stdout lacks the no-pass verdict:\n%s", stdout)
+	}
+}
+
+// TestSweepAutoLevelsWithSim runs --levels auto against the simulator with
+// an SLO nothing can fail: the search must stop by itself at saturation or
+// --auto-max, in few levels.
+func TestSweepAutoLevelsWithSim(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
+		"--levels", "auto", "--auto-max", "8", "--requests", "2", "--max-tokens", "8", "--out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := readLevels(t, out)
+	if len(rows) < 2 || len(rows) > 4 || rows[0]["concurrency"] != "1" {
+		t.Errorf("auto levels ran %d levels; want 1,2,4,8 at most", len(rows))
+	}
+}
