@@ -31,6 +31,12 @@ func WriteConsole(w io.Writer, stats []LevelStats) error {
 	if err := agg.write(&b); err != nil {
 		return err
 	}
+	if spread := spreadTable(stats); spread != nil {
+		b.WriteString("\n" + spreadTitle + "\n")
+		if err := spread.write(&b); err != nil {
+			return err
+		}
+	}
 	for _, note := range footnotes(stats) {
 		b.WriteString(note + "\n")
 	}

@@ -113,3 +113,26 @@ func TestRecommendRepeatsMustAllPass(t *testing.T) {
 		t.Errorf("got rec=%d fail=%d; a level passes only if every repeat passes", r.Recommended, r.FirstFail)
 	}
 }
+
+func TestConsoleRepeatSpreadAndSLOColumn(t *testing.T) {
+	a, b, c := lvl(4, 40, 300, time.Second, 0), lvl(4, 44, 330, time.Second, 0), lvl(4, 42, 310, time.Second, 0)
+	a.DecodeTPSP50, b.DecodeTPSP50, c.DecodeTPSP50 = 50, 55, 52
+	a.TTFTP50, b.TTFTP50, c.TTFTP50 = 100*time.Millisecond, 120*time.Millisecond, 110*time.Millisecond
+	b.Repeat, c.Repeat = 1, 2
+	pass := CheckSLO(a, SLO{DecodeTPS: 41, ErrorRate: -1})
+	a.SLO = &pass
+	var sb strings.Builder
+	if err := WriteConsole(&sb, []LevelStats{a, b, c}); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	for _, want := range []string{
+		spreadTitle,
+		"4     3         50.0–55.0    9.6%  100.0–120.0   18.2%   300.0–330.0    9.7%",
+		"FAIL: decode_tps_p10 40.0 < 41",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("console lacks %q:\n%s", want, out)
+		}
+	}
+}

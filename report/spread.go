@@ -1,0 +1,77 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strconv"
+)
+
+// spreadTitle heads the repeat table: the same level run several times.
+const spreadTitle = "Repeat spread (each level run several times: min–max over the runs, and (max−min)/median)"
+
+// Spread is the spread of one figure over the repeats of a level.
+type Spread struct {
+	Min, Median, Max float64
+}
+
+// Relative is (Max − Min) / Median, NaN when undefined.
+func (s Spread) Relative() float64 {
+	if s.Median == 0 || math.IsNaN(s.Median) {
+		return math.NaN()
+	}
+	return (s.Max - s.Min) / s.Median
+}
+
+// spreadOf computes the spread of the non-NaN values; NaN figures without
+// any value.
+func spreadOf(values []float64) Spread {
+	var xs []float64
+	for _, v := range values {
+		if !math.IsNaN(v) {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		return Spread{math.NaN(), math.NaN(), math.NaN()}
+	}
+	slices.Sort(xs)
+	return Spread{Min: xs[0], Median: Percentile(xs, 50), Max: xs[len(xs)-1]}
+}
+
+// spreadTable is the repeat table, nil when no level was repeated.
+func spreadTable(stats []LevelStats) *table {
+	groups := byConcurrency(stats)
+	t := &table{cols: []col{
+		{head: "C"}, {head: "runs"},
+		{head: "decode p50 tok/s"}, {head: "spread"},
+		{head: "TTFT p50 ms"}, {head: "spread"},
+		{head: "output tok/s"}, {head: "spread"},
+	}}
+	for _, g := range groups {
+		if len(g.runs) < 2 {
+			continue
+		}
+		var decode, ttft, agg []float64
+		for _, s := range g.runs {
+			decode = append(decode, s.DecodeTPSP50)
+			ttft = append(ttft, ms(s.TTFTP50))
+			agg = append(agg, s.AggregateOutputTPS)
+		}
+		row := []string{strconv.Itoa(g.c), strconv.Itoa(len(g.runs))}
+		for _, sp := range []Spread{spreadOf(decode), spreadOf(ttft), spreadOf(agg)} {
+			row = append(row, num(sp.Min, 1)+"–"+num(sp.Max, 1), pct(sp.Relative()))
+		}
+		t.rows = append(t.rows, row)
+	}
+	if len(t.rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+}
