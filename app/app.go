@@ -46,20 +46,20 @@ func New(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr)},
+		Commands:        []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr)},
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // exit statuses are decided by Exit
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usagef("unknown command %q (commands: sweep, serve-sim; see 'toksweep --help')", c.Args().First())
+				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare; see 'toksweep --help')", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
 	}
 }
 
-func onUsageError(_ *cli.Context, err error, _ bool) error {
-	return &UsageError{Msg: strings.TrimPrefix(err.Error(), "flag provided but not defined: ")}
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return flagProblem(c, err)
 }
 
 // Exit writes err as one line on stderr and returns the exit status for it.
@@ -72,8 +72,11 @@ func Exit(ctx context.Context, err error, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "toksweep: %s\n", ue.Msg)
 		return ExitUsage
-	case errors.Is(context.Cause(ctx), Interrupted) || errors.Is(err, Interrupted):
-		fmt.Fprintln(stderr, "toksweep: interrupted; finished levels and the partial level are on disk")
+	case errors.Is(err, Interrupted): // the sweep says where its levels are
+		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(err.Error()))
+		return ExitInterrupted
+	case errors.Is(context.Cause(ctx), Interrupted): // before any level
+		fmt.Fprintln(stderr, "toksweep: interrupted")
 		return ExitInterrupted
 	default:
 		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(err.Error()))

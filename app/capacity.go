@@ -44,8 +44,8 @@ func (o *options) capacity(c *cli.Context) error {
 		return usagef("invalid --slo-ttft-p95 %v: want a positive duration such as 2s", o.SLO.TTFTP95)
 	case c.IsSet("slo-error-rate") && (o.SLO.ErrorRate < 0 || o.SLO.ErrorRate > 1):
 		return usagef("invalid --slo-error-rate %v: want a share between 0 and 1, e.g. 0.01", o.SLO.ErrorRate)
-	case o.AutoMax < 1:
-		return usagef("invalid --auto-max %d: want an integer ≥ 1", o.AutoMax)
+	case o.AutoMax < 1 || o.AutoMax > maxLevel:
+		return usagef("invalid --auto-max %d: want an integer from 1 to %d", o.AutoMax, maxLevel)
 	case o.AutoGranularity < 1:
 		return usagef("invalid --auto-granularity %d: want an integer ≥ 1", o.AutoGranularity)
 	}

@@ -2,10 +2,11 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ type options struct {
 	MaxTokens      int
 	Temperature    *float64
 	Prompt         string
-	PromptSource   string // "default", "--prompt" or the --prompt-file path
+	PromptSource   string // the prompt set, described (workload.Set.Source)
 	ExtraBody      map[string]any
 	APIKey         string
 	Headers        http.Header
@@ -48,6 +49,8 @@ type options struct {
 	AutoMax         int
 	AutoGranularity int
 	SLO             report.SLO
+
+	Work workSettings // prompt set, output length and server metrics (workload.go)
 }
 
 // parseOptions checks every flag and returns a UsageError naming the first
@@ -61,9 +64,9 @@ func parseOptions(c *cli.Context) (*options, error) {
 		RequestTimeout: c.Duration("request-timeout"), ConnectTimeout: c.Duration("connect-timeout"),
 	}
 	if c.Args().Present() {
-		return nil, usagef("unexpected argument %q (flags go before nothing else; see 'toksweep sweep --help')", c.Args().First())
+		return nil, usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", c.Args().First())
 	}
-	steps := []func(*cli.Context) error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.headers}
+	steps := []func(*cli.Context) error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.outputLength, o.metrics, o.headers}
 	for _, step := range steps {
 		if err := step(c); err != nil {
 			return nil, err
@@ -143,7 +146,7 @@ func (o *options) counts(c *cli.Context) error {
 	}
 	if c.IsSet("temperature") {
 		t := c.Float64("temperature")
-		if t < 0 {
+		if !(t >= 0) || math.IsInf(t, 0) { // NaN fails t >= 0
 			return usagef("invalid --temperature %v: want a number ≥ 0", t)
 		}
 		o.Temperature = &t
@@ -164,8 +167,8 @@ func (o *options) levels(c *cli.Context) error {
 	for _, f := range strings.Split(raw, ",") {
 		f = strings.TrimSpace(f)
 		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return usagef("invalid --levels %q: %q is not a positive integer (want e.g. 1,2,4,8)", raw, f)
+		if err != nil || n < 1 || n > maxLevel {
+			return usagef("invalid --levels %q: %s (want integers from 1 to %d, e.g. 1,2,4,8, or auto)", raw, badLevel(f), maxLevel)
 		}
 		levels = append(levels, n)
 	}
@@ -177,38 +180,28 @@ func (o *options) levels(c *cli.Context) error {
 	return nil
 }
 
+// maxLevel bounds a concurrency level: each worker holds a goroutine, a
+// connection and its buffers, and a mistyped 10000000 must be a usage error,
+// not an out-of-memory crash.
+const maxLevel = 100000
+
+// badLevel says what is wrong with one --levels entry.
+func badLevel(f string) string {
+	if f == "" {
+		return "an empty entry"
+	}
+	if n, err := strconv.Atoi(f); err == nil && n > maxLevel || errors.Is(err, strconv.ErrRange) && f[0] != '-' {
+		return fmt.Sprintf("%s is too high", f)
+	}
+	return fmt.Sprintf("%q is not a positive integer", f)
+}
+
 func joinInts(ns []int) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
-}
-
-// prompt picks the prompt source.
-func (o *options) prompt(c *cli.Context) error {
-	text, file := c.String("prompt"), c.String("prompt-file")
-	switch {
-	case c.IsSet("prompt") && file != "":
-		return usagef("--prompt and --prompt-file are exclusive")
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return usagef("cannot read --prompt-file: %v", err)
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return usagef("--prompt-file %s is empty", file)
-		}
-		o.Prompt, o.PromptSource = string(b), file
-	case c.IsSet("prompt"):
-		if strings.TrimSpace(text) == "" {
-			return usagef("--prompt is empty")
-		}
-		o.Prompt, o.PromptSource = text, "--prompt"
-	default:
-		o.Prompt, o.PromptSource = sim.EssayPrompt, "default"
-	}
-	return nil
 }
 
 // body parses --extra-body.

@@ -28,7 +28,7 @@ func sweepFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "duration", Usage: "bound on each level's measured phase, e.g. 2m (default: none)"},
 		&cli.IntFlag{Name: "warmup", Usage: "warm-up requests per level, sent first and left out of every figure"},
 		&cli.IntFlag{Name: "repeat", Value: 1, Usage: "run each level this many times"},
-		&cli.IntFlag{Name: "max-tokens", Value: defaultMaxTokens, Usage: "max_tokens per request (--sim default: 128)"},
+		&cli.IntFlag{Name: "max-tokens", Value: defaultMaxTokens, Usage: "max_tokens per request (--sim default: 128); when given, it also replaces a dataset's per-request targets"},
 		&cli.Float64Flag{Name: "temperature", Usage: "sampling temperature, sent only when given (0 is sent as 0)"},
 		&cli.StringFlag{Name: "prompt", Usage: "prompt text (default: the seed story's long-essay prompt)"},
 		&cli.StringFlag{Name: "prompt-file", Usage: "read the prompt from this file"},
@@ -39,5 +39,5 @@ func sweepFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Usage: "deadline for one whole request, stalls included"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Usage: "skip TLS certificate verification (recorded in summary.json)"},
-	}, capacityFlags()...)
+	}, append(capacityFlags(), workloadFlags()...)...)
 }

@@ -3,8 +3,11 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,38 +24,150 @@ type pacedServer struct {
 	// fail, when set, decides per request (1-based) whether to answer with
 	// an HTTP error instead of streaming.
 	fail func(n int64) int
-	srv  *httptest.Server
+	// fault, when set, decides per request (1-based) how its stream goes
+	// wrong once it has started; see streamFault.
+	fault func(n int64) streamFault
+	// apiKey, when set, is required as "Authorization: Bearer KEY" on every
+	// endpoint; any other key gets a 401.
+	apiKey string
+	// echoAuth makes every error body, error event and malformed chunk quote
+	// the request's Authorization header, as careless servers do, so that
+	// tests can check toksweep scrubs it.
+	echoAuth bool
+	// contextLen, when set, answers 400 like vLLM when max_tokens exceeds it.
+	contextLen int
+	models     atomic.Int64 // GET /v1/models requests
+	srv        *httptest.Server
 }
 
-func startPaced(t *testing.T, ttft, itl time.Duration, tokens int) *pacedServer {
+// streamFault is one way a started stream goes wrong, after `after` token
+// chunks have been sent.
+type streamFault struct {
+	kind  faultKind
+	after int
+	event string // faultErrorEvent: the event's data; {{auth}} becomes the Authorization header
+}
+
+type faultKind int
+
+const (
+	faultNone       faultKind = iota
+	faultCut                  // the connection is dropped mid-stream
+	faultMalformed            // one data event that is not JSON; the stream then goes on normally
+	faultErrorEvent           // an {"error": ...} event inside the 200 stream, then [DONE]
+	faultStall                // no more bytes until the client gives up
+	faultStallHead            // not even response headers: the server accepts and says nothing
+)
+
+// startPaced starts a paced server. The options set the failure modes; they
+// run before the server starts, so that its handlers (which may serve a
+// child process, outside the race detector's view) see them.
+func startPaced(t *testing.T, ttft, itl time.Duration, tokens int, opts ...func(*pacedServer)) *pacedServer {
 	t.Helper()
+	return newPaced(t, ttft, itl, tokens, false, opts...)
+}
+
+// startPacedTLS is startPaced over HTTPS with httptest's self-signed
+// certificate, which toksweep must refuse unless --insecure is given.
+func startPacedTLS(t *testing.T, ttft, itl time.Duration, tokens int, opts ...func(*pacedServer)) *pacedServer {
+	t.Helper()
+	return newPaced(t, ttft, itl, tokens, true, opts...)
+}
+
+func newPaced(t *testing.T, ttft, itl time.Duration, tokens int, useTLS bool, opts ...func(*pacedServer)) *pacedServer {
 	p := &pacedServer{ttft: ttft, itl: itl, tokens: tokens}
+	for _, o := range opts {
+		o(p)
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		p.models.Add(1)
+		if p.rejectKey(w, r) {
+			return
+		}
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"paced","object":"model","owned_by":"test"}]}`)
 	})
 	mux.HandleFunc("POST /v1/chat/completions", p.chat)
-	p.srv = httptest.NewServer(mux)
+	if p.echoAuth {
+		// Every other scrape is a page quoting the credentials, which
+		// Prometheus cannot parse; the first is valid, so toksweep samples.
+		var scrapes atomic.Int64
+		mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+			if scrapes.Add(1)%2 == 1 {
+				fmt.Fprint(w, "vllm:num_requests_running 0\n")
+				return
+			}
+			fmt.Fprintf(w, "welcome %s %s\n", r.Header.Get("Authorization"), r.Header.Values("X-Api-Key"))
+		})
+	}
+	if useTLS {
+		p.srv = httptest.NewTLSServer(mux)
+		p.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are the point
+	} else {
+		p.srv = httptest.NewServer(mux)
+	}
 	t.Cleanup(p.srv.Close)
 	return p
 }
 
 func (p *pacedServer) url() string { return p.srv.URL + "/v1" }
 
+// seen is every request the server received, on any endpoint.
+func (p *pacedServer) seen() int64 { return p.requests.Load() + p.models.Load() }
+
+// rejectKey answers 401 when an API key is required and r lacks it.
+func (p *pacedServer) rejectKey(w http.ResponseWriter, r *http.Request) bool {
+	if p.apiKey == "" || r.Header.Get("Authorization") == "Bearer "+p.apiKey {
+		return false
+	}
+	msg := "Incorrect API key provided"
+	if p.echoAuth {
+		msg += ": " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
+	writeError(w, http.StatusUnauthorized, msg)
+	return true
+}
+
+// writeError answers with an OpenAI error object.
+func writeError(w http.ResponseWriter, code int, msg string) {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "code": code}})
+	http.Error(w, string(b), code)
+}
+
 func (p *pacedServer) chat(w http.ResponseWriter, r *http.Request) {
 	n := p.requests.Add(1)
+	if p.rejectKey(w, r) {
+		return
+	}
+	auth := ""
+	if p.echoAuth {
+		auth = " (auth: " + r.Header.Get("Authorization") + ")"
+	}
 	var req struct {
-		Model string `json:"model"`
+		Model     string `json:"model"`
+		MaxTokens int    `json:"max_tokens"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "paced" {
 		http.Error(w, `{"error":{"message":"The model does not exist.","type":"NotFoundError","code":404}}`, http.StatusNotFound)
 		return
 	}
+	if p.contextLen > 0 && req.MaxTokens > p.contextLen {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens.", p.contextLen, req.MaxTokens))
+		return
+	}
 	if p.fail != nil {
 		if code := p.fail(n); code != 0 {
-			http.Error(w, fmt.Sprintf(`{"error":{"message":"injected %d","code":%d}}`, code, code), code)
+			writeError(w, code, fmt.Sprintf("injected %d%s", code, auth))
 			return
 		}
+	}
+	var f streamFault
+	if p.fault != nil {
+		f = p.fault(n)
+	}
+	if f.kind == faultStallHead {
+		<-r.Context().Done()
+		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
@@ -65,6 +180,21 @@ func (p *pacedServer) chat(w http.ResponseWriter, r *http.Request) {
 	const pre = `{"id":"x","object":"chat.completion.chunk","model":"paced","choices":[{"index":0,`
 	send(pre + `"delta":{"role":"assistant"},"finish_reason":null}]}`)
 	for i := range p.tokens {
+		if f.kind != faultNone && i == f.after {
+			switch f.kind {
+			case faultCut:
+				panic(http.ErrAbortHandler) // drops the connection, chunked body unterminated
+			case faultMalformed:
+				send(`{"choices":[{"delta":{"content":"cut` + auth)
+			case faultErrorEvent:
+				send(strings.ReplaceAll(f.event, "{{auth}}", r.Header.Get("Authorization")))
+				send("[DONE]")
+				return
+			case faultStall:
+				<-r.Context().Done()
+				return
+			}
+		}
 		time.Sleep(time.Until(start.Add(p.ttft + time.Duration(i)*p.itl)))
 		if !send(pre + `"delta":{"content":"tok "},"finish_reason":null}]}`) {
 			return

@@ -38,7 +38,7 @@ func presetList() string {
 }
 
 func simFlags() []cli.Flag {
-	return []cli.Flag{
+	flags := []cli.Flag{
 		&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen address"},
 		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
 		&cli.StringFlag{Name: "model", Usage: "served model name"},
@@ -59,6 +59,22 @@ func simFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "malformed-rate", Usage: "share of streams with one malformed chunk"},
 		&cli.Int64Flag{Name: "seed", Usage: "seed for failure injection and jitter"},
 	}
+	// The model flags override the preset; their default is the preset's value.
+	for _, f := range flags[2:] {
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			f.DefaultText = "preset"
+		case *cli.IntFlag:
+			f.DefaultText = "preset"
+		case *cli.Int64Flag:
+			f.DefaultText = "preset"
+		case *cli.Float64Flag:
+			f.DefaultText = "preset"
+		case *cli.DurationFlag:
+			f.DefaultText = "preset"
+		}
+	}
+	return flags
 }
 
 // simConfig starts from the preset and applies the flags that were given.

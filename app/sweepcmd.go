@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/htmlreport"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
@@ -66,8 +67,11 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	prompts := []client.Prompt{{ID: 0, Text: o.Prompt}}
-	if err := preflight(ctx, cl, o, prompts[0]); err != nil {
+	prompts := o.Work.Set.Prompts
+	if err := preflight(ctx, cl, o, o.Work.first()); err != nil {
+		return err
+	}
+	if err := o.Work.findMetrics(ctx, o, stderr); err != nil {
 		return err
 	}
 	return sweepAndReport(ctx, cl, o, prompts, dir, stdout, stderr)
@@ -80,6 +84,11 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.redacted(),
 	}
+	// An in-progress summary.json (no levels, no finish time) from the start,
+	// so that even a run killed during its first level leaves all three files.
+	if err := dir.WriteSummary(run.sum); err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
 	cfg := sweep.Config{
 		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts,
@@ -88,7 +97,8 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 	if o.Auto {
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
 	}
-	runErr := sweep.Run(ctx, cfg, cl, run.level)
+	cfg.Server = o.Work.serverSampler()
+	runErr := sweep.Run(ctx, cfg, o.Work.doer(cl), run.level)
 	run.progress.stop()
 	return run.finish(ctx, runErr, stdout)
 }
@@ -112,11 +122,11 @@ func (r *sweepRun) level(l sweep.Level) error {
 		s.SLO = &v
 	}
 	r.stats = append(r.stats, s)
-	r.progress.levelDone(levelLine(s))
+	r.progress.levelDone(levelLine(s) + r.o.levelNotes(s))
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}
-	r.sum.Levels, r.sum.Finished = append(r.sum.Levels, report.NewLevelJSON(s)), time.Now().UTC()
+	r.sum.Levels = append(r.sum.Levels, report.NewLevelJSON(s)) // Finished stays zero: in progress
 	return r.dir.WriteSummary(r.sum)
 }
 
@@ -133,6 +143,12 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		runErr = err
 	}
 	if len(r.stats) > 0 {
+		opts := htmlreport.Options{SLODecodeTPS: r.o.SLO.DecodeTPS, SLOVerdict: rec.Sentence(r.stats)}
+		if err := htmlreport.WriteAll(r.o.Out, r.sum, r.stats, opts); err != nil && runErr == nil {
+			runErr = fmt.Errorf("writing charts and report.html: %w", err)
+		}
+	}
+	if len(r.stats) > 0 {
 		// The tables read best in ascending concurrency; levels.csv keeps
 		// the run order (an adaptive search runs levels out of order).
 		byC := slices.SortedStableFunc(slices.Values(r.stats), func(a, b report.LevelStats) int {
@@ -142,6 +158,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			runErr = err
 		}
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
+	}
+	if errors.Is(runErr, Interrupted) {
+		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
 	}
 	if runErr != nil {
 		return runErr

@@ -31,11 +31,15 @@ func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
 	if o.Model != "" {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout+preflightTimeout)
+	limit := o.ConnectTimeout + preflightTimeout
+	lctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	models, err := cl.ListModels(ctx)
+	models, err := cl.ListModels(lctx)
 	if err != nil {
-		return fmt.Errorf("listing models (give --model to skip): %w", err)
+		if ctx.Err() == nil && lctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
+			err = fmt.Errorf("no answer from %s/models within %s", redactURL(o.URL), limit)
+		}
+		return checkFailed(err, true)
 	}
 	switch len(models) {
 	case 0:
@@ -55,10 +59,14 @@ func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
 // wrong key, an unknown model or a prompt that does not fit fails in
 // seconds with the server's own reason.
 func preflight(ctx context.Context, cl *client.Client, o *options, p client.Prompt) error {
-	ctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout+preflightTimeout)
+	limit := o.ConnectTimeout + preflightTimeout
+	pctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if err := cl.Probe(ctx, p); err != nil {
-		return fmt.Errorf("pre-flight request failed, no load sent: %w", err)
+	if err := cl.Probe(pctx, p); err != nil {
+		if ctx.Err() == nil && pctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
+			err = fmt.Errorf("no first event from %s within %s", redactURL(o.URL), limit)
+		}
+		return checkFailed(err, false)
 	}
 	return nil
 }

@@ -8,9 +8,13 @@ import (
 )
 
 const (
-	// sseBufSize is the line buffer. Chunks are far smaller, so ReadSlice
-	// almost never has to accumulate a line.
-	sseBufSize = 64 << 10
+	// sseBufSize is the line buffer, one per stream in flight. Chunks are
+	// far smaller (~300 bytes), so ReadSlice almost never has to accumulate
+	// a line. On a paced stream each read holds an event or two whatever
+	// the size; only a backlog fills it, and there 8 KiB costs ~10% more
+	// per chunk than 64 KiB (BenchmarkDo) while 64 KiB per stream was
+	// nearly half of toksweep's memory at 1000 streams (bench/results.md).
+	sseBufSize = 8 << 10
 	// maxEvent bounds what one line or event may hold. Data beyond it is
 	// dropped, which leaves an event that fails to parse: malformed.
 	maxEvent = 4 << 20

@@ -51,7 +51,7 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 
 func TestSSEFraming(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", 100<<10) // longer than the 64 KiB buffer
+	long := strings.Repeat("x", 100<<10) // longer than the 8 KiB buffer
 	huge := strings.Repeat("y", maxEvent+10)
 	tests := []struct {
 		name  string
@@ -72,11 +72,13 @@ func TestSSEFraming(t *testing.T) {
 		// A line's arrival is the read that completed it, not the blank line's.
 		{"stamps", []string{"data: a\n\nda", "ta: b\n", "\n", "data: c\n\n"},
 			[]event{{"a", 1, 0}, {"b", 2, 0}, {"c", 4, 0}}},
-		// Lines longer than the buffer: the reads are cut at 64 KiB, so the
-		// line completes in the third read, or in the 65th.
+		// Lines longer than the buffer: the reads are cut at 8 KiB, and at
+		// the end of the first Read's data, so the line completes in the
+		// 14th read (7 for the first 50 KiB, 7 for the rest), or in the
+		// 513th (4 MiB / 8 KiB + 1).
 		{"long line", []string{"data: " + long[:50<<10], long[50<<10:] + "\n\ndata: z\n\n"},
-			[]event{{long, 3, 0}, {"z", 3, 0}}},
-		{"over maxEvent", []string{"data: " + huge + "\n\ndata: z\n\n"}, []event{{huge[:maxEvent-6], 65, 0}, {"z", 65, 0}}},
+			[]event{{long, 14, 0}, {"z", 14, 0}}},
+		{"over maxEvent", []string{"data: " + huge + "\n\ndata: z\n\n"}, []event{{huge[:maxEvent-6], 513, 0}, {"z", 513, 0}}},
 	}
 	for _, tt := range tests {
 		got := readAll(t, tt.reads)

@@ -39,7 +39,8 @@ func levelsCSVHeader() []string {
 	for _, c := range client.ErrorClasses {
 		h = append(h, "err_"+string(c))
 	}
-	return append(h, "client_limited", "client_limited_reason", "e2e_tps_p10", "slo_pass", "slo_failed")
+	h = append(h, "client_limited", "client_limited_reason", "e2e_tps_p10", "slo_pass", "slo_failed")
+	return append(h, serverColumns...)
 }
 
 // LevelsCSV writes levels.csv one row at a time, so each level can be
@@ -93,7 +94,8 @@ func levelRow(s LevelStats) []string {
 		row = append(row, strconv.Itoa(s.Errors.Count(c)))
 	}
 	row = append(row, strconv.FormatBool(s.ClientLimited), s.ClientLimitedReason, fixed(s.E2ETPSP10, tpsDecimals))
-	return append(row, sloCells(s.SLO)...)
+	row = append(row, sloCells(s.SLO)...)
+	return append(row, s.Server.cells()...)
 }
 
 // windowSeconds is the window length in seconds, NaN for a level without

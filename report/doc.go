@@ -14,7 +14,9 @@
 //     WriteSummaryJSON (summary.json).
 //   - RunDir persists a run as it goes: each level's row and records are
 //     appended and fsync'd as the level ends, and summary.json is replaced
-//     atomically, so an interrupted run leaves valid files.
+//     atomically, so an interrupted run leaves valid files. ReadRunDir reads
+//     one back (SavedRun): the records are the source of truth, and every
+//     figure is recomputed from them by Summarize.
 //
 // Only measured requests count: warm-up records are excluded from every
 // figure. Percentiles and means are over successful measured requests unless
@@ -61,6 +63,14 @@
 //	err_<class>             count   failed requests per class, in client.ErrorClasses order
 //	client_limited          bool    the load generator, not the server, limited the level
 //	client_limited_reason   -       which client-limit check fired
+//	server_scrapes          count   in-level scrapes of the server's metrics (empty: not scraped)
+//	server_running_mean     -       vllm:num_requests_running, mean over those scrapes
+//	server_waiting_mean     -       vllm:num_requests_waiting, the same
+//	server_kv_usage_mean    -       vllm:kv_cache_usage_perc (a fraction), the same
+//	server_prefix_hit_rate  -       prefix-cache hits / queries over the level
+//	server_ttft_mean_ms     ms      vllm:time_to_first_token_seconds, Δsum/Δcount over the level
+//	server_queue_mean_ms    ms      vllm:request_queue_time_seconds, the same
+//	server_prefill_mean_ms  ms      vllm:request_prefill_time_seconds, the same
 //
 // docs/metrics.md gives the exact formula of every column.
 package report

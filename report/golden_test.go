@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/promscrape"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -68,6 +69,13 @@ func goldenLevels() []sweep.Level {
 	levels[0].Health = sweep.Health{CPUSeconds: 0.1, WallSeconds: 10, GOMAXPROCS: 8, IssueLagMax: 200 * time.Microsecond, TimerLateMax: time.Millisecond, TimerLateP99: 300 * time.Microsecond}
 	levels[1].Health = sweep.Health{CPUSeconds: 0.4, WallSeconds: 3.4, GOMAXPROCS: 8, IssueLagMax: 400 * time.Microsecond, TimerLateMax: 2 * time.Millisecond, TimerLateP99: 500 * time.Microsecond}
 	levels[2].Health = sweep.Health{CPUSeconds: 1.2, WallSeconds: 5.2, GOMAXPROCS: 8, IssueLagMax: 31 * time.Millisecond, TimerLateMax: 4 * time.Millisecond, TimerLateP99: time.Millisecond}
+	// C=4 was scraped: 3 samples, no prefix-cache counters, no prefill histogram.
+	levels[1].Server = &promscrape.LevelMetrics{
+		Scrapes: 3, Running: promscrape.Gauge{Sum: 11, N: 3}, Waiting: promscrape.Gauge{Sum: 1, N: 3},
+		KVUsage: promscrape.Gauge{Sum: 0.37, N: 3},
+		TTFT:    promscrape.Histogram{Sum: 4 * 312500 * time.Microsecond, Count: 4},
+		Queue:   promscrape.Histogram{Sum: 9 * time.Millisecond, Count: 4},
+	}
 	levels[2].EndReason = sweep.Deadline
 	levels[3].EndReason = sweep.Canceled
 	return levels
@@ -173,6 +181,7 @@ func TestLevelJSONMatchesCSV(t *testing.T) {
 		}
 		delete(obj, "errors")
 		delete(obj, "health")
+		delete(obj, "server_metrics")
 		if len(obj) > 0 {
 			t.Errorf("LevelJSON keys not in levels.csv: %v", slices.Collect(func(yield func(string) bool) {
 				for k := range obj {

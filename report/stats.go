@@ -88,6 +88,9 @@ type LevelStats struct {
 	// Health is the client's view of itself during the level, as the sweep
 	// recorded it; the client-limit checks read it.
 	Health sweep.Health
+
+	// Server is the server's own view of the level, when it was scraped.
+	Server ServerStats
 }
 
 // Window is the length of the steady-state window.
@@ -117,6 +120,7 @@ func Summarize(l sweep.Level) LevelStats {
 	s.singleStream(ok)
 	s.aggregate(measured)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
+	s.Server = serverStats(l.Server)
 	return s
 }
 
@@ -213,9 +217,9 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 			continue // no token times
 		}
 		w := tokenWeight(r)
-		ttft = append(ttft, float64(r.FirstToken-r.Start))
-		if k >= 2 && r.LastToken > r.FirstToken {
-			decode = append(decode, (u-w)/(r.LastToken-r.FirstToken).Seconds())
+		ttft = append(ttft, float64(RequestTTFT(r)))
+		if d := RequestDecodeTPS(r); !math.IsNaN(d) {
+			decode = append(decode, d)
 		}
 		if w <= 0 {
 			continue // usage says no tokens: no per-token latency

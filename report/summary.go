@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/toksweep/toksweep/promscrape"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -107,6 +108,11 @@ type LevelJSON struct {
 	SLOPass              *bool           `json:"slo_pass"`
 	SLOFailed            string          `json:"slo_failed"`
 	Health               sweep.Health    `json:"health"`
+	ServerJSON                           // the server_* columns, null when not scraped
+	// ServerMetrics is what the server_* columns were computed from, kept
+	// like health so that a saved run can be re-summarised; absent when
+	// the server was not scraped.
+	ServerMetrics *promscrape.LevelMetrics `json:"server_metrics,omitempty"`
 }
 
 // NewLevelJSON converts a level's figures for summary.json.
@@ -155,6 +161,8 @@ func NewLevelJSON(s LevelStats) LevelJSON {
 		SLOPass:              sloPass(s.SLO),
 		SLOFailed:            sloFailed(s.SLO),
 		Health:               s.Health,
+		ServerJSON:           s.Server.json(),
+		ServerMetrics:        s.Server.Raw,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/promscrape"
 )
 
 // EndReason says why a level stopped issuing requests.
@@ -33,6 +34,9 @@ type Level struct {
 	Records []client.Record `json:"-"`
 	// Health describes the load generator itself during the level.
 	Health Health `json:"health"`
+	// Server is the server's own account of the level, from its metrics
+	// endpoint; nil when it was not sampled (see Config.Server).
+	Server *promscrape.LevelMetrics `json:"server,omitempty"`
 }
 
 // Health is what the client observed about itself during a level, used to

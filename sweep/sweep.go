@@ -45,6 +45,9 @@ type Config struct {
 	Started func(c, repeat, planned int)
 	// Plan, when set, chooses the levels one at a time instead of Levels.
 	Plan Planner
+	// Server, when set, samples the server's own metrics during each level
+	// (see ServerSampler); they end up in Level.Server.
+	Server ServerSampler
 }
 
 // Planner chooses a sweep's levels one at a time. Next is called after the
@@ -141,6 +144,7 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	stopServer := cfg.Server.start(ctx, c)
 	mon := startMonitor()
 	start := d.Now()
 	perWorker := make([][]client.Record, c)
@@ -156,6 +160,7 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 	end := d.Now()
 
 	lvl := Level{Concurrency: c, Repeat: repeat, Start: start, End: end}
+	lvl.Server = stopServer()
 	lvl.Records = merge(perWorker)
 	lvl.Health = mon.stop()
 	lvl.Health.IssueLagMax = slices.Max(lags)
@@ -203,7 +208,11 @@ func work(ctx context.Context, cfg Config, d Doer, tk *tickets, ab *aborter, can
 
 // merge joins the workers' records into one slice sorted by start time.
 func merge(perWorker [][]client.Record) []client.Record {
-	var all []client.Record
+	n := 0
+	for _, rs := range perWorker {
+		n += len(rs)
+	}
+	all := make([]client.Record, 0, n) // sized once: a level can hold 10⁵ records
 	for _, rs := range perWorker {
 		all = append(all, rs...)
 	}

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/chart"
+	"github.com/toksweep/toksweep/compare"
+	"github.com/toksweep/toksweep/report"
+)
+
+// CompareFile is the CSV that compare writes in its output directory.
+const CompareFile = "compare.csv"
+
+func compareCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:  "compare",
+		Usage: "compare saved runs level by level: per-stream decode tok/s, TTFT, aggregate tok/s, with bootstrap intervals and a verdict",
+		UsageText: "toksweep compare [--out DIR] DIR_A DIR_B [DIR_C ...]\n\n" +
+			"DIR_A is the baseline; every other run is compared with it on the levels the two share.\n" +
+			"Figures are recomputed from each run's requests.jsonl.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "write " + CompareFile + " and the overlay charts here (default: results/compare-YYYYMMDD-HHMMSS)"},
+			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Usage: "bootstrap resamples per interval (≥ 100)"},
+			&cli.Float64Flag{Name: "confidence", Value: compare.DefaultConfidence, Usage: "confidence level of the intervals, in (0, 1)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the bootstrap: the same runs and seed give the same intervals"},
+		},
+		OnUsageError: onUsageError,
+		Action: func(c *cli.Context) error {
+			dirs := c.Args().Slice()
+			if err := flagsFirst(dirs, "compare"); err != nil {
+				return err
+			}
+			if len(dirs) < 2 {
+				return usagef("compare needs at least two run directories, got %d (see 'toksweep compare --help')", len(dirs))
+			}
+			opts := compare.Options{Resamples: c.Int("resamples"), Confidence: c.Float64("confidence"), Seed: c.Uint64("seed")}
+			if opts.Resamples < 100 {
+				return usagef("invalid --resamples %d: want an integer ≥ 100", opts.Resamples)
+			}
+			if !(opts.Confidence > 0 && opts.Confidence < 1) {
+				return usagef("invalid --confidence %v: want a fraction in (0, 1), e.g. 0.95", opts.Confidence)
+			}
+			out := c.String("out")
+			if out == "" {
+				out = "results/compare-" + time.Now().Format("20060102-150405")
+			}
+			return runCompare(dirs, out, opts, stdout, stderr)
+		},
+	}
+}
+
+// runCompare reads the runs, prints the comparison, and writes compare.csv
+// and the overlay charts into out.
+func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr io.Writer) error {
+	runs := make([]compare.Run, len(dirs))
+	series := make([]chart.Series, len(dirs))
+	for i, dir := range dirs {
+		saved, err := report.ReadRunDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, w := range saved.Warnings {
+			fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", dir, w)
+		}
+		runs[i] = compare.Run{Name: dir, Levels: saved.Levels}
+		series[i] = chart.Series{Name: dir, Stats: saved.Stats()}
+	}
+	tab, err := compare.Compare(runs, opts)
+	if err != nil {
+		return err
+	}
+	if err := tab.WriteText(stdout); err != nil {
+		return err
+	}
+	if err := writeCompareFiles(out, tab, series); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "toksweep: wrote %s and the overlay charts %s.{png,svg}, %s.{png,svg} in %s\n",
+		CompareFile, chart.CompareDecodeName, chart.CompareTradeoffName, out)
+	for _, c := range tab.Comparisons {
+		if len(c.Compared) > 0 {
+			return nil
+		}
+	}
+	return errors.New("the runs share no concurrency level with " + dirs[0] + ": nothing to compare")
+}
+
+func writeCompareFiles(out string, tab compare.Table, series []chart.Series) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("output directory %s: %w", out, err)
+	}
+	var b bytes.Buffer
+	if err := tab.WriteCSV(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, CompareFile), b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("output directory %s: %w", out, err)
+	}
+	charts, err := chart.CompareCharts(series)
+	if err != nil {
+		return err
+	}
+	_, err = chart.WriteFiles(out, charts)
+	return err
+}

@@ -1,0 +1,150 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/htmlreport"
+	"github.com/toksweep/toksweep/report"
+)
+
+func reportCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:  "report",
+		Usage: "re-render a saved run (tables, levels.csv, summary.json, charts, report.html) from its per-request records, without re-running it",
+		UsageText: "toksweep report [--out DIR2] DIR\n\n" +
+			"DIR is a run directory written by 'toksweep sweep'. Every figure is recomputed from\n" +
+			"DIR/requests.jsonl; DIR/summary.json supplies what the records cannot (each level's\n" +
+			"end reason and client health, the run's configuration).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "write the rendered files here instead of into DIR"},
+		},
+		OnUsageError: onUsageError,
+		Action: func(c *cli.Context) error {
+			dir, err := oneDirArg(c, "report")
+			if err != nil {
+				return err
+			}
+			out := c.String("out")
+			if out == "" {
+				out = dir
+			}
+			return runReport(dir, out, stdout, stderr)
+		},
+	}
+}
+
+// oneDirArg is the single directory argument of a command.
+func oneDirArg(c *cli.Context, cmd string) (string, error) {
+	args := c.Args().Slice()
+	if err := flagsFirst(args, cmd); err != nil {
+		return "", err
+	}
+	if len(args) != 1 {
+		return "", usagef("%s takes one run directory, got %d arguments (see 'toksweep %s --help')", cmd, len(args), cmd)
+	}
+	return args[0], nil
+}
+
+// flagsFirst rejects a flag after the arguments, which the command line
+// parser would otherwise take for a directory.
+func flagsFirst(args []string, cmd string) error {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return usagef("%s: flag %s after the directories: put flags first (see 'toksweep %s --help')", cmd, a, cmd)
+		}
+	}
+	return nil
+}
+
+// runReport recomputes every level of the run in dir and writes levels.csv,
+// summary.json, the charts and report.html into out, and the console tables
+// to stdout.
+func runReport(dir, out string, stdout, stderr io.Writer) error {
+	run, err := report.ReadRunDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, w := range run.Warnings {
+		fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", dir, w)
+	}
+	stats := run.Stats()
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("output directory %s: %w", out, err)
+	}
+	var levels, summary bytes.Buffer
+	if err := writeLevelsCSV(&levels, stats); err != nil {
+		return err
+	}
+	sum := run.Resummarized(stats)
+	if err := report.WriteSummaryJSON(&summary, sum); err != nil {
+		return err
+	}
+	if err := replaceFile(filepath.Join(out, report.LevelsFile), levels.Bytes()); err != nil {
+		return err
+	}
+	if err := replaceFile(filepath.Join(out, report.SummaryFile), summary.Bytes()); err != nil {
+		return err
+	}
+	if err := htmlreport.WriteAll(out, sum, stats, htmlreport.Options{SLOVerdict: recommendation(sum)}); err != nil {
+		return err
+	}
+	if len(stats) > 0 {
+		if err := report.WriteConsole(stdout, stats); err != nil {
+			return err
+		}
+		if rec := recommendation(sum); rec != "" {
+			fmt.Fprintf(stdout, "\n%s\n", rec)
+		}
+	}
+	fmt.Fprintf(stderr, "toksweep: re-rendered %d levels from %s into %s (%s, %s, %s, %s/)\n",
+		len(stats), filepath.Join(dir, report.RequestsFile), out,
+		report.LevelsFile, report.SummaryFile, htmlreport.File, htmlreport.ChartsDir)
+	return nil
+}
+
+// writeLevelsCSV writes a whole levels.csv.
+func writeLevelsCSV(w io.Writer, stats []report.LevelStats) error {
+	c, err := report.NewLevelsCSV(w)
+	for _, s := range stats {
+		if err != nil {
+			break
+		}
+		err = c.Write(s)
+	}
+	return err
+}
+
+// replaceFile writes b to a temporary file beside path and renames it over
+// path, so a failed write never leaves a truncated input file behind.
+func replaceFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err = tmp.Chmod(0o644); err == nil {
+		_, err = tmp.Write(b)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// recommendation is the capacity sentence the run recorded, "" when none.
+func recommendation(sum report.Summary) string {
+	if sum.Recommendation == nil {
+		return ""
+	}
+	return sum.Recommendation.Sentence
+}

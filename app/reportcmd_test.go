@@ -1,0 +1,161 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/toksweep/toksweep/chart"
+	"github.com/toksweep/toksweep/htmlreport"
+	"github.com/toksweep/toksweep/report"
+)
+
+var updateRun = flag.Bool("update-run", false, "re-record the saved run in ../testdata/runs/small with the simulator")
+
+// savedRun is a small real run (simulator, preset fast), committed so that
+// re-rendering can be checked against what the sweep itself wrote.
+const savedRun = "../testdata/runs/small"
+
+// recordSavedRun re-records savedRun; run it when the levels.csv or
+// summary.json format changes: go test ./app -run TestReport -update-run.
+func recordSavedRun(t *testing.T) {
+	t.Helper()
+	if err := os.RemoveAll(savedRun); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
+		"--levels", "1,2,4", "--requests", "8", "--max-tokens", "32", "--slo-decode-tps", "900", "--out", savedRun)
+	if code != ExitOK {
+		t.Fatalf("recording %s: exit %d\n%s", savedRun, code, stderr)
+	}
+}
+
+// TestReportReproducesSavedRun: re-rendering a saved run from its records
+// gives back its levels.csv and summary.json byte for byte, plus the charts
+// and report.html.
+func TestReportReproducesSavedRun(t *testing.T) {
+	if *updateRun {
+		recordSavedRun(t)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "report", "--out", out, savedRun)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	for _, name := range []string{report.LevelsFile, report.SummaryFile} {
+		want, err := os.ReadFile(filepath.Join(savedRun, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("re-rendered %s differs from the saved one (re-record with -update-run if the format changed):\n got:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+	for _, name := range []string{chart.AggregateName, chart.DecodeName, chart.TTFTName, chart.TradeoffName} {
+		for _, ext := range chart.Formats {
+			if fi, err := os.Stat(filepath.Join(out, htmlreport.ChartsDir, name+"."+ext)); err != nil || fi.Size() == 0 {
+				t.Errorf("chart %s.%s: %v", name, ext, err)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, htmlreport.File)); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stdout, "Single stream") || !strings.Contains(stderr, "re-rendered 3 levels") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+}
+
+// TestReportInPlace re-renders a copy of the saved run into itself.
+func TestReportInPlace(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{report.LevelsFile, report.RequestsFile, report.SummaryFile} {
+		b, err := os.ReadFile(filepath.Join(savedRun, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := runCLI(t, context.Background(), "report", dir); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want, _ := os.ReadFile(filepath.Join(savedRun, report.LevelsFile))
+	got, _ := os.ReadFile(filepath.Join(dir, report.LevelsFile))
+	if !bytes.Equal(got, want) {
+		t.Error("levels.csv changed when re-rendered in place")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 5 { // the three files, report.html, charts/
+		t.Errorf("directory holds %d entries, want 5 (no temporary files)", len(entries))
+	}
+}
+
+func TestReportUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"report"}, ExitUsage, "one run directory"},
+		{[]string{"report", "a", "b"}, ExitUsage, "one run directory"},
+		{[]string{"report", savedRun, "--out", "x"}, ExitUsage, "put flags first"},
+		{[]string{"report", filepath.Join(savedRun, "missing")}, ExitFailure, "summary.json"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, context.Background(), tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+// TestReportHTMLSelfContained: report.html loads nothing from anywhere:
+// every src and href is a data: URI or a fragment, and there is no script,
+// stylesheet link or CSS url().
+func TestReportHTMLSelfContained(t *testing.T) {
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, context.Background(), "report", "--out", out, savedRun); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, htmlreport.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(b))
+	refs := regexp.MustCompile(`(?i)\b(src|href|xlink:href|action|poster)\s*=\s*["']?([^"'\s>]*)`).FindAllStringSubmatch(page, -1)
+	images := 0
+	for _, m := range refs {
+		switch v := m[2]; {
+		case strings.HasPrefix(v, "data:image/svg+xml;base64,"):
+			images++
+		case strings.HasPrefix(v, "#"):
+		default:
+			t.Errorf("report.html references %s=%.80q", m[1], v)
+		}
+	}
+	if images != 4 {
+		t.Errorf("report.html embeds %d charts, want 4", images)
+	}
+	for _, bad := range []string{"<script", "<link", "url(", "@import", "<iframe"} {
+		if strings.Contains(strings.ToLower(page), bad) {
+			t.Errorf("report.html contains %q", bad)
+		}
+	}
+	for _, want := range []string{"Which requests count", "Steady-state window", `"sim_preset": "fast"`, "SLO: ", "decode p10 tok/s"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The planted secrets: none may appear in anything toksweep writes.
+const (
+	plantedKey    = "sk-planted-7f3a9c0e1d2b"
+	plantedHeader = "hdr-planted-5e8d21"
+	plantedURLPw  = "urlpw-planted-44b1"
+)
+
+// assertNoSecrets greps stdout, stderr and every file under dir for the
+// planted secrets.
+func assertNoSecrets(t *testing.T, stdout, stderr, dir string) {
+	t.Helper()
+	texts := map[string]string{"stdout": stdout, "stderr": stderr}
+	if dir != "" {
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			texts[path] = string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range texts {
+		for _, secret := range []string{plantedKey, plantedHeader, plantedURLPw} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s contains the secret %q", name, secret)
+			}
+		}
+	}
+}
+
+// TestAPIKeyNeverWritten runs sweeps against a server that requires the key
+// and quotes the Authorization header back in its error bodies, error
+// events and malformed chunks, with the key given by flag and by
+// environment, and greps every output for it.
+func TestAPIKeyNeverWritten(t *testing.T) {
+	for _, via := range []string{"flag", "env"} {
+		t.Run(via, func(t *testing.T) {
+			p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) {
+				p.apiKey, p.echoAuth = plantedKey, true
+				p.fail = statusWhen(500, func(n int64) bool { return n%4 == 0 })
+				p.fault = func(n int64) streamFault {
+					switch n % 4 {
+					case 2:
+						return streamFault{kind: faultMalformed, after: 1}
+					case 3:
+						return streamFault{kind: faultErrorEvent, after: 1, event: `{"error":{"message":"bad key {{auth}}","code":500}}`}
+					}
+					return streamFault{}
+				}
+			})
+			url := strings.Replace(p.url(), "://", "://user:"+plantedURLPw+"@", 1)
+			out := t.TempDir()
+			args := []string{"sweep", "--url", url, "--levels", "1,2", "--requests", "4", "--out", out,
+				"--header", "X-Api-Key: " + plantedHeader, "--header", "X-Trace: visible-123"}
+			if via == "flag" {
+				args = append(args, "--api-key", plantedKey)
+				t.Setenv("OPENAI_API_KEY", "")
+			} else {
+				t.Setenv("OPENAI_API_KEY", plantedKey)
+			}
+			code, stdout, stderr := runCLI(t, context.Background(), args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			assertNoSecrets(t, stdout, stderr, out)
+			// The failures did happen, and their messages were kept, scrubbed.
+			var sawEcho bool
+			for _, r := range readRecords(t, out) {
+				sawEcho = sawEcho || strings.Contains(r.Error, "[REDACTED]")
+			}
+			if !sawEcho {
+				t.Error("no record quotes the scrubbed header: the test did not exercise the echo")
+			}
+			var sum struct {
+				Config struct {
+					APIKeySet bool              `json:"api_key_set"`
+					Headers   map[string]string `json:"headers"`
+					Insecure  bool              `json:"insecure"`
+				} `json:"config"`
+			}
+			readJSON(t, filepath.Join(out, "summary.json"), &sum)
+			c := sum.Config
+			if !c.APIKeySet || c.Headers["X-Api-Key"] != "REDACTED" || c.Headers["X-Trace"] != "visible-123" || c.Insecure {
+				t.Errorf("summary.json config: api_key_set %v, headers %v, insecure %v; want true, X-Api-Key redacted, X-Trace kept, false",
+					c.APIKeySet, c.Headers, c.Insecure)
+			}
+		})
+	}
+}
+
+// TestSecretsNotInErrors: a rejected key that the server quotes back, a
+// malformed credential header and a URL with a password never show in the
+// one-line errors.
+func TestSecretsNotInErrors(t *testing.T) {
+	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) {
+		p.apiKey, p.echoAuth = "the-right-key", true
+	})
+	t.Setenv("OPENAI_API_KEY", "")
+	url := strings.Replace(p.url(), "://", "://user:"+plantedURLPw+"@", 1)
+	cases := [][]string{
+		{"--url", url, "--api-key", plantedKey},                          // 401 quoting the key, while listing models
+		{"--url", url, "--api-key", plantedKey, "--model", "paced"},      // the same on the probe
+		{"--url", url, "--header", "Authorization Bearer " + plantedKey}, // malformed header: usage error
+		{"--url", url, "--header", "X-Api-Key=" + plantedHeader},         // malformed header: usage error
+		{"--url", "ftp://user:" + plantedURLPw + "@host/v1"},             // bad URL: usage error
+		{"--url", url, "--api-key", plantedKey + "\n"},                   // a stray newline in the key
+	}
+	for _, args := range cases {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--out", out}, args...)...)
+		if code == ExitOK {
+			t.Errorf("%q: exit 0, want a failure", args)
+		}
+		assertNoSecrets(t, stdout, stderr, out)
+	}
+}
+
+// TestTLSVerifiedUnlessInsecure: a self-signed certificate is refused by
+// default (see TestPreflightFailures) and accepted with --insecure, which
+// summary.json records.
+func TestTLSVerifiedUnlessInsecure(t *testing.T) {
+	p := startPacedTLS(t, 10*time.Millisecond, 5*time.Millisecond, 4)
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", p.url(), "--insecure",
+		"--levels", "1", "--requests", "2", "--out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var sum struct {
+		Config struct {
+			Insecure bool `json:"insecure"`
+		} `json:"config"`
+	}
+	readJSON(t, filepath.Join(out, "summary.json"), &sum)
+	if !sum.Config.Insecure {
+		t.Error("summary.json does not record --insecure")
+	}
+}

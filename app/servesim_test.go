@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestServeSimDrivenLikeCurl starts `toksweep serve-sim`, drives it the way
+// the README's curl example does (stream with include_usage), and stops it
+// with a cancel, as Ctrl-C would: serve-sim exits 0.
+func TestServeSimDrivenLikeCurl(t *testing.T) {
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := runCLI(t, ctx, "serve-sim", "--addr", addr, "--preset", "fast", "--model", "curl-me")
+		done <- result{code, stderr}
+	}()
+	base := "http://" + addr
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get(base + "/health")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve-sim never answered /health: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	body := `{"model":"curl-me","messages":[{"role":"user","content":"hi"}],"max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`
+	resp, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	out := string(raw)
+	for _, want := range []string{`"role":"assistant"`, `"finish_reason":"length"`, `"choices":[]`, `"completion_tokens":5`, "data: [DONE]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stream lacks %s:\n%s", want, out)
+		}
+	}
+	cancel()
+	select {
+	case r := <-done:
+		if r.code != ExitOK || !strings.Contains(r.stderr, "simulator stopped") {
+			t.Errorf("serve-sim exit %d, stderr %q; want a clean stop", r.code, r.stderr)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("serve-sim did not stop on cancel")
+	}
+}

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Go's flag package words its parse errors for Go programmers ("flag
+// provided but not defined: -levl", "invalid value "abc" for flag -requests:
+// parse error"). flagProblem rewrites them as one line that names the flag
+// the way the user typed it (--levels) and says what it accepts.
+var (
+	reUnknownFlag = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
+	reBadValue    = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:]+): (.*)$`)
+	reNoArgument  = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
+)
+
+// flagProblem turns a flag-parsing error of command c into a UsageError.
+func flagProblem(c *cli.Context, err error) *UsageError {
+	msg := err.Error()
+	help := helpHint(c)
+	var flags []cli.Flag
+	if c != nil && c.Command != nil {
+		flags = c.Command.Flags
+	}
+	if m := reUnknownFlag.FindStringSubmatch(msg); m != nil {
+		return usageMsg("unknown flag --%s%s", m[1], unknownFlagHint(c, flags, m[1], help))
+	}
+	if m := reBadValue.FindStringSubmatch(msg); m != nil {
+		want := wantOf(findFlag(flags, m[2]))
+		switch {
+		case want == "":
+			want = m[3]
+		case strings.Contains(m[3], "out of range"):
+			want += " (out of range)"
+		}
+		return usageMsg("invalid --%s %s: want %s", m[2], m[1], want)
+	}
+	if m := reNoArgument.FindStringSubmatch(msg); m != nil {
+		f := findFlag(flags, m[1])
+		if want := wantOf(f); want != "" {
+			return usageMsg("--%s needs a value: %s", m[1], want)
+		}
+		if u, ok := f.(cli.DocGenerationFlag); ok && u.GetUsage() != "" {
+			return usageMsg("--%s needs a value: %s", m[1], u.GetUsage())
+		}
+		return usageMsg("--%s needs a value (%s)", m[1], help)
+	}
+	return usageMsg("%s (%s)", oneLine(msg), help)
+}
+
+func usageMsg(format string, args ...any) *UsageError {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// helpHint points at the help of the command being parsed.
+func helpHint(c *cli.Context) string {
+	if c != nil && c.Command != nil && c.Command.Name != "" && (c.App == nil || c.Command.Name != c.App.Name) {
+		return "see 'toksweep " + c.Command.Name + " --help'"
+	}
+	return "see 'toksweep --help'"
+}
+
+// unknownFlagHint suggests the closest flag of the command, or the command a
+// flag belongs to when it was given before the command.
+func unknownFlagHint(c *cli.Context, flags []cli.Flag, name, help string) string {
+	if s := closestFlag(flags, name); s != "" {
+		return fmt.Sprintf(" (did you mean --%s? %s)", s, help)
+	}
+	if c != nil && c.App != nil && c.Command != nil && c.Command.Name == c.App.Name {
+		for _, cmd := range c.App.Commands {
+			if findFlag(cmd.Flags, name) != nil {
+				return fmt.Sprintf(": flags go after the command, as in 'toksweep %s --%s ...'", cmd.Name, name)
+			}
+		}
+	}
+	return " (" + help + ")"
+}
+
+// closestFlag returns the flag name nearest to name when it is a likely
+// typo (at most two edits, or a prefix), else "".
+func closestFlag(flags []cli.Flag, name string) string {
+	best, bestDist := "", 3
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			d := editDistance(n, name)
+			if len(name) >= 3 && strings.HasPrefix(n, name) {
+				d = min(d, 1)
+			}
+			if d < bestDist && len(n) > 1 {
+				best, bestDist = n, d
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func findFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// wantOf says what a flag of f's type accepts; "" when unknown.
+func wantOf(f cli.Flag) string {
+	switch f.(type) {
+	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
+		return "an integer"
+	case *cli.Float64Flag:
+		return "a number"
+	case *cli.DurationFlag:
+		return "a duration such as 500ms, 90s or 5m"
+	case *cli.BoolFlag:
+		return "true or false"
+	}
+	return ""
+}

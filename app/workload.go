@@ -1,0 +1,287 @@
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sim"
+	"github.com/toksweep/toksweep/sweep"
+	"github.com/toksweep/toksweep/workload"
+)
+
+// earlyStopShare is the share of successful requests ending with
+// finish_reason "stop" above which a level gets a warning: its decode
+// figures then rest on streams shorter than asked for.
+const earlyStopShare = 0.20
+
+// workloadFlags are the flags of what is sent (prompt sources besides
+// --prompt and --prompt-file, output length) and of the server's own
+// metrics.
+func workloadFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "dataset", Usage: "replay a dataset: F.jsonl, one request per line ({\"prompt\": ...} or {\"messages\": [...]}, optional max_tokens), or a ShareGPT F.json with --dataset-format sharegpt"},
+		&cli.StringFlag{Name: "dataset-format", Usage: "jsonl or sharegpt (default: jsonl for a .jsonl file)"},
+		&cli.StringFlag{Name: "input-tokens", Usage: "synthetic prompts of about N tokens, N[:STDDEV], e.g. 4000 or 4000:400; each request gets a unique prefix so prefix caching cannot flatter the figures"},
+		&cli.IntFlag{Name: "shared-prefix-tokens", Usage: "with --input-tokens: the first K tokens are the same in every request, to measure prefix caching on purpose"},
+		&cli.Int64Flag{Name: "seed", Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},
+		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (a vLLM extension; other servers may ignore it) so that outputs run to max_tokens`},
+		&cli.IntFlag{Name: "min-tokens", Usage: `send "min_tokens": N (a vLLM extension; other servers may ignore it)`},
+		&cli.StringFlag{Name: "metrics-url", Usage: "the server's Prometheus endpoint, sampled during each level (default: --url with /v1 replaced by /metrics, when it answers); off to disable"},
+		&cli.DurationFlag{Name: "metrics-interval", Value: promscrape.DefaultInterval, Usage: "time between two scrapes of --metrics-url during a level"},
+	}
+}
+
+// workSettings is what the workload and server-metrics flags chose.
+type workSettings struct {
+	Set             *workload.Set
+	MetricsURL      string // --metrics-url as given: "" derives it from --url
+	MetricsOff      bool
+	MetricsInterval time.Duration
+	IgnoreEOS       bool
+	sampler         *promscrape.Sampler // set once the endpoint answered (findMetrics)
+	scrub           func(string) string // removes credentials from the endpoint's words (findMetrics)
+}
+
+// prompt loads the prompt set from the one source the flags name.
+func (o *options) prompt(c *cli.Context) error {
+	wo := workload.Options{
+		Prompt: c.String("prompt"), PromptSet: c.IsSet("prompt"), PromptFile: c.String("prompt-file"),
+		Dataset: c.String("dataset"), Format: c.String("dataset-format"),
+		SharedPrefixTokens: c.Int("shared-prefix-tokens"), Seed: c.Int64("seed"),
+		IgnoreSourceMaxTokens: c.IsSet("max-tokens"), DefaultPrompt: sim.EssayPrompt,
+	}
+	if raw := c.String("input-tokens"); c.IsSet("input-tokens") {
+		n, sd, err := parseInputTokens(raw)
+		if err != nil {
+			return err
+		}
+		wo.InputTokens, wo.InputStddev = n, sd
+	}
+	set, err := workload.Load(wo)
+	if err != nil {
+		return &UsageError{Msg: err.Error()}
+	}
+	o.Work.Set, o.PromptSource, o.Prompt = set, set.Source, set.Prompts[0].Text
+	return nil
+}
+
+// metrics checks --metrics-url and --metrics-interval.
+func (o *options) metrics(c *cli.Context) error {
+	o.Work.MetricsURL, o.Work.MetricsInterval = c.String("metrics-url"), c.Duration("metrics-interval")
+	o.Work.MetricsOff = strings.EqualFold(o.Work.MetricsURL, "off")
+	if o.Work.MetricsInterval <= 0 {
+		return usagef("invalid --metrics-interval %v: want a positive duration such as 1s", o.Work.MetricsInterval)
+	}
+	if u := o.Work.MetricsURL; u != "" && !o.Work.MetricsOff {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return usagef("invalid --metrics-url %q: want http(s)://HOST:PORT/metrics, or off", promscrape.ShowURL(u))
+		}
+	}
+	return nil
+}
+
+// parseInputTokens parses N or N:STDDEV.
+func parseInputTokens(raw string) (n, sd int, err error) {
+	bad := usagef("invalid --input-tokens %q: want N or N:STDDEV in tokens, e.g. 4000 or 4000:400", raw)
+	ns, sds, spread := strings.Cut(strings.TrimSpace(raw), ":")
+	if n, err = strconv.Atoi(ns); err != nil || n < 1 {
+		return 0, 0, bad
+	}
+	if spread {
+		if sd, err = strconv.Atoi(sds); err != nil || sd < 0 {
+			return 0, 0, bad
+		}
+	}
+	return n, sd, nil
+}
+
+// outputLength checks the output-length flags and sends them as vLLM's
+// extensions, and refuses non-streaming requests. It runs after body.
+func (o *options) outputLength(c *cli.Context) error {
+	if v, ok := o.ExtraBody["stream"]; ok && v != true {
+		return usagef(`--extra-body sets "stream": %v, but toksweep measures streamed responses only: without streaming, the time to first token cannot be told apart from the rest of the request`, v)
+	}
+	ext := map[string]any{}
+	if c.Bool("ignore-eos") {
+		ext["ignore_eos"] = true
+		o.Work.IgnoreEOS = true
+	}
+	if c.IsSet("min-tokens") {
+		n := c.Int("min-tokens")
+		if n < 1 || n > o.MaxTokens {
+			return usagef("invalid --min-tokens %d: want 1 to --max-tokens (%d)", n, o.MaxTokens)
+		}
+		for _, p := range o.Work.Set.Prompts {
+			if p.MaxTokens > 0 && p.MaxTokens < n {
+				return usagef("--min-tokens %d exceeds the output target of prompt %d (%d tokens); give --max-tokens to override the dataset's targets", n, p.ID, p.MaxTokens)
+			}
+		}
+		ext["min_tokens"] = n
+	}
+	for k, v := range ext {
+		if old, ok := o.ExtraBody[k]; ok && old != v {
+			return usagef("--extra-body sets %q to %v and a flag sets it to %v: give it once", k, old, v)
+		}
+		if o.ExtraBody == nil {
+			o.ExtraBody = map[string]any{}
+		}
+		o.ExtraBody[k] = v
+	}
+	return nil
+}
+
+// first is the prompt of the pre-flight request (stamped 0 when synthetic).
+func (w *workSettings) first() client.Prompt {
+	p := w.Set.Prompts[0]
+	if w.Set.Stamp != nil {
+		p = w.Set.Stamp.Apply(p, 0)
+	}
+	return p
+}
+
+// doer is what the sweep sends through: the client, with a unique stamp
+// per request for synthetic prompts.
+func (w *workSettings) doer(cl *client.Client) sweep.Doer {
+	if w.Set.Stamp != nil {
+		return workload.NewStamper(cl, w.Set.Stamp)
+	}
+	return cl
+}
+
+// serverSampler samples the server's metrics during each level, when
+// findMetrics found them.
+func (w *workSettings) serverSampler() sweep.ServerSampler {
+	if w.sampler == nil {
+		return nil
+	}
+	return func(ctx context.Context, _ int) func() *promscrape.LevelMetrics {
+		stop := w.sampler.Start(ctx)
+		return func() *promscrape.LevelMetrics {
+			m := stop()
+			if m != nil { // a failed scrape may quote a page that echoes the credentials
+				m.Error = w.scrub(m.Error)
+			}
+			return m
+		}
+	}
+}
+
+// findMetrics looks for the server's Prometheus endpoint: --metrics-url, or
+// the one derived from --url. A derived endpoint that does not answer, or
+// exports none of the metrics toksweep reads, is noted and skipped; an
+// explicit one is an error.
+func (w *workSettings) findMetrics(ctx context.Context, o *options, stderr io.Writer) error {
+	if w.MetricsOff {
+		return nil
+	}
+	raw, explicit := w.MetricsURL, w.MetricsURL != ""
+	if !explicit {
+		raw = metricsURLFor(o.URL)
+	}
+	s := &promscrape.Sampler{
+		URL: raw, Interval: w.MetricsInterval, Header: metricsHeader(raw, o),
+		Client: &http.Client{Transport: &http.Transport{
+			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 2,
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: o.Insecure}, //nolint:gosec // explicit opt-in
+		}},
+	}
+	w.scrub = o.scrubber()
+	snap, err := s.Scrape(ctx)
+	switch {
+	case err != nil && explicit:
+		return errors.New("--metrics-url: " + w.scrub(err.Error()))
+	case err != nil:
+		fmt.Fprintf(stderr, "toksweep: no server metrics (%s); the server_* columns stay empty\n", w.scrub(err.Error()))
+		return nil
+	case !snap.Known():
+		fmt.Fprintf(stderr, "toksweep: %s exports none of the vLLM metrics toksweep reads; the server_* columns stay empty\n", promscrape.ShowURL(raw))
+		return nil
+	}
+	w.sampler = s
+	fmt.Fprintf(stderr, "toksweep: server metrics from %s, sampled every %v during each level\n", promscrape.ShowURL(raw), s.Interval)
+	return nil
+}
+
+// metricsURLFor derives the metrics endpoint from the API base URL: the
+// trailing /v1 path is replaced by /metrics (http://h:8000/v1 →
+// http://h:8000/metrics).
+func metricsURLFor(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	p = strings.TrimSuffix(p, "/v1")
+	u.Path, u.RawPath, u.RawQuery, u.Fragment = p+"/metrics", "", "", ""
+	return u.String()
+}
+
+// metricsHeader is what a scrape carries: the API's credentials and
+// headers only when the endpoint is on the API's own scheme and host, so
+// that a --metrics-url elsewhere never receives them.
+func metricsHeader(metricsURL string, o *options) http.Header {
+	m, err1 := url.Parse(metricsURL)
+	a, err2 := url.Parse(o.URL)
+	if err1 != nil || err2 != nil || m.Scheme != a.Scheme || m.Host != a.Host {
+		return nil
+	}
+	h := o.Headers.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if o.APIKey != "" {
+		h.Set("Authorization", "Bearer "+o.APIKey)
+	}
+	return h
+}
+
+// levelNotes are the lines printed under a level's status line: the
+// server's own figures, and warnings about short outputs or failed scrapes.
+func (o *options) levelNotes(s report.LevelStats) string {
+	var b strings.Builder
+	if sv := s.Server; sv.Scraped {
+		fmt.Fprintf(&b, "\n  server: running %s, waiting %s, KV cache %s, prefix hits %s; TTFT %s (queue %s, prefill %s)",
+			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), pct(sv.PrefixHitRate),
+			msText(sv.TTFTMean), msText(sv.QueueMean), msText(sv.PrefillMean))
+		if raw := sv.Raw; raw != nil && raw.Failures > 0 {
+			fmt.Fprintf(&b, "\ntoksweep: warning: C=%d: %d scrapes of the server's metrics failed: %s", s.Concurrency, raw.Failures, raw.Error)
+		}
+	}
+	if s.RequestsOK > 0 && float64(s.FinishStop) > earlyStopShare*float64(s.RequestsOK) {
+		fmt.Fprintf(&b, "\ntoksweep: warning: C=%d: %d of %d requests ended early (finish_reason stop; output tokens mean %.0f, min %d): decode figures rest on short streams",
+			s.Concurrency, s.FinishStop, s.RequestsOK, s.CompletionTokensMean, s.CompletionTokensMin)
+		if o.Work.IgnoreEOS {
+			b.WriteString("; the server seems to ignore ignore_eos")
+		} else {
+			b.WriteString("; --ignore-eos or --min-tokens ask vLLM-like servers for full-length outputs")
+		}
+	}
+	return b.String()
+}
+
+func pct(v float64) string {
+	if v != v { // NaN
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+func msText(d time.Duration) string {
+	if d == report.NoSample {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+}

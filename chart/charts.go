@@ -1,0 +1,304 @@
+package chart
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/toksweep/toksweep/report"
+)
+
+// The chart names, which are also their file stems.
+const (
+	AggregateName       = "aggregate_tps"      // aggregate output tok/s vs concurrency
+	DecodeName          = "decode_tps"         // per-stream decode tok/s p50 and p10 vs concurrency
+	TTFTName            = "ttft"               // TTFT p50 and p95 vs concurrency
+	TradeoffName        = "tradeoff"           // per-stream vs aggregate tok/s, one point per level
+	CompareDecodeName   = "compare_decode_tps" // decode p50 vs concurrency, one line per run
+	CompareTradeoffName = "compare_tradeoff"   // the trade-off curve of every run
+)
+
+// Options tunes RunCharts.
+type Options struct {
+	// SLODecodeTPS, when positive, is drawn on the decode chart as a
+	// horizontal line: the per-stream decode rate the SLO asks for.
+	SLODecodeTPS float64
+}
+
+// Series is one run's figures, for the overlays.
+type Series struct {
+	Name  string
+	Stats []report.LevelStats
+}
+
+// RunCharts builds the four charts of one run, in this order: aggregate
+// output tok/s, per-stream decode tok/s (p50, p10 and the SLO line), TTFT
+// (p50, p95) against concurrency, and the throughput–interactivity
+// trade-off.
+func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
+	levels := byConcurrency(stats)
+	var charts []Chart
+	for _, build := range []func([]level, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart} {
+		c, err := build(levels, opts)
+		if err != nil {
+			return nil, err
+		}
+		charts = append(charts, c)
+	}
+	return charts, nil
+}
+
+func aggregateChart(levels []level, _ Options) (Chart, error) {
+	const title = "Aggregate output tok/s vs concurrency"
+	p := newPlot(title, "concurrency (C)", "output tok/s (steady-state window)", topLeft)
+	err := addSeries(p, "aggregate output tok/s", series(levels, aggregate), 0, false)
+	return finish(p, AggregateName, title, levels), err
+}
+
+func decodeChart(levels []level, opts Options) (Chart, error) {
+	const title = "Per-stream decode tok/s vs concurrency"
+	p := newPlot(title, "concurrency (C)", "decode tok/s per stream", topRight)
+	err := addSeries(p, "p50", series(levels, decodeP50), 0, false)
+	if err == nil {
+		err = addSeries(p, "p10 (slowest tenth)", series(levels, decodeP10), 1, false)
+	}
+	if err == nil && opts.SLODecodeTPS > 0 {
+		err = addSLO(p, opts.SLODecodeTPS)
+	}
+	return finish(p, DecodeName, title, levels), err
+}
+
+// addSLO draws the SLO target as a dashed horizontal line.
+func addSLO(p *plot.Plot, target float64) error {
+	f := plotter.NewFunction(func(float64) float64 { return target })
+	f.Color, f.Width = palette[6], vg.Points(1.25)
+	f.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+	p.Add(f)
+	p.Legend.Add("SLO target "+strconv.FormatFloat(target, 'g', 4, 64)+" tok/s", f)
+	p.Y.Max = max(p.Y.Max, 1.05*target)
+	return nil
+}
+
+func ttftChart(levels []level, _ Options) (Chart, error) {
+	const title = "Time to first token vs concurrency"
+	p := newPlot(title, "concurrency (C)", "TTFT ms (queueing + prefill)", topLeft)
+	err := addSeries(p, "p50", series(levels, ttftP50), 0, false)
+	if err == nil {
+		err = addSeries(p, "p95", series(levels, ttftP95), 1, true)
+	}
+	return finish(p, TTFTName, title, levels), err
+}
+
+func tradeoffChart(levels []level, _ Options) (Chart, error) {
+	const title = "Throughput vs interactivity (one point per level)"
+	p := newPlot(title, "aggregate output tok/s (server)", "decode tok/s p50 (per user)", topRight)
+	xys, labels, _ := tradeoff(levels)
+	err := addSeries(p, "", xys, 0, false)
+	if err == nil {
+		err = addLabels(p, xys, labels)
+	}
+	roomForLabels(p)
+	return Chart{Name: TradeoffName, Title: title, Plot: p}, err
+}
+
+// CompareCharts overlays runs: per-stream decode tok/s p50 against
+// concurrency, and the trade-off curves. Run i is drawn in style i and
+// named "A: NAME", "B: NAME", … in the legend, as compare names them.
+func CompareCharts(runs []Series) ([]Chart, error) {
+	const decTitle, tradeTitle = "Per-stream decode tok/s p50 vs concurrency", "Throughput vs interactivity"
+	dec := newPlot(decTitle, "concurrency (C)", "decode tok/s p50 per stream", topRight)
+	trade := newPlot(tradeTitle, "aggregate output tok/s (server)", "decode tok/s p50 (per user)", topRight)
+	var all []level
+	for i, r := range runs {
+		levels := byConcurrency(r.Stats)
+		name := string(rune('A'+i%26)) + ": " + r.Name
+		if err := addSeries(dec, name, series(levels, decodeP50), i, false); err != nil {
+			return nil, err
+		}
+		xys, labels, cs := tradeoff(levels)
+		if err := addSeries(trade, name, xys, i, false); err != nil {
+			return nil, err
+		}
+		// The curves run side by side: label a level once, on the first
+		// run that has it, or the labels pile up.
+		for j, c := range cs {
+			if slices.ContainsFunc(all, func(l level) bool { return l.c == c }) {
+				labels[j] = ""
+			}
+		}
+		if err := addLabels(trade, xys, labels); err != nil {
+			return nil, err
+		}
+		all = append(all, levels...)
+	}
+	roomForLabels(trade)
+	return []Chart{
+		finish(dec, CompareDecodeName, decTitle, all),
+		{Name: CompareTradeoffName, Title: tradeTitle, Plot: trade},
+	}, nil
+}
+
+// addLabels writes "C=n" next to each point.
+func addLabels(p *plot.Plot, xys plotter.XYs, labels []string) error {
+	if len(xys) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Typeface, l.TextStyle[i].Font.Variant = sans.Typeface, sans.Variant
+		l.TextStyle[i].Font.Size = vg.Points(9)
+	}
+	l.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
+	p.Add(l)
+	return nil
+}
+
+// roomForLabels starts both axes of a trade-off chart at 0 and leaves room
+// on the right for the last point's label.
+func roomForLabels(p *plot.Plot) {
+	p.X.Min, p.Y.Min = 0, 0
+	p.X.Max, p.Y.Max = 1.08*p.X.Max, 1.05*p.Y.Max
+}
+
+// finish puts the concurrency axis under a plot of figures against C and
+// starts the y axis at 0.
+func finish(p *plot.Plot, name, title string, levels []level) Chart {
+	var cs []int
+	for _, l := range levels {
+		cs = append(cs, l.c)
+	}
+	slices.Sort(cs)
+	concurrencyAxis(p, slices.Compact(cs))
+	p.Y.Min, p.Y.Max = 0, 1.05*p.Y.Max
+	return Chart{Name: name, Title: title, Plot: p}
+}
+
+// concurrencyAxis makes the x axis logarithmic when the levels span a
+// factor of 4 or more, with a tick at each level (at powers of 2 when there
+// are more than 12).
+func concurrencyAxis(p *plot.Plot, cs []int) {
+	if len(cs) == 0 {
+		return
+	}
+	lo, hi := cs[0], cs[len(cs)-1]
+	// Leave a margin so the first and last points are not on the frame.
+	switch {
+	case lo == hi:
+		p.X.Min, p.X.Max = float64(lo)-1, float64(lo)+1
+	case lo > 0 && hi >= 4*lo:
+		p.X.Scale = plot.LogScale{}
+		p.X.Min, p.X.Max = float64(lo)/1.15, float64(hi)*1.15
+	default:
+		margin := 0.05 * float64(hi-lo)
+		p.X.Min, p.X.Max = float64(lo)-margin, float64(hi)+margin
+	}
+	ticks := cs
+	if len(cs) > 12 {
+		ticks = nil
+		for c := 1; c <= hi; c *= 2 {
+			if c >= lo {
+				ticks = append(ticks, c)
+			}
+		}
+	}
+	var marks plot.ConstantTicks
+	for _, c := range ticks {
+		marks = append(marks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
+	}
+	p.X.Tick.Marker = marks
+}
+
+// level is every repetition of one concurrency.
+type level struct {
+	c     int
+	stats []report.LevelStats
+}
+
+// byConcurrency groups stats by concurrency, ascending.
+func byConcurrency(stats []report.LevelStats) []level {
+	var levels []level
+	for _, s := range stats {
+		i := slices.IndexFunc(levels, func(l level) bool { return l.c == s.Concurrency })
+		if i < 0 {
+			levels = append(levels, level{c: s.Concurrency})
+			i = len(levels) - 1
+		}
+		levels[i].stats = append(levels[i].stats, s)
+	}
+	slices.SortFunc(levels, func(a, b level) int { return a.c - b.c })
+	return levels
+}
+
+// series is figure f against concurrency, the mean over repetitions,
+// skipping levels where f is undefined.
+func series(levels []level, f func(report.LevelStats) float64) plotter.XYs {
+	var xys plotter.XYs
+	for _, l := range levels {
+		if y := meanOf(l.stats, f); !math.IsNaN(y) {
+			xys = append(xys, plotter.XY{X: float64(l.c), Y: y})
+		}
+	}
+	return xys
+}
+
+// tradeoff is decode p50 against aggregate output tok/s, one point per
+// level, with "C=n" labels and each point's concurrency.
+func tradeoff(levels []level) (xys plotter.XYs, labels []string, cs []int) {
+	for _, l := range levels {
+		x, y := meanOf(l.stats, aggregate), meanOf(l.stats, decodeP50)
+		if math.IsNaN(x) || math.IsNaN(y) {
+			continue
+		}
+		if n := len(xys); n > 0 && near(xys[n-1], plotter.XY{X: x, Y: y}) {
+			// Saturated levels land on one spot: one label, "C=32,64".
+			labels[n-1] += "," + strconv.Itoa(l.c)
+			labels = append(labels, "")
+		} else {
+			labels = append(labels, "C="+strconv.Itoa(l.c))
+		}
+		xys, cs = append(xys, plotter.XY{X: x, Y: y}), append(cs, l.c)
+	}
+	return xys, labels, cs
+}
+
+// near reports whether two trade-off points are within 2% of each other
+// on both axes, so their labels would overlap.
+func near(a, b plotter.XY) bool {
+	close := func(u, v float64) bool { return math.Abs(u-v) <= 0.02*max(math.Abs(u), math.Abs(v)) }
+	return close(a.X, b.X) && close(a.Y, b.Y)
+}
+
+func meanOf(stats []report.LevelStats, f func(report.LevelStats) float64) float64 {
+	sum, n := 0.0, 0
+	for _, s := range stats {
+		if v := f(s); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			sum, n = sum+v, n+1
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+func aggregate(s report.LevelStats) float64 { return s.AggregateOutputTPS }
+func decodeP50(s report.LevelStats) float64 { return s.DecodeTPSP50 }
+func decodeP10(s report.LevelStats) float64 { return s.DecodeTPSP10 }
+func ttftP50(s report.LevelStats) float64   { return ms(s.TTFTP50) }
+func ttftP95(s report.LevelStats) float64   { return ms(s.TTFTP95) }
+
+// ms converts a time figure to milliseconds, NoSample to NaN.
+func ms(d time.Duration) float64 {
+	if d == report.NoSample {
+		return math.NaN()
+	}
+	return float64(d) / float64(time.Millisecond)
+}

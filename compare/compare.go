@@ -1,0 +1,197 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// Defaults of Options.
+const (
+	DefaultResamples  = 2000
+	DefaultConfidence = 0.95
+	// MinSamples is the fewest requests a side needs for an interval.
+	MinSamples = 5
+)
+
+// Run is one saved run as Compare reads it.
+type Run struct {
+	Name   string        // how the output names the run, e.g. its directory
+	Levels []sweep.Level // raw levels, warm-up records included (they are skipped)
+}
+
+// Options tunes the bootstrap. The zero value is the default.
+type Options struct {
+	Resamples  int     // resamples per interval; 0 means DefaultResamples
+	Confidence float64 // in (0, 1); 0 means DefaultConfidence
+	Seed       uint64  // seeds every resampling
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Resamples == 0 {
+		o.Resamples = DefaultResamples
+	}
+	if o.Confidence == 0 {
+		o.Confidence = DefaultConfidence
+	}
+	switch {
+	case o.Resamples < 100:
+		return o, fmt.Errorf("compare: %d resamples: want at least 100", o.Resamples)
+	case !(o.Confidence > 0 && o.Confidence < 1):
+		return o, fmt.Errorf("compare: confidence %v: want a fraction in (0, 1)", o.Confidence)
+	}
+	return o, nil
+}
+
+// Table is the outcome of Compare.
+type Table struct {
+	Runs        []string     // run names; Runs[0] is the baseline A
+	Comparisons []Comparison // Runs[i] against Runs[0], for i ≥ 1
+	Resamples   int
+	Confidence  float64
+}
+
+// Comparison is one run B against the baseline A.
+type Comparison struct {
+	Baseline, Run string // names of A and B
+	Label         string // B's letter: "B", "C", …; the baseline is "A"
+	// Compared lists the concurrencies both runs have, ascending;
+	// OnlyBaseline and OnlyRun those that only one has.
+	Compared, OnlyBaseline, OnlyRun []int
+	Levels                          []LevelComparison // one per Compared level
+}
+
+// LevelComparison holds the estimates of one shared level.
+type LevelComparison struct {
+	Concurrency int
+	Estimates   []Estimate // one per Metrics entry, in that order
+}
+
+// Estimate returns the estimate of metric m.
+func (l LevelComparison) Estimate(m Metric) Estimate {
+	for _, e := range l.Estimates {
+		if e.Metric == m {
+			return e
+		}
+	}
+	return Estimate{Metric: m, A: math.NaN(), B: math.NaN(), Ratio: math.NaN(), Low: math.NaN(), High: math.NaN()}
+}
+
+// Label is the letter naming run i in the output: A for the baseline, then
+// B, C, …, Z, then R27, R28, ….
+func Label(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("R%d", i+1)
+}
+
+// Compare compares runs[1:] with runs[0] on the levels each shares with it.
+func Compare(runs []Run, opts Options) (Table, error) {
+	if len(runs) < 2 {
+		return Table{}, errors.New("compare: need at least two runs")
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return Table{}, err
+	}
+	t := Table{Resamples: opts.Resamples, Confidence: opts.Confidence}
+	pooled := make([][]pool, len(runs))
+	for i, r := range runs {
+		t.Runs = append(t.Runs, r.Name)
+		pooled[i] = poolLevels(r.Levels)
+	}
+	for i := 1; i < len(runs); i++ {
+		c := Comparison{Baseline: runs[0].Name, Run: runs[i].Name, Label: Label(i)}
+		c.Compared, c.OnlyBaseline, c.OnlyRun = split(concurrencies(pooled[0]), concurrencies(pooled[i]))
+		for _, conc := range c.Compared {
+			a, b := find(pooled[0], conc), find(pooled[i], conc)
+			seed := [2]uint64{opts.Seed, uint64(i)<<32 | uint64(conc)}
+			c.Levels = append(c.Levels, compareLevel(a, b, seed, opts))
+		}
+		t.Comparisons = append(t.Comparisons, c)
+	}
+	return t, nil
+}
+
+// pool is every repetition of one concurrency level of a run, pooled.
+type pool struct {
+	concurrency int
+	decode      []float64 // per-request decode tok/s, sorted
+	ttft        []float64 // per-request TTFT in ms, sorted
+	aggregate   []float64 // aggregate output tok/s per repetition that has one
+}
+
+// poolLevels groups levels by concurrency, in first-appearance order.
+func poolLevels(levels []sweep.Level) []pool {
+	var pools []pool
+	for _, l := range levels {
+		i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == l.Concurrency })
+		if i < 0 {
+			pools = append(pools, pool{concurrency: l.Concurrency})
+			i = len(pools) - 1
+		}
+		p := &pools[i]
+		for j := range l.Records {
+			p.add(&l.Records[j])
+		}
+		if agg := report.Summarize(l).AggregateOutputTPS; !math.IsNaN(agg) {
+			p.aggregate = append(p.aggregate, agg)
+		}
+	}
+	for i := range pools {
+		slices.Sort(pools[i].decode)
+		slices.Sort(pools[i].ttft)
+	}
+	return pools
+}
+
+// add takes r's figures when it is a successful measured request, as
+// report.Summarize does.
+func (p *pool) add(r *client.Record) {
+	if r.Warmup || !r.OK() {
+		return
+	}
+	if d := report.RequestDecodeTPS(r); !math.IsNaN(d) {
+		p.decode = append(p.decode, d)
+	}
+	if t := report.RequestTTFT(r); t != report.NoSample {
+		p.ttft = append(p.ttft, float64(t)/1e6)
+	}
+}
+
+func concurrencies(pools []pool) []int {
+	cs := make([]int, len(pools))
+	for i, p := range pools {
+		cs[i] = p.concurrency
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+func find(pools []pool, c int) *pool {
+	i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == c })
+	return &pools[i]
+}
+
+// split returns the sorted sets a ∩ b, a − b and b − a.
+func split(a, b []int) (both, onlyA, onlyB []int) {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			both = append(both, x)
+		} else {
+			onlyA = append(onlyA, x)
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			onlyB = append(onlyB, x)
+		}
+	}
+	return both, onlyA, onlyB
+}

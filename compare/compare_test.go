@@ -1,0 +1,220 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toksweep/toksweep/report"
+)
+
+// TestKnownDifference: B's decode rates are drawn 10% faster than A's; the
+// difference is significant and the interval covers the true ratio.
+func TestKnownDifference(t *testing.T) {
+	a := base.run("a", 1, 16, 4, 8)
+	b := base.scaled(1.10).run("b", 2, 16, 4, 8)
+	tab, err := Compare([]Run{a, b}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range tab.Comparisons[0].Levels {
+		e := l.Estimate(DecodeP50)
+		if !e.Significant() || !(e.Low > 1) {
+			t.Errorf("C=%d: 10%% faster not significant: ratio %.3f CI [%.3f, %.3f]", l.Concurrency, e.Ratio, e.Low, e.High)
+		}
+		if !(e.Low <= 1.10 && 1.10 <= e.High) {
+			t.Errorf("C=%d: CI [%.3f, %.3f] misses the true ratio 1.10", l.Concurrency, e.Low, e.High)
+		}
+		if v := e.Verdict("B", tab.Confidence); !strings.HasPrefix(v, "B is ") || !strings.Contains(v, "% faster (95% CI ") {
+			t.Errorf("C=%d: verdict %q", l.Concurrency, v)
+		}
+		if ttft := l.Estimate(TTFTP50); ttft.Significant() {
+			t.Errorf("C=%d: TTFT is the same distribution but significant: %s", l.Concurrency, ttft.Verdict("B", 0.95))
+		}
+	}
+}
+
+// TestSameDistribution: A and B are drawn from one distribution; over many
+// independent pairs the 95% interval flags a difference about 5% of the
+// time, and the median pair shows none.
+func TestSameDistribution(t *testing.T) {
+	const pairs = 40
+	flagged := 0
+	for i := range pairs {
+		a := base.run("a", uint64(100+2*i), 8, 8)
+		b := base.run("b", uint64(101+2*i), 8, 8)
+		tab, err := Compare([]Run{a, b}, Options{Seed: uint64(i), Resamples: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := tab.Comparisons[0].Levels[0].Estimate(DecodeP50)
+		if e.Significant() {
+			flagged++
+		} else if v := e.Verdict("B", 0.95); i == 0 && !strings.HasPrefix(v, "no significant difference (") {
+			t.Errorf("verdict %q", v)
+		}
+	}
+	t.Logf("%d of %d pairs flagged", flagged, pairs)
+	// Binomial(40, 0.05): P(X ≥ 7) < 0.5%.
+	if flagged > 6 {
+		t.Errorf("%d of %d same-distribution pairs flagged significant, want about 2", flagged, pairs)
+	}
+}
+
+func TestSharedLevels(t *testing.T) {
+	a := base.run("a", 1, 4, 1, 2, 4)
+	b := base.run("b", 2, 4, 2, 4, 8)
+	c := base.run("c", 3, 4, 16)
+	tab, err := Compare([]Run{a, b, c}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		label                string
+		both, onlyA, onlyRun []int
+	}{
+		{"B", []int{2, 4}, []int{1}, []int{8}},
+		{"C", nil, []int{1, 2, 4}, []int{16}},
+	}
+	for i, tt := range tests {
+		cmp := tab.Comparisons[i]
+		if cmp.Label != tt.label || !slices.Equal(cmp.Compared, tt.both) ||
+			!slices.Equal(cmp.OnlyBaseline, tt.onlyA) || !slices.Equal(cmp.OnlyRun, tt.onlyRun) {
+			t.Errorf("%s: compared %v only A %v only run %v, want %v %v %v", cmp.Label,
+				cmp.Compared, cmp.OnlyBaseline, cmp.OnlyRun, tt.both, tt.onlyA, tt.onlyRun)
+		}
+		if len(cmp.Levels) != len(tt.both) {
+			t.Errorf("%s: %d level comparisons, want %d", cmp.Label, len(cmp.Levels), len(tt.both))
+		}
+	}
+	if got := tab.Comparisons[1].Overall(); got != "C vs A: no level in common" {
+		t.Errorf("Overall = %q", got)
+	}
+}
+
+// TestPointEstimates: with one repetition, the compared figures are the
+// report's own, and repetitions are pooled.
+func TestPointEstimates(t *testing.T) {
+	a := base.run("a", 5, 6, 4)
+	rng := rand.New(rand.NewPCG(9, 9))
+	b := Run{Name: "b"}
+	for rep := range 2 {
+		b.Levels = append(b.Levels, base.level(rng, 4, 6, rep, 0))
+	}
+	tab, err := Compare([]Run{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := tab.Comparisons[0].Levels[0]
+	s := report.Summarize(a.Levels[0])
+	want := map[Metric]float64{
+		DecodeP50:       s.DecodeTPSP50,
+		TTFTP50:         float64(s.TTFTP50) / 1e6,
+		TTFTP95:         float64(s.TTFTP95) / 1e6,
+		AggregateOutput: s.AggregateOutputTPS,
+	}
+	for m, w := range want {
+		if got := l.Estimate(m).A; math.Abs(got-w) > 1e-9*w {
+			t.Errorf("%s: A = %v, want the report's %v", m, got, w)
+		}
+	}
+	if e := l.Estimate(DecodeP50); e.NA != 24 || e.NB != 48 {
+		t.Errorf("decode samples %d and %d, want 24 and 48 (two repetitions pooled)", e.NA, e.NB)
+	}
+	if e := l.Estimate(AggregateOutput); e.NB != 2 || e.HasCI() {
+		t.Errorf("aggregate: NB %d (want 2 repetitions), CI %v", e.NB, e.HasCI())
+	}
+}
+
+func TestTooFewSamples(t *testing.T) {
+	a := base.run("a", 1, 1, 2) // 2 measured requests
+	b := base.run("b", 2, 8, 2)
+	tab, err := Compare([]Run{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := tab.Comparisons[0].Levels[0].Estimate(DecodeP50)
+	if e.HasCI() || e.Verdict("B", 0.95) != "" || math.IsNaN(e.Ratio) {
+		t.Errorf("2 requests: CI %v verdict %q ratio %v; want a ratio without interval", e.HasCI(), e.Verdict("B", 0.95), e.Ratio)
+	}
+	if got := tab.Comparisons[0].Overall(); !strings.Contains(got, "no interval (too few requests) at C=2") {
+		t.Errorf("Overall = %q", got)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	runs := []Run{base.run("a", 1, 8, 2, 4), base.run("b", 2, 8, 2, 4)}
+	var csvs [2]strings.Builder
+	for i := range csvs {
+		tab, err := Compare(runs, Options{Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab.WriteCSV(&csvs[i])
+	}
+	if csvs[0].String() != csvs[1].String() {
+		t.Error("the same inputs and seed gave different tables")
+	}
+}
+
+func TestOptionErrors(t *testing.T) {
+	runs := []Run{base.run("a", 1, 2, 1), base.run("b", 2, 2, 1)}
+	tests := []struct {
+		name string
+		runs []Run
+		opts Options
+	}{
+		{"one run", runs[:1], Options{}},
+		{"few resamples", runs, Options{Resamples: 10}},
+		{"confidence 1", runs, Options{Confidence: 1}},
+		{"confidence negative", runs, Options{Confidence: -0.5}},
+	}
+	for _, tt := range tests {
+		if _, err := Compare(tt.runs, tt.opts); err == nil {
+			t.Errorf("%s: no error", tt.name)
+		}
+	}
+}
+
+// TestResampledPercentile checks the counting shortcut against resampling
+// the slow way with the same random draws.
+func TestResampledPercentile(t *testing.T) {
+	sorted := []float64{1, 2, 2, 3, 5, 8, 13, 21, 34}
+	counts := make([]int, len(sorted))
+	for _, p := range []float64{10, 50, 95, 100} {
+		fast := rand.New(rand.NewPCG(3, uint64(p)))
+		slow := rand.New(rand.NewPCG(3, uint64(p)))
+		for range 200 {
+			got := resampledPercentile(fast, sorted, counts, p)
+			sample := make([]float64, len(sorted))
+			for i := range sample {
+				sample[i] = sorted[slow.IntN(len(sorted))]
+			}
+			slices.Sort(sample)
+			if want := report.Percentile(sample, p); got != want {
+				t.Fatalf("p%v: got %v, want %v", p, got, want)
+			}
+		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		e    Estimate
+		want string
+	}{
+		{Estimate{Metric: DecodeP50, Ratio: 1.031, Low: 1.012, High: 1.050}, "B is 3.1% faster (95% CI 1.2–5.0%)"},
+		{Estimate{Metric: DecodeP50, Ratio: 0.9, Low: 0.88, High: 0.93}, "B is 10.0% slower (95% CI 7.0–12.0%)"},
+		{Estimate{Metric: DecodeP50, Ratio: 0.996, Low: 0.979, High: 1.013}, "no significant difference (-0.4%, 95% CI -2.1% to +1.3%)"},
+		{Estimate{Metric: TTFTP50, Ratio: 0.92, Low: 0.861, High: 0.98}, "B's TTFT p50 is 8.0% lower (95% CI 2.0–13.9%)"},
+		{Estimate{Metric: TTFTP95, Ratio: 1.2, Low: nan, High: nan}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Verdict("B", 0.95); got != tt.want {
+			t.Errorf("Verdict(%+v) = %q, want %q", tt.e, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package compare
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// CSVHeader is the header of compare.csv, in column order. There is one row
+// per compared run, level and figure (Metrics order):
+//
+//	baseline        name of the baseline run A
+//	run             name of the compared run B
+//	label           B's letter (B, C, …)
+//	concurrency     the level, C
+//	metric          decode_tps_p50, ttft_p50_ms, ttft_p95_ms or aggregate_output_tps
+//	baseline_value  the figure in A (tok/s or ms, 3 decimals)
+//	value           the figure in B
+//	ratio           B/A, 4 decimals
+//	ci_low          lower bound of the confidence interval of B/A; empty without one
+//	ci_high         upper bound
+//	significant     true when the interval excludes 1; empty without one
+//	baseline_n      samples behind A: requests, or repetitions for the aggregate
+//	n               samples behind B
+//	verdict         the plain-words verdict; empty without an interval
+//
+// Undefined figures are empty cells.
+var CSVHeader = []string{
+	"baseline", "run", "label", "concurrency", "metric",
+	"baseline_value", "value", "ratio", "ci_low", "ci_high", "significant",
+	"baseline_n", "n", "verdict",
+}
+
+// WriteCSV writes the table as compare.csv.
+func (t Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, c := range t.Comparisons {
+		for _, l := range c.Levels {
+			for _, e := range l.Estimates {
+				sig := ""
+				if e.HasCI() {
+					sig = strconv.FormatBool(e.Significant())
+				}
+				row := []string{
+					c.Baseline, c.Run, c.Label, strconv.Itoa(l.Concurrency), string(e.Metric),
+					fixed(e.A, 3), fixed(e.B, 3), fixed(e.Ratio, 4), fixed(e.Low, 4), fixed(e.High, 4), sig,
+					strconv.Itoa(e.NA), strconv.Itoa(e.NB), e.Verdict(c.Label, t.Confidence),
+				}
+				if err := cw.Write(row); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteText writes the human comparison: the runs, then per compared run
+// the levels it shares with A, a headline table with verdicts, a table of
+// the other figures, and a one-line summary.
+func (t Table) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for i, name := range t.Runs {
+		fmt.Fprintf(&b, "%s = %s\n", Label(i), name)
+	}
+	fmt.Fprintf(&b, "Intervals: %s%% percentile bootstrap, %d resamples of each level's successful requests; TTFT p95 and aggregate tok/s are ratios only.\n",
+		strconv.FormatFloat(100*t.Confidence, 'f', -1, 64), t.Resamples)
+	for _, c := range t.Comparisons {
+		fmt.Fprintf(&b, "\n%s vs A: compared C=%s (only in A: %s; only in %s: %s)\n",
+			c.Label, ints(c.Compared), ints(c.OnlyBaseline), c.Label, ints(c.OnlyRun))
+		if len(c.Levels) == 0 {
+			continue
+		}
+		t.headline(&b, c)
+		t.others(&b, c)
+		b.WriteString("\n" + c.Overall() + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// headline is the table of the per-stream decode rate, with verdicts.
+func (t Table) headline(b *strings.Builder, c Comparison) {
+	fmt.Fprintf(b, "\n%s\n", DecodeP50.Title())
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "C\tA\t%s\t%s/A\t%s\t  verdict\n", c.Label, c.Label, ciHead(t.Confidence, c.Label))
+	for _, l := range c.Levels {
+		e := l.Estimate(DecodeP50)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t  %s\n", l.Concurrency, num(e.A, 1), num(e.B, 1),
+			num(e.Ratio, 3), interval(e), e.Verdict(c.Label, t.Confidence))
+	}
+	tw.Flush()
+}
+
+// others is the table of TTFT and the aggregate rate.
+func (t Table) others(b *strings.Builder, c Comparison) {
+	b.WriteString("\nTTFT ms and aggregate output tok/s\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	l := c.Label
+	fmt.Fprintf(tw, "C\tTTFT p50 A\t%s\t%s/A\t%s\tTTFT p95 A\t%s\t%s/A\taggregate A\t%s\t%s/A\t\n",
+		l, l, ciHead(t.Confidence, c.Label), l, l, l, l)
+	for _, lv := range c.Levels {
+		p50, p95, agg := lv.Estimate(TTFTP50), lv.Estimate(TTFTP95), lv.Estimate(AggregateOutput)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", lv.Concurrency,
+			num(p50.A, 1), num(p50.B, 1), num(p50.Ratio, 3), interval(p50),
+			num(p95.A, 1), num(p95.B, 1), num(p95.Ratio, 3),
+			num(agg.A, 1), num(agg.B, 1), num(agg.Ratio, 3))
+	}
+	tw.Flush()
+}
+
+func ciHead(conf float64, label string) string {
+	return strconv.FormatFloat(100*conf, 'f', -1, 64) + "% CI of " + label + "/A"
+}
+
+// interval formats the interval of B/A as "0.905–0.930", "-" without one.
+func interval(e Estimate) string {
+	if !e.HasCI() {
+		return "-"
+	}
+	return num(e.Low, 3) + "–" + num(e.High, 3)
+}
+
+// ints lists levels as "1,2,4", or "none".
+func ints(xs []int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// num formats v for the console, NaN as "-".
+func num(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// fixed formats v for the CSV, NaN as "".
+func fixed(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}

@@ -1,0 +1,83 @@
+package compare
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Title is the human name of each figure.
+func (m Metric) Title() string {
+	switch m {
+	case DecodeP50:
+		return "per-stream decode tok/s p50"
+	case TTFTP50:
+		return "TTFT p50"
+	case TTFTP95:
+		return "TTFT p95"
+	case AggregateOutput:
+		return "aggregate output tok/s"
+	}
+	return string(m)
+}
+
+// Verdict says in plain words what the estimate shows about run label
+// against the baseline, at confidence conf: "B is 3.1% faster (95% CI
+// 1.2–5.0%)", "B's TTFT p50 is 8.0% lower (95% CI 2.0–13.9%)" or "no
+// significant difference (-0.4%, 95% CI -2.1% to +1.3%)". It is empty when
+// the estimate has no interval.
+func (e Estimate) Verdict(label string, conf float64) string {
+	if !e.HasCI() {
+		return ""
+	}
+	ci := strconv.FormatFloat(100*conf, 'f', -1, 64) + "% CI"
+	d, lo, hi := pct(e.Ratio), pct(e.Low), pct(e.High)
+	if !e.Significant() {
+		return fmt.Sprintf("no significant difference (%+.1f%%, %s %+.1f%% to %+.1f%%)", d, ci, lo, hi)
+	}
+	up, down := "higher", "lower"
+	subject := label + "'s " + e.Metric.Title()
+	if e.Metric == DecodeP50 {
+		up, down, subject = "faster", "slower", label
+	}
+	word := up
+	if e.Low < 1 { // significant and below 1: the whole interval is below
+		word, d, lo, hi = down, -d, -hi, -lo
+	}
+	return fmt.Sprintf("%s is %.1f%% %s (%s %.1f–%.1f%%)", subject, d, word, ci, lo, hi)
+}
+
+// pct is a ratio as a relative difference in percent.
+func pct(ratio float64) float64 { return 100 * (ratio - 1) }
+
+// Overall sums up the headline figure over the compared levels, e.g.
+// "B vs A, per-stream decode tok/s p50: faster at C=1,2; no significant
+// difference at C=4".
+func (c Comparison) Overall() string {
+	if len(c.Levels) == 0 {
+		return fmt.Sprintf("%s vs A: no level in common", c.Label)
+	}
+	groups := []struct {
+		name string
+		cs   []string
+	}{{name: "faster"}, {name: "slower"}, {name: "no significant difference"}, {name: "no interval (too few requests)"}}
+	for _, l := range c.Levels {
+		e, g := l.Estimate(DecodeP50), 3
+		switch {
+		case e.Significant() && e.Low > 1:
+			g = 0
+		case e.Significant():
+			g = 1
+		case e.HasCI():
+			g = 2
+		}
+		groups[g].cs = append(groups[g].cs, strconv.Itoa(l.Concurrency))
+	}
+	var parts []string
+	for _, g := range groups {
+		if len(g.cs) > 0 {
+			parts = append(parts, g.name+" at C="+strings.Join(g.cs, ","))
+		}
+	}
+	return fmt.Sprintf("%s vs A, %s: %s", c.Label, DecodeP50.Title(), strings.Join(parts, "; "))
+}

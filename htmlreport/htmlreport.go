@@ -1,0 +1,145 @@
+package htmlreport
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/russross/blackfriday/v2"
+
+	"github.com/toksweep/toksweep/chart"
+	"github.com/toksweep/toksweep/docs"
+	"github.com/toksweep/toksweep/report"
+
+	_ "embed"
+)
+
+// The files WriteAll writes in a run directory.
+const (
+	File      = "report.html" // the page
+	ChartsDir = "charts"      // NAME.png and NAME.svg for each chart.RunCharts chart
+)
+
+// Options are what the sweep knows beyond the figures.
+type Options struct {
+	// SLODecodeTPS, when positive, is the SLO's per-stream decode target,
+	// drawn as a line on the decode chart.
+	SLODecodeTPS float64
+	// SLOVerdict, when not empty, is shown at the top of the page.
+	SLOVerdict string
+}
+
+// WriteAll writes the run's charts into DIR/charts (created if needed) and
+// DIR/report.html. It is what the sweep calls when it ends, and what
+// 'toksweep report' calls on a saved run.
+func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Options) error {
+	charts, err := chart.RunCharts(stats, chart.Options{SLODecodeTPS: opts.SLODecodeTPS})
+	if err != nil {
+		return err
+	}
+	cdir := filepath.Join(dir, ChartsDir)
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return err
+	}
+	if _, err := chart.WriteFiles(cdir, charts); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := write(&b, sum, stats, charts, opts); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, File), b.Bytes(), 0o644)
+}
+
+// Write writes report.html to w.
+func Write(w io.Writer, sum report.Summary, stats []report.LevelStats, opts Options) error {
+	charts, err := chart.RunCharts(stats, chart.Options{SLODecodeTPS: opts.SLODecodeTPS})
+	if err != nil {
+		return err
+	}
+	return write(w, sum, stats, charts, opts)
+}
+
+//go:embed page.html.tmpl
+var pageText string
+
+var page = template.Must(template.New("page").Parse(pageText))
+
+// view is what the page template reads.
+type view struct {
+	Title      string
+	Summary    report.Summary
+	Started    string
+	Finished   string
+	SLOVerdict string
+	Charts     []chartView
+	Single     tableView
+	Aggregate  tableView
+	Notes      []string
+	Config     string
+	Metrics    template.HTML
+}
+
+type chartView struct {
+	Title string
+	Src   template.URL // data:image/svg+xml;base64,…
+}
+
+func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []chart.Chart, opts Options) error {
+	v := view{
+		Title:      fmt.Sprintf("toksweep: %s at %s", sum.Model, sum.URL),
+		Summary:    sum,
+		Started:    timeText(sum.Started),
+		Finished:   timeText(sum.Finished),
+		SLOVerdict: opts.SLOVerdict,
+		Single:     singleTable(stats),
+		Aggregate:  aggregateTable(stats),
+		Notes:      notes(stats),
+		Metrics:    metricsHTML(),
+	}
+	for _, c := range charts {
+		svg, err := c.Bytes("svg")
+		if err != nil {
+			return err
+		}
+		src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg)
+		v.Charts = append(v.Charts, chartView{Title: c.Title, Src: template.URL(src)})
+	}
+	if sum.Config != nil {
+		b, err := json.MarshalIndent(sum.Config, "", "  ")
+		if err != nil {
+			return fmt.Errorf("report.html: config: %w", err)
+		}
+		v.Config = string(b)
+	}
+	var b bytes.Buffer
+	if err := page.Execute(&b, v); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// metricsHTML renders docs/metrics.md, its headings one level down so that
+// its title sits beside the page's own sections.
+func metricsHTML() template.HTML {
+	r := blackfriday.NewHTMLRenderer(blackfriday.HTMLRendererParameters{
+		Flags:              blackfriday.CommonHTMLFlags,
+		HeadingLevelOffset: 1,
+	})
+	out := blackfriday.Run([]byte(docs.Metrics), blackfriday.WithRenderer(r))
+	return template.HTML(out) // our own document, embedded at build time
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 MST")
+}

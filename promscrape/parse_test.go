@@ -1,0 +1,141 @@
+package promscrape
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func parseFile(t *testing.T, name string) *Exposition {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	e, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestParseAwkwardButValid(t *testing.T) {
+	e := parseFile(t, "vllm-v1.txt")
+	if e.Malformed != 0 {
+		t.Fatalf("%d malformed lines, first %s", e.Malformed, e.FirstBad)
+	}
+	for name, want := range map[string]Series{
+		"some_unknown_metric":       {1, 1},
+		"weird_spacing":             {7, 1},
+		"om_counter_total":          {3, 1},
+		"nan_gauge":                 {},
+		"inf_gauge":                 {},
+		"neg_inf_gauge":             {},
+		"vllm:num_requests_running": {7, 2},
+	} {
+		if got := e.Series[name]; got != want {
+			t.Errorf("%s = %+v, want %+v", name, got, want)
+		}
+	}
+}
+
+func TestReadVLLMv1(t *testing.T) {
+	s := Read(parseFile(t, "vllm-v1.txt"))
+	checks := []struct {
+		what string
+		got  value
+		want float64
+	}{
+		{"running (summed over engines)", s.Running, 7},
+		{"waiting", s.Waiting, 1},
+		{"kv usage (averaged over engines)", s.KVUsage, 0.5},
+		{"prefix queries (_total)", s.PrefixQueries, 10000},
+		{"prefix hits", s.PrefixHits, 2500},
+	}
+	for _, c := range checks {
+		if !c.got.OK || c.got.V != c.want {
+			t.Errorf("%s = %+v, want %v", c.what, c.got, c.want)
+		}
+	}
+	if s.TTFT != (hist{Sum: 10, Count: 40, OK: true}) || s.Queue != (hist{1.2, 40, true}) || s.Prefill != (hist{6.4, 40, true}) {
+		t.Errorf("histograms %+v %+v %+v", s.TTFT, s.Queue, s.Prefill)
+	}
+	if s.HitRateGauge.OK {
+		t.Error("found a v0 hit-rate gauge that is not there")
+	}
+}
+
+// TestReadLLMD reads a scrape of llm-d-inference-sim v0.10.2 after five
+// requests at --max-num-seqs 2: counters without _total, and a queue
+// histogram that observes only the requests that waited.
+func TestReadLLMD(t *testing.T) {
+	s := Read(parseFile(t, "llmd-v0.10.2.txt"))
+	if !s.Running.OK || !s.Waiting.OK || !s.KVUsage.OK {
+		t.Errorf("gauges %+v %+v %+v", s.Running, s.Waiting, s.KVUsage)
+	}
+	if s.PrefixQueries != (value{130, true}) || s.PrefixHits != (value{64, true}) {
+		t.Errorf("prefix counters %+v %+v", s.PrefixQueries, s.PrefixHits)
+	}
+	if s.TTFT.Count != 5 || s.Queue.Count != 3 || s.Prefill.Count != 5 {
+		t.Errorf("histogram counts %v %v %v", s.TTFT.Count, s.Queue.Count, s.Prefill.Count)
+	}
+}
+
+func TestParseSkipsMalformedLines(t *testing.T) {
+	in := "good 1\nbad{unterminated=\"x 2\nalso_bad\n{no_name=\"x\"} 3\nvalue_bad 1.2.3\ngood 2\n"
+	e, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Series["good"] != (Series{3, 2}) || e.Malformed != 4 || !strings.Contains(e.FirstBad, "unterminated") {
+		t.Fatalf("series %+v, malformed %d (%s)", e.Series, e.Malformed, e.FirstBad)
+	}
+}
+
+func TestParseRejectsWhatIsNotAnExposition(t *testing.T) {
+	for _, in := range []string{"<html><body>Not Found</body></html>", `{"detail":"Not Found"}`} {
+		if _, err := Parse(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), "not a Prometheus text exposition") {
+			t.Errorf("%q: err = %v", in, err)
+		}
+	}
+	e, err := Parse(strings.NewReader("# only comments\n\n"))
+	if err != nil || len(e.Series) != 0 {
+		t.Errorf("an empty exposition: %v, %+v", err, e)
+	}
+}
+
+func TestLevelFigures(t *testing.T) {
+	open := &Snapshot{TTFT: hist{Sum: 1, Count: 10, OK: true}, PrefixQueries: value{100, true}, PrefixHits: value{10, true}}
+	closing := &Snapshot{
+		TTFT:          hist{Sum: 3.5, Count: 20, OK: true},
+		Queue:         hist{Sum: 0.5, Count: 4, OK: true}, // appeared during the level
+		PrefixQueries: value{300, true}, PrefixHits: value{60, true},
+	}
+	var m LevelMetrics
+	m.between(open, closing)
+	if d, ok := m.TTFT.Mean(); !ok || d != 250*time.Millisecond {
+		t.Errorf("TTFT mean %v %v, want 250ms", d, ok)
+	}
+	if d, ok := m.Queue.Mean(); !ok || d != 125*time.Millisecond {
+		t.Errorf("queue mean %v %v, want 125ms (a series born mid-level starts at 0)", d, ok)
+	}
+	if _, ok := m.Prefill.Mean(); ok {
+		t.Error("prefill mean without a prefill histogram")
+	}
+	if r := m.PrefixHitRate(); r != 0.25 {
+		t.Errorf("hit rate %v, want 50/200", r)
+	}
+	m.sample(&Snapshot{Running: value{4, true}, KVUsage: value{0.5, true}})
+	m.sample(&Snapshot{Running: value{2, true}})
+	if m.Running.Mean() != 3 || m.KVUsage.Mean() != 0.5 || !math.IsNaN(m.Waiting.Mean()) || m.Scrapes != 2 {
+		t.Errorf("gauges %+v", m)
+	}
+	// A counter that went down (a restart) has no increase.
+	m.between(&Snapshot{PrefixQueries: value{500, true}, PrefixHits: value{50, true}}, closing)
+	if !math.IsNaN(m.PrefixHitRate()) {
+		t.Errorf("hit rate across a restart = %v, want NaN", m.PrefixHitRate())
+	}
+}

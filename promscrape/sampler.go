@@ -1,0 +1,151 @@
+package promscrape
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Defaults of a Sampler.
+const (
+	DefaultInterval = time.Second
+	DefaultTimeout  = 5 * time.Second
+	maxBody         = 64 << 20 // an exposition larger than this is cut and fails to parse
+)
+
+// Sampler scrapes one Prometheus endpoint. Its zero value is not usable:
+// set URL. It is safe for concurrent use, but Start is meant to run one
+// level at a time.
+type Sampler struct {
+	URL      string
+	Header   http.Header   // sent with every scrape (e.g. Authorization); may be nil
+	Interval time.Duration // between in-level scrapes; 0 means DefaultInterval
+	Timeout  time.Duration // per scrape; 0 means DefaultTimeout
+	Client   *http.Client  // nil means http.DefaultClient
+}
+
+// Scrape fetches and reads the endpoint once.
+func (s *Sampler) Scrape(ctx context.Context) (*Snapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("metrics URL %s: %v", ShowURL(s.URL), err)
+	}
+	for k, vs := range s.Header {
+		req.Header[k] = vs
+	}
+	// The classic text format: never protobuf, whatever the server prefers.
+	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
+	hc := s.Client
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scraping %s: %v", ShowURL(s.URL), unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, fmt.Errorf("scraping %s: HTTP %s", ShowURL(s.URL), resp.Status)
+	}
+	e, err := Parse(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, fmt.Errorf("scraping %s: %v", ShowURL(s.URL), err)
+	}
+	return Read(e), nil
+}
+
+func (s *Sampler) timeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (s *Sampler) interval() time.Duration {
+	if s.Interval > 0 {
+		return s.Interval
+	}
+	return DefaultInterval
+}
+
+// Start takes the opening scrape, then scrapes every Interval in the
+// background until stop is called. stop (to be called once, when the
+// level's last request has ended) ends the sampling, takes the closing
+// scrape and returns the level's metrics. A failed scrape is counted in
+// the result, never returned as an error: the server's view is a
+// complement to the client's figures, not a condition for them. The closing
+// scrape is taken even when ctx has been canceled, within Timeout.
+func (s *Sampler) Start(ctx context.Context) (stop func() *LevelMetrics) {
+	m := &LevelMetrics{}
+	open, err := s.Scrape(ctx)
+	if err != nil {
+		m.fail(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { // owns m until done is closed
+		defer close(done)
+		t := time.NewTicker(s.interval())
+		defer t.Stop()
+		for {
+			select {
+			case <-sctx.Done():
+				return
+			case <-t.C:
+			}
+			snap, err := s.Scrape(sctx)
+			switch {
+			case sctx.Err() != nil:
+				return // stopped mid-scrape: not a failure
+			case err != nil:
+				m.fail(err)
+			default:
+				m.sample(snap)
+			}
+		}
+	}()
+	return func() *LevelMetrics {
+		cancel()
+		<-done
+		closing, err := s.Scrape(context.WithoutCancel(ctx))
+		switch {
+		case err != nil:
+			m.fail(err)
+		case open != nil:
+			m.between(open, closing)
+		}
+		return m
+	}
+}
+
+func (m *LevelMetrics) fail(err error) {
+	if m.Failures == 0 {
+		m.Error = err.Error()
+	}
+	m.Failures++
+}
+
+// ShowURL is raw without credentials or query, for messages.
+func ShowURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+// unwrapURLError drops the *url.Error wrapper, which quotes the whole URL
+// (credentials included).
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// SavedRun is a run directory read back: the summary as written (its
+// Config a json.RawMessage, kept verbatim), and the raw levels rebuilt from
+// requests.jsonl. Summarize(Levels[i]) gives the
+// figures of level i again, so a saved run is re-rendered, and compared,
+// from its records rather than from the rounded figures in levels.csv.
+type SavedRun struct {
+	Path    string
+	Summary Summary
+	Levels  []sweep.Level // in run order
+	// Warnings are non-fatal remarks about the directory, for stderr.
+	Warnings []string
+	// verdicts are the SLO verdicts recorded per level (nil: no SLO), in
+	// Levels order. summary.json does not keep the SLO itself in a form
+	// that could be judged again, so Stats restores them as recorded.
+	verdicts []*SLOResult
+}
+
+// levelKey identifies a level within a run.
+type levelKey struct{ concurrency, repeat int }
+
+// ReadRunDir reads a directory written by RunDir. The records of
+// requests.jsonl are grouped by (concurrency, repeat), in file order; what
+// the records cannot tell, each level's end reason and client health, comes
+// from summary.json. Levels are in summary.json's order; a level whose
+// records were saved but that summary.json does not list yet (a run killed
+// between the two writes) follows, with an unknown end reason and health,
+// and a warning. Level.Start and Level.End are recomputed from the records.
+func ReadRunDir(path string) (SavedRun, error) {
+	run := SavedRun{Path: path}
+	b, err := os.ReadFile(filepath.Join(path, SummaryFile))
+	if err != nil {
+		return run, fmt.Errorf("reading run %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, &run.Summary); err != nil {
+		return run, fmt.Errorf("reading run %s: %s: %w", path, SummaryFile, err)
+	}
+	// Keep the configuration as written (field order included), so the
+	// summary is rewritten byte for byte.
+	var raw struct {
+		Config json.RawMessage `json:"config"`
+	}
+	if json.Unmarshal(b, &raw) == nil && len(raw.Config) > 0 {
+		run.Summary.Config = raw.Config
+	}
+	f, err := os.Open(filepath.Join(path, RequestsFile))
+	if err != nil {
+		return run, fmt.Errorf("reading run %s: %w", path, err)
+	}
+	defer f.Close()
+	recs, err := ReadRecords(f)
+	if err != nil {
+		return run, fmt.Errorf("reading run %s: %s: %w", path, RequestsFile, err)
+	}
+	run.Levels, run.Warnings = rebuildLevels(run.Summary.Levels, recs)
+	for _, lj := range run.Summary.Levels {
+		run.verdicts = append(run.verdicts, recordedVerdict(lj))
+	}
+	return run, nil
+}
+
+// rebuildLevels groups recs into the levels that summary lists, then any
+// level summary does not list.
+func rebuildLevels(summary []LevelJSON, recs []client.Record) ([]sweep.Level, []string) {
+	byKey := make(map[levelKey][]client.Record)
+	var order []levelKey // first appearance in recs
+	for _, r := range recs {
+		k := levelKey{r.Concurrency, r.Repeat}
+		if _, seen := byKey[k]; !seen {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	var levels []sweep.Level
+	listed := make(map[levelKey]bool)
+	for _, lj := range summary {
+		k := levelKey{lj.Concurrency, lj.Repeat}
+		listed[k] = true
+		levels = append(levels, newLevel(k, lj.EndReason, lj.Health, byKey[k]))
+		levels[len(levels)-1].Server = lj.ServerMetrics
+	}
+	var warnings []string
+	for _, k := range order {
+		if listed[k] {
+			continue
+		}
+		warnings = append(warnings, fmt.Sprintf("level C=%d repeat %d has records but is not in %s: its end reason and client health are unknown",
+			k.concurrency, k.repeat, SummaryFile))
+		levels = append(levels, newLevel(k, "", sweep.Health{}, byKey[k]))
+	}
+	return levels, warnings
+}
+
+func newLevel(k levelKey, end sweep.EndReason, h sweep.Health, recs []client.Record) sweep.Level {
+	l := sweep.Level{Concurrency: k.concurrency, Repeat: k.repeat, EndReason: end, Health: h, Records: recs}
+	for i, r := range recs {
+		if i == 0 || r.Start < l.Start {
+			l.Start = r.Start
+		}
+		l.End = max(l.End, r.End)
+	}
+	return l
+}
+
+// Stats summarizes every level of the run, in order, with the SLO verdict
+// each level was given when it ran.
+func (r SavedRun) Stats() []LevelStats {
+	stats := make([]LevelStats, len(r.Levels))
+	for i, l := range r.Levels {
+		stats[i] = Summarize(l)
+		if i < len(r.verdicts) {
+			stats[i].SLO = r.verdicts[i]
+		}
+	}
+	return stats
+}
+
+// recordedVerdict reads a level's SLO verdict back from summary.json, nil
+// when the run had no SLO.
+func recordedVerdict(lj LevelJSON) *SLOResult {
+	if lj.SLOPass == nil {
+		return nil
+	}
+	v := &SLOResult{Pass: *lj.SLOPass}
+	if lj.SLOFailed != "" {
+		v.Failed = strings.Split(lj.SLOFailed, "; ")
+	}
+	return v
+}
+
+// Resummarized is the run's summary with every level's figures recomputed
+// from stats (normally r.Stats()); the run's metadata is kept as read.
+func (r SavedRun) Resummarized(stats []LevelStats) Summary {
+	s := r.Summary
+	s.Levels = make([]LevelJSON, len(stats))
+	for i, st := range stats {
+		s.Levels[i] = NewLevelJSON(st)
+	}
+	return s
+}

@@ -1,0 +1,31 @@
+package report
+
+import (
+	"math"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// RequestTTFT is one request's time to first token, FirstToken − Start, or
+// NoSample when it has no token-carrying chunk. Summarize takes TTFT
+// percentiles over it; compare bootstraps it. The caller picks the records
+// (Summarize uses successful measured ones).
+func RequestTTFT(r *client.Record) time.Duration {
+	if len(r.ChunkAt) == 0 {
+		return NoSample
+	}
+	return r.FirstToken - r.Start
+}
+
+// RequestDecodeTPS is one request's decode rate, (U − w) / (LastToken −
+// FirstToken) in tokens per second, or NaN when it is undefined (fewer than
+// two token-carrying chunks, or no time between the first and the last).
+// docs/metrics.md defines it; this is its one implementation.
+func RequestDecodeTPS(r *client.Record) float64 {
+	if len(r.ChunkAt) < 2 || r.LastToken <= r.FirstToken {
+		return math.NaN()
+	}
+	u := float64(r.OutputTokens())
+	return (u - tokenWeight(r)) / (r.LastToken - r.FirstToken).Seconds()
+}

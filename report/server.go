@@ -1,0 +1,107 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/toksweep/toksweep/promscrape"
+)
+
+// fracDecimals is the precision of fractions (KV usage, hit rate).
+const fracDecimals = 4
+
+// ServerStats is the server's own account of a level, from its Prometheus
+// endpoint (vLLM's metric names), next to the client's figures. Means are
+// NaN and durations NoSample when the server does not export the metric or
+// had nothing to report; every figure is undefined when Scraped is false.
+type ServerStats struct {
+	Scraped bool // the sweep sampled the server during the level
+	Scrapes int  // in-level scrapes: the samples of the gauge means
+	// Raw is what the figures were computed from, kept for summary.json.
+	Raw *promscrape.LevelMetrics
+
+	RunningMean   float64 // vllm:num_requests_running, mean over the in-level scrapes
+	WaitingMean   float64 // vllm:num_requests_waiting, the same
+	KVUsageMean   float64 // vllm:kv_cache_usage_perc (a fraction), the same
+	PrefixHitRate float64 // Δ prefix-cache hits / Δ queries (tokens) over the level
+
+	// Means of the server's histograms over the level: Δsum / Δcount.
+	TTFTMean    time.Duration // vllm:time_to_first_token_seconds
+	QueueMean   time.Duration // vllm:request_queue_time_seconds
+	PrefillMean time.Duration // vllm:request_prefill_time_seconds
+}
+
+// serverStats turns the sampled metrics into figures.
+func serverStats(m *promscrape.LevelMetrics) ServerStats {
+	s := ServerStats{
+		RunningMean: math.NaN(), WaitingMean: math.NaN(), KVUsageMean: math.NaN(), PrefixHitRate: math.NaN(),
+		TTFTMean: NoSample, QueueMean: NoSample, PrefillMean: NoSample,
+	}
+	if m == nil {
+		return s
+	}
+	s.Scraped, s.Scrapes, s.Raw = true, m.Scrapes, m
+	s.RunningMean, s.WaitingMean, s.KVUsageMean = m.Running.Mean(), m.Waiting.Mean(), m.KVUsage.Mean()
+	s.PrefixHitRate = m.PrefixHitRate()
+	for _, h := range []struct {
+		dst *time.Duration
+		src promscrape.Histogram
+	}{{&s.TTFTMean, m.TTFT}, {&s.QueueMean, m.Queue}, {&s.PrefillMean, m.Prefill}} {
+		if d, ok := h.src.Mean(); ok {
+			*h.dst = d
+		}
+	}
+	return s
+}
+
+// serverColumns are the levels.csv columns of ServerStats, in order.
+var serverColumns = []string{
+	"server_scrapes", "server_running_mean", "server_waiting_mean", "server_kv_usage_mean",
+	"server_prefix_hit_rate", "server_ttft_mean_ms", "server_queue_mean_ms", "server_prefill_mean_ms",
+}
+
+// cells formats s in serverColumns order; all empty when not scraped.
+func (s ServerStats) cells() []string {
+	if !s.Scraped {
+		return make([]string, len(serverColumns))
+	}
+	return []string{
+		strconv.Itoa(s.Scrapes),
+		fixed(s.RunningMean, tpsDecimals), fixed(s.WaitingMean, tpsDecimals),
+		fixed(s.KVUsageMean, fracDecimals), fixed(s.PrefixHitRate, fracDecimals),
+		msCell(s.TTFTMean), msCell(s.QueueMean), msCell(s.PrefillMean),
+	}
+}
+
+// ServerJSON is ServerStats in summary.json: the server_* columns of
+// levels.csv under the same names, embedded in LevelJSON; null when
+// undefined, all null when the server was not scraped.
+type ServerJSON struct {
+	Scrapes       *int     `json:"server_scrapes"`
+	RunningMean   *float64 `json:"server_running_mean"`
+	WaitingMean   *float64 `json:"server_waiting_mean"`
+	KVUsageMean   *float64 `json:"server_kv_usage_mean"`
+	PrefixHitRate *float64 `json:"server_prefix_hit_rate"`
+	TTFTMeanMs    *float64 `json:"server_ttft_mean_ms"`
+	QueueMeanMs   *float64 `json:"server_queue_mean_ms"`
+	PrefillMeanMs *float64 `json:"server_prefill_mean_ms"`
+}
+
+// json converts s for summary.json.
+func (s ServerStats) json() ServerJSON {
+	if !s.Scraped {
+		return ServerJSON{}
+	}
+	n := s.Scrapes
+	return ServerJSON{
+		Scrapes:       &n,
+		RunningMean:   rounded(s.RunningMean, tpsDecimals),
+		WaitingMean:   rounded(s.WaitingMean, tpsDecimals),
+		KVUsageMean:   rounded(s.KVUsageMean, fracDecimals),
+		PrefixHitRate: rounded(s.PrefixHitRate, fracDecimals),
+		TTFTMeanMs:    msJSON(s.TTFTMean),
+		QueueMeanMs:   msJSON(s.QueueMean),
+		PrefillMeanMs: msJSON(s.PrefillMean),
+	}
+}
