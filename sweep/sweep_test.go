@@ -18,6 +18,7 @@ type fakeDoer struct {
 	epoch    time.Time
 	took     time.Duration
 	fail     func(n int64) (client.ErrorClass, int)
+	fastOK   bool // successful requests return at once (to order completions)
 	n        atomic.Int64
 	inflight atomic.Int64
 	peak     atomic.Int64
@@ -38,14 +39,20 @@ func (f *fakeDoer) Do(ctx context.Context, p client.Prompt) client.Record {
 		}
 	}
 	r := client.Record{PromptID: p.ID, Start: f.Now()}
+	if f.fail != nil {
+		r.ErrorClass, r.Status = f.fail(n)
+	}
+	took := f.took
+	if r.ErrorClass == client.OK && f.fastOK {
+		took = 0
+	}
 	select {
-	case <-time.After(f.took):
+	case <-time.After(took):
 	case <-ctx.Done():
 		r.ErrorClass = client.Canceled
 	}
 	r.End = f.Now()
-	if f.fail != nil && r.ErrorClass == client.OK {
-		r.ErrorClass, r.Status = f.fail(n)
+	if r.ErrorClass != client.OK {
 		r.Error = "HTTP failure"
 	}
 	return r
@@ -175,7 +182,8 @@ func TestRunKeepsGoingOnServerErrors(t *testing.T) {
 }
 
 func TestRunMixedClientErrorsDoNotAbort(t *testing.T) {
-	f := newFake(time.Millisecond)
+	f := newFake(5 * time.Millisecond)
+	f.fastOK = true // the success completes first, before any 4xx
 	f.fail = func(n int64) (client.ErrorClass, int) {
 		if n == 2 {
 			return client.OK, 200
