@@ -39,9 +39,10 @@ type job struct {
 // waiting when it wakes.
 type seq struct {
 	job
-	arrived time.Time
-	aborted atomic.Bool
-	notify  chan struct{}
+	arrived   time.Time
+	scheduled time.Time // admitted to the batch (scheduler-owned)
+	aborted   atomic.Bool
+	notify    chan struct{}
 
 	produced int // tokens generated; scheduler-owned copy of generated
 
@@ -244,6 +245,7 @@ func (e *engine) admit(now time.Time) float64 {
 	for _, sq := range admitted {
 		prefill += float64(sq.promptTokens) * e.prefNs
 		prompt += sq.promptTokens
+		sq.scheduled = now
 		e.met.admitted(now.Sub(sq.arrived))
 	}
 	e.met.addPrompt(prompt)
@@ -283,7 +285,7 @@ func (e *engine) emit(now time.Time) {
 			continue // its handler is gone; dropped below
 		}
 		if sq.produced == 0 {
-			e.met.firstToken(now.Sub(sq.arrived))
+			e.met.firstToken(now.Sub(sq.arrived), now.Sub(sq.scheduled))
 		}
 		n := min(k, sq.target-sq.produced)
 		sq.produced += n

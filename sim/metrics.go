@@ -51,6 +51,7 @@ type metrics struct {
 	aborts       int64
 	kvTokens     int
 	ttft, queue  histogram
+	prefill      histogram
 }
 
 func newMetrics() *metrics {
@@ -58,15 +59,20 @@ func newMetrics() *metrics {
 		success: map[string]int64{"length": 0, "stop": 0},
 		ttft:    newHistogram(ttftBuckets),
 		queue:   newHistogram(queueBuckets),
+		prefill: newHistogram(queueBuckets), // vLLM uses the queue-time buckets
 	}
 }
 
 func (m *metrics) lock() func() { m.mu.Lock(); return m.mu.Unlock }
 
 func (m *metrics) admitted(wait time.Duration) { defer m.lock()(); m.queue.observe(wait) }
-func (m *metrics) firstToken(ttft time.Duration) {
+
+// firstToken records a request's first token: ttft since its arrival, and
+// prefill since it was scheduled (vLLM's request_prefill_time_seconds).
+func (m *metrics) firstToken(ttft, prefill time.Duration) {
 	defer m.lock()()
 	m.ttft.observe(ttft)
+	m.prefill.observe(prefill)
 }
 func (m *metrics) finished(reason string) { defer m.lock()(); m.success[reason]++ }
 func (m *metrics) aborted(n int64)        { defer m.lock()(); m.aborts += n }
@@ -145,6 +151,8 @@ func (m *metrics) write(w io.Writer, model string, running, waiting, kvCap int) 
 	p.histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", m.ttft)
 	p.histogram("vllm:request_queue_time_seconds",
 		"Histogram of time spent in WAITING phase for request.", m.queue)
+	p.histogram("vllm:request_prefill_time_seconds",
+		"Histogram of time spent in PREFILL phase for request.", m.prefill)
 	return p.err
 }
 

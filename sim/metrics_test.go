@@ -84,6 +84,7 @@ func TestMetrics(t *testing.T) {
 		"vllm:time_to_first_token_seconds_count{}":              1,
 		`vllm:time_to_first_token_seconds_bucket{le="+Inf",}`:   1,
 		"vllm:request_queue_time_seconds_count{}":               1,
+		"vllm:request_prefill_time_seconds_count{}":             1,
 		"vllm:num_requests_running{}":                           0,
 		"vllm:kv_cache_usage_perc{}":                            0,
 	} {
@@ -91,7 +92,11 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("after one request: %s = %v, want %v", name, after[name], want)
 		}
 	}
-	if after["vllm:time_to_first_token_seconds_sum{}"] <= 0 {
-		t.Errorf("TTFT sum did not move")
+	if after["vllm:time_to_first_token_seconds_sum{}"] <= 0 || after["vllm:request_prefill_time_seconds_sum{}"] <= 0 {
+		t.Errorf("TTFT or prefill sum did not move")
+	}
+	// One request alone never waits: its TTFT is its prefill step.
+	if q, p, ttft := after["vllm:request_queue_time_seconds_sum{}"], after["vllm:request_prefill_time_seconds_sum{}"], after["vllm:time_to_first_token_seconds_sum{}"]; q+p > ttft*1.0001 || p <= 0 {
+		t.Errorf("queue %v + prefill %v should make up TTFT %v", q, p, ttft)
 	}
 }
