@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/toksweep/toksweep/report"
 )
 
 // TestSweepSLORecommendationAgreesWithCSV runs an SLO sweep against the
@@ -82,5 +85,20 @@ func TestSweepAutoLevelsWithSim(t *testing.T) {
 	rows := readLevels(t, out)
 	if len(rows) < 2 || len(rows) > 4 || rows[0]["concurrency"] != "1" {
 		t.Errorf("auto levels ran %d levels; want 1,2,4,8 at most", len(rows))
+	}
+}
+
+func TestSavedSLORoundTrips(t *testing.T) {
+	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: 0.01}}
+	b, err := json.Marshal(o.redacted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := savedSLO(json.RawMessage(b))
+	if !ok || got != o.SLO {
+		t.Errorf("savedSLO = %+v (%v), want %+v", got, ok, o.SLO)
+	}
+	if _, ok := savedSLO(json.RawMessage(`{"url":"x"}`)); ok {
+		t.Error("a config without an SLO must not yield one")
 	}
 }

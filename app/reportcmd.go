@@ -92,7 +92,11 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	if err := replaceFile(filepath.Join(out, report.SummaryFile), summary.Bytes()); err != nil {
 		return err
 	}
-	if err := htmlreport.WriteAll(out, sum, stats, htmlreport.Options{SLOVerdict: recommendation(sum)}); err != nil {
+	opts := htmlreport.Options{SLOVerdict: recommendation(sum)}
+	if slo, ok := savedSLO(sum.Config); ok {
+		opts.SLODecodeTPS = slo.DecodeTPS
+	}
+	if err := htmlreport.WriteAll(out, sum, stats, opts); err != nil {
 		return err
 	}
 	if len(stats) > 0 {

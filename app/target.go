@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 )
 
 // preflightTimeout bounds the checks made before any load is sent, beyond
@@ -80,6 +82,8 @@ type redactedConfig struct {
 	Model          string            `json:"model"`
 	API            client.API        `json:"api"`
 	Levels         []int             `json:"levels"`
+	LevelsAuto     bool              `json:"levels_auto,omitempty"` // Levels then holds --auto-max
+	SLO            *sloConfig        `json:"slo,omitempty"`
 	Requests       int               `json:"requests"`
 	Duration       string            `json:"duration,omitempty"`
 	Warmup         int               `json:"warmup"`
@@ -105,6 +109,10 @@ func (o *options) redacted() redactedConfig {
 	}
 	if o.Sim {
 		r.SimPreset = o.SimPreset
+	}
+	r.LevelsAuto = o.Auto
+	if o.SLO.Set() {
+		r.SLO = newSLOConfig(o.SLO)
 	}
 	if o.Duration > 0 {
 		r.Duration = o.Duration.String()
@@ -132,4 +140,39 @@ func credentialHeader(name string) bool {
 		}
 	}
 	return false
+}
+
+// sloConfig is the SLO as summary.json records it, so that a saved run can
+// be judged again (toksweep report draws the SLO line from it).
+type sloConfig struct {
+	DecodeTPS float64  `json:"decode_tps,omitempty"`
+	E2ETPS    float64  `json:"e2e_tps,omitempty"`
+	TTFTP95Ms float64  `json:"ttft_p95_ms,omitempty"`
+	ErrorRate *float64 `json:"error_rate,omitempty"`
+}
+
+func newSLOConfig(o report.SLO) *sloConfig {
+	c := &sloConfig{DecodeTPS: o.DecodeTPS, E2ETPS: o.E2ETPS, TTFTP95Ms: float64(o.TTFTP95) / float64(time.Millisecond)}
+	if o.ErrorRate >= 0 {
+		c.ErrorRate = &o.ErrorRate
+	}
+	return c
+}
+
+// savedSLO reads the SLO back from a saved summary.json config; ok is false
+// when the run had none.
+func savedSLO(config any) (slo report.SLO, ok bool) {
+	raw, isRaw := config.(json.RawMessage)
+	var c struct {
+		SLO *sloConfig `json:"slo"`
+	}
+	if !isRaw || json.Unmarshal(raw, &c) != nil || c.SLO == nil {
+		return report.SLO{ErrorRate: -1}, false
+	}
+	slo = report.SLO{DecodeTPS: c.SLO.DecodeTPS, E2ETPS: c.SLO.E2ETPS,
+		TTFTP95: time.Duration(c.SLO.TTFTP95Ms * float64(time.Millisecond)), ErrorRate: -1}
+	if c.SLO.ErrorRate != nil {
+		slo.ErrorRate = *c.SLO.ErrorRate
+	}
+	return slo, true
 }
