@@ -59,8 +59,9 @@ func Parse(r io.Reader) (*Exposition, error) {
 	e := &Exposition{Series: map[string]Series{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	samples := 0
+	samples, lineNo := 0, 0
 	for sc.Scan() {
+		lineNo++
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' {
 			continue
@@ -68,7 +69,9 @@ func Parse(r io.Reader) (*Exposition, error) {
 		name, v, err := parseSample(line)
 		if err != nil {
 			if e.Malformed == 0 {
-				e.FirstBad = fmt.Sprintf("%q: %v", truncate(line, 80), err)
+				// The line itself is not quoted: a page that is not an
+				// exposition may echo request headers, credentials included.
+				e.FirstBad = fmt.Sprintf("line %d: %v", lineNo, err)
 			}
 			e.Malformed++
 			continue
@@ -118,7 +121,7 @@ func parseSample(line string) (name string, v float64, err error) {
 	}
 	v, err = strconv.ParseFloat(fields[0], 64)
 	if err != nil {
-		return "", 0, fmt.Errorf("bad value %q", fields[0])
+		return "", 0, errors.New("the value is not a number")
 	}
 	return name, v, nil
 }
@@ -171,11 +174,4 @@ func skipLabels(s string) (int, error) {
 		}
 		i++ // the closing quote
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -139,3 +139,16 @@ func TestLevelFigures(t *testing.T) {
 		t.Errorf("hit rate across a restart = %v, want NaN", m.PrefixHitRate())
 	}
 }
+
+// TestParseErrorQuotesNoContent: a page that is not an exposition may echo
+// request headers; the error must not repeat them.
+func TestParseErrorQuotesNoContent(t *testing.T) {
+	page := "<html>you sent:\nAuthorization: Bearer sk-PLANTED-SECRET\ntoken sk-PLANTED-SECRET\n</html>\n"
+	_, err := Parse(strings.NewReader(page))
+	if err == nil {
+		t.Fatal("an HTML page parsed as an exposition")
+	}
+	if strings.Contains(err.Error(), "PLANTED") || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("error %q: want the line number and none of the page's text", err)
+	}
+}
