@@ -48,6 +48,11 @@ func OpenRunDir(path string) (*RunDir, error) {
 	if err := os.Remove(probe.Name()); err != nil {
 		return nil, dirError(path, err)
 	}
+	// A re-used directory must not keep a summary of an earlier run next to
+	// this run's (still empty) records.
+	if err := os.Remove(filepath.Join(path, SummaryFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, dirError(path, err)
+	}
 	d := &RunDir{path: path}
 	if d.levels, err = create(path, LevelsFile); err != nil {
 		return nil, err
