@@ -202,7 +202,11 @@ func mismatched(u, k int) bool {
 // rates, and the pooled per-token ITL.
 func (s *LevelStats) singleStream(ok []client.Record) {
 	var ttft, ttfc, decode, e2e []float64
-	var itl []WeightedValue
+	gaps := 0
+	for i := range ok {
+		gaps += max(len(ok[i].ChunkAt)-1, 0)
+	}
+	itl := make([]WeightedValue, 0, gaps) // sized once: a level can hold millions of gaps
 	itlMax := math.NaN()
 	for i := range ok {
 		r := &ok[i]
