@@ -63,6 +63,9 @@
 //	err_<class>             count   failed requests per class, in client.ErrorClasses order
 //	client_limited          bool    the load generator, not the server, limited the level
 //	client_limited_reason   -       which client-limit check fired
+//	e2e_tps_p10             tok/s   e2e rate per request, p10 (what --slo-e2e-tps checks)
+//	slo_pass                bool    the level meets every --slo-* criterion (empty: no SLO)
+//	slo_failed              -       the failing criteria with their measured values
 //	server_scrapes          count   in-level scrapes of the server's metrics (empty: not scraped)
 //	server_running_mean     -       vllm:num_requests_running, mean over those scrapes
 //	server_waiting_mean     -       vllm:num_requests_waiting, the same

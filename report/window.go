@@ -27,11 +27,14 @@ const (
 	TimerLateLimit = 5 * time.Millisecond
 )
 
-// steadyWindow finds the span in which every worker had a measured request
-// in flight: from the latest first Start of any worker to the earliest last
-// End. If that span is empty it falls back to [min Start, max End] and
-// reports fallback.
-func steadyWindow(measured []client.Record) (ws, we time.Duration, fallback bool) {
+// steadyWindow finds the span in which every one of the c workers had a
+// measured request in flight: from the latest first Start of any worker to
+// the earliest last End. Requests canceled by an interruption are left out
+// of the spans, so the window of a canceled level ends where the first
+// worker's last whole request did, and no cut-short stream is inside it. If
+// a worker has no such request, or the span is empty, the window falls back
+// to [min Start, max End] and reports fallback.
+func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallback bool) {
 	if len(measured) == 0 {
 		return 0, 0, false
 	}
@@ -41,6 +44,9 @@ func steadyWindow(measured []client.Record) (ws, we time.Duration, fallback bool
 	for i := range measured {
 		r := &measured[i]
 		lo, hi = min(lo, r.Start), max(hi, r.End)
+		if r.ErrorClass == client.Canceled {
+			continue
+		}
 		sp, seen := workers[r.Worker]
 		if !seen {
 			sp = span{r.Start, r.End}
@@ -51,7 +57,7 @@ func steadyWindow(measured []client.Record) (ws, we time.Duration, fallback bool
 	for _, sp := range workers {
 		ws, we = max(ws, sp.first), min(we, sp.last)
 	}
-	if we <= ws {
+	if len(workers) < c || we <= ws {
 		return lo, hi, true
 	}
 	return ws, we, false
@@ -59,7 +65,7 @@ func steadyWindow(measured []client.Record) (ws, we time.Duration, fallback bool
 
 // aggregate fills the steady-state window and the figures measured over it.
 func (s *LevelStats) aggregate(measured []client.Record) {
-	s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured)
+	s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)
 	ws, we := s.WindowStart, s.WindowEnd
 	s.AggregateOutputTPS, s.AggregateTotalTPS = math.NaN(), math.NaN()
 	s.RequestsPerS, s.InflightMean = math.NaN(), math.NaN()

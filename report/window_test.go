@@ -124,3 +124,47 @@ func consoleOf(t *testing.T, stats ...LevelStats) string {
 	}
 	return b.String()
 }
+
+// TestWindowOfCanceledLevel: Ctrl-C cuts every worker's last request short.
+// Those streams are not whole, so the window must end where the first
+// worker's last whole request did: two workers at 10 tok/s each deliver 20
+// tok/s, not less.
+func TestWindowOfCanceledLevel(t *testing.T) {
+	recs := closedLoop(2, 3, 0, 100*msec, 100*msec, 30, 5) // measured [3,6] [6,9] [9,12] s on both
+	for w := range 2 {
+		cut := stream(12*time.Second, 100*msec, 100*msec, 15) // 1.5 s of tokens, then Ctrl-C
+		cut.Worker, cut.ErrorClass, cut.HasUsage, cut.CompletionTokens = w, client.Canceled, false, 0
+		recs = append(recs, cut)
+	}
+	l := level(2, recs...)
+	l.EndReason = sweep.Canceled
+	s := Summarize(l)
+	if s.WindowStart != 3*time.Second || s.WindowEnd != 12*time.Second || s.WindowFallback {
+		t.Fatalf("window = [%v, %v] fallback=%v, want [3s, 12s] false", s.WindowStart, s.WindowEnd, s.WindowFallback)
+	}
+	if got := figures(s)["aggregate_output_tps"]; got != "20.000" {
+		t.Errorf("aggregate_output_tps = %s, want 20.000 (2 streams × 10 tok/s)", got)
+	}
+}
+
+// TestWindowNeedsEveryWorker: when one fast worker took every measured
+// ticket (the others were still in warm-up), there is no span with all C
+// workers in flight: the window must fall back, not pretend C=4 was held.
+func TestWindowNeedsEveryWorker(t *testing.T) {
+	recs := closedLoop(1, 4, 0, 100*msec, 100*msec, 10, 5)
+	for i := range recs {
+		recs[i].Worker = 3
+	}
+	for w := range 3 {
+		warm := stream(0, 100*msec, 100*msec, 40)
+		warm.Worker, warm.Warmup = w, true
+		recs = append(recs, warm)
+	}
+	s := Summarize(level(4, recs...))
+	if !s.WindowFallback {
+		t.Fatalf("window [%v, %v] without fallback, though only 1 of 4 workers had measured requests", s.WindowStart, s.WindowEnd)
+	}
+	if !strings.Contains(s.ClientLimitedReason, "in-flight") {
+		t.Logf("client_limited_reason %q", s.ClientLimitedReason)
+	}
+}
