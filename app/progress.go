@@ -30,6 +30,7 @@ type progress struct {
 	started time.Time
 	ticker  *time.Ticker
 	quit    chan struct{}
+	exited  chan struct{} // closed when the redraw goroutine returns
 
 	done, failed, tokens atomic.Int64
 }
@@ -52,13 +53,16 @@ func (p *progress) start(c, rep, planned int) {
 	p.failed.Store(0)
 	p.tokens.Store(0)
 	if p.live && p.ticker == nil {
-		p.ticker, p.quit = time.NewTicker(progressEvery), make(chan struct{})
-		go p.redraw(p.ticker.C, p.quit)
+		p.ticker, p.quit, p.exited = time.NewTicker(progressEvery), make(chan struct{}), make(chan struct{})
+		go p.redraw(p.ticker.C, p.quit, p.exited)
 	}
 }
 
 // observe is sweep.Config.Observe: it runs on worker goroutines.
 func (p *progress) observe(r client.Record) {
+	if r.Warmup {
+		return // planned counts measured requests only
+	}
 	p.done.Add(1)
 	if !r.OK() {
 		p.failed.Add(1)
@@ -66,14 +70,19 @@ func (p *progress) observe(r client.Record) {
 	p.tokens.Add(int64(r.OutputTokens()))
 }
 
-func (p *progress) redraw(tick <-chan time.Time, quit <-chan struct{}) {
+func (p *progress) redraw(tick <-chan time.Time, quit <-chan struct{}, exited chan<- struct{}) {
+	defer close(exited)
 	for {
 		select {
 		case <-quit:
 			return
 		case <-tick:
 			p.mu.Lock()
-			fmt.Fprintf(p.w, "\r\033[K%s", p.liveLine())
+			select {
+			case <-quit: // stopped while waiting for the lock: draw nothing
+			default:
+				fmt.Fprintf(p.w, "\r\033[K%s", p.liveLine())
+			}
 			p.mu.Unlock()
 		}
 	}
@@ -101,14 +110,18 @@ func (p *progress) levelDone(line string) {
 	fmt.Fprintln(p.w, line)
 }
 
-// stop ends the live line.
+// stop ends the live line, and returns once nothing more will be drawn.
 func (p *progress) stop() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ticker != nil {
-		p.ticker.Stop()
-		close(p.quit)
-		p.ticker = nil
-		fmt.Fprint(p.w, "\r\033[K")
+	if p.ticker == nil {
+		p.mu.Unlock()
+		return
 	}
+	p.ticker.Stop()
+	close(p.quit)
+	p.ticker = nil
+	fmt.Fprint(p.w, "\r\033[K")
+	exited := p.exited
+	p.mu.Unlock()
+	<-exited
 }

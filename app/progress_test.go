@@ -51,7 +51,11 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 		p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
 	}
 	p.observe(client.Record{ErrorClass: client.HTTP5xx})
-	time.Sleep(3 * progressEvery / 2)
+	p.observe(client.Record{Warmup: true}) // not counted: planned is measured requests
+	// Wait for a redraw (polling, so a loaded machine only makes it slower).
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(buf.String(), "requests") && time.Now().Before(deadline); {
+		time.Sleep(progressEvery / 5)
+	}
 	p.levelDone("level C=8 done")
 	p.stop()
 	out := buf.String()

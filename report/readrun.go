@@ -23,8 +23,9 @@ type SavedRun struct {
 	// Warnings are non-fatal remarks about the directory, for stderr.
 	Warnings []string
 	// verdicts are the SLO verdicts recorded per level (nil: no SLO), in
-	// Levels order. summary.json does not keep the SLO itself in a form
-	// that could be judged again, so Stats restores them as recorded.
+	// Levels order. Stats restores them as recorded, so a re-render
+	// reproduces the run's files byte for byte (the numeric SLO is in the
+	// saved config, which only the command line reads).
 	verdicts []*SLOResult
 }
 

@@ -121,7 +121,21 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	} else {
 		fmt.Fprintf(&b, "Aggregate throughput was still growing at %d concurrent requests (no knee within the levels run).", maxLevel(stats))
 	}
+	if limited := clientLimitedLevels(stats); limited != "" {
+		fmt.Fprintf(&b, " Caution: C=%s were client-limited; their figures may describe the load generator, not the server.", limited)
+	}
 	return b.String()
+}
+
+// clientLimitedLevels lists the concurrencies of client-limited levels.
+func clientLimitedLevels(stats []LevelStats) string {
+	var cs []string
+	for _, g := range byConcurrency(stats) {
+		if slices.ContainsFunc(g.runs, func(s LevelStats) bool { return s.ClientLimited }) {
+			cs = append(cs, fmt.Sprint(g.c))
+		}
+	}
+	return strings.Join(cs, ",")
 }
 
 func maxLevel(stats []LevelStats) int {

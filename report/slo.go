@@ -7,8 +7,10 @@ import (
 	"time"
 )
 
-// SLO is a service-level objective for one replica. Zero fields are not
-// checked; any combination may be set. Per-stream rates are checked on the
+// SLO is a service-level objective for one replica. Zero rate and TTFT
+// fields are not checked; ErrorRate is checked when ≥ 0 (0 means "no
+// failure allowed"), so an SLO without an error criterion has ErrorRate -1.
+// Any combination may be set. Per-stream rates are checked on the
 // slowest tenth of users (p10), so that "each user gets at least X" holds
 // for nine users in ten, not only for the median one.
 type SLO struct {

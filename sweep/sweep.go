@@ -90,7 +90,7 @@ func (e *AbortError) Error() string {
 
 // Run runs every level in order and calls onLevel with each level's records
 // as soon as the level ends, including a level cut short by cancellation, so
-// that the caller can flush it to disk. It returns ctx.Err() when canceled, an
+// that the caller can flush it to disk. It returns context.Cause(ctx) when canceled, an
 // *AbortError when a level was aborted, onLevel's error if it fails, and nil
 // otherwise. Failed requests are never an error here.
 func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) error {
@@ -104,8 +104,8 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 	}
 	for c, ok := plan.Next(); ok; c, ok = plan.Next() {
 		for r := range repeat {
-			if err := ctx.Err(); err != nil {
-				return err
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
 			}
 			lvl, abort := runLevel(ctx, cfg, d, c, r)
 			if err := onLevel(lvl); err != nil {

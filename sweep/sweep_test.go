@@ -142,12 +142,18 @@ func TestRunDurationEndsLevelOnDeadline(t *testing.T) {
 	if l.EndReason != Deadline {
 		t.Fatalf("end reason %s, want deadline", l.EndReason)
 	}
-	// 2 workers × 60 ms / 5 ms ≈ 24 requests; allow scheduling slack.
-	if n := len(l.Records); n < 10 || n > 30 {
-		t.Errorf("records = %d, want about 24", n)
+	// 2 workers × 60 ms / 5 ms: at most 24 requests fit (+2 taken at the
+	// deadline); a loaded machine fits fewer, never none.
+	if n := len(l.Records); n < 2 || n > 26 {
+		t.Errorf("records = %d, want at most 26", n)
 	}
-	if d := l.End - l.Start; d > 200*time.Millisecond {
-		t.Errorf("level took %v, want about 60ms", d)
+	// No request starts after the deadline, 60 ms from the first start
+	// (the ticket is taken just before Start is stamped: allow slack).
+	first := l.Records[0].Start
+	for _, r := range l.Records {
+		if r.Start-first > 110*time.Millisecond {
+			t.Errorf("a request started %v after the first, past the 60ms deadline", r.Start-first)
+		}
 	}
 }
 
