@@ -3,7 +3,6 @@ package sweep
 import (
 	"runtime"
 	"slices"
-	"syscall"
 	"time"
 )
 
@@ -60,13 +59,4 @@ func (m *monitor) stop() Health {
 		h.TimerLateP99 = late[(len(late)*99+99)/100-1]
 	}
 	return h
-}
-
-// processCPU returns this process's user+system CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
