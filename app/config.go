@@ -177,6 +177,9 @@ func (o *options) levels(c *cli.Context) error {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("--levels %q sorted and de-duplicated to %s", raw, joinInts(sorted)))
 	}
 	o.Levels = sorted
+	if o.Requests > 0 && o.Requests < sorted[len(sorted)-1] {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("--requests %d is below some levels; each level runs at least one measured request per worker (C)", o.Requests))
+	}
 	return nil
 }
 

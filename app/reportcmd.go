@@ -100,7 +100,7 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(stats) > 0 {
-		if err := report.WriteConsole(stdout, stats); err != nil {
+		if err := report.WriteConsole(stdout, byConcurrency(stats)); err != nil {
 			return err
 		}
 		if rec := recommendation(sum); rec != "" {

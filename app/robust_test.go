@@ -538,3 +538,21 @@ func readRecords(t *testing.T, dir string) []client.Record {
 	}
 	return recs
 }
+
+// TestTransientPreflightFailureIsCounted: a 500 on the pre-flight request
+// is the server's momentary state, not a wrong flag: the sweep warns, runs,
+// and counts what follows.
+func TestTransientPreflightFailureIsCounted(t *testing.T) {
+	p := startPaced(t, 5*time.Millisecond, 2*time.Millisecond, 3, func(p *pacedServer) {
+		p.fail = statusWhen(503, func(n int64) bool { return n == 1 }) // only the probe fails
+	})
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", p.url(), "--model", "paced",
+		"--levels", "1", "--requests", "2", "--out", out)
+	if code != ExitOK || !strings.Contains(stderr, "warning: the pre-flight request failed") {
+		t.Fatalf("exit %d, want 0 with a warning\n%s", code, stderr)
+	}
+	if rows := readLevels(t, out); len(rows) != 1 || rows[0]["requests_ok"] != "2" {
+		t.Errorf("levels.csv rows %v", rows)
+	}
+}

@@ -68,7 +68,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	prompts := o.Work.Set.Prompts
-	if err := preflight(ctx, cl, o, o.Work.first()); err != nil {
+	if err := preflight(ctx, cl, o, o.Work.first(), stderr); err != nil {
 		return err
 	}
 	if err := o.Work.findMetrics(ctx, o, stderr); err != nil {
@@ -149,12 +149,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		}
 	}
 	if len(r.stats) > 0 {
-		// The tables read best in ascending concurrency; levels.csv keeps
-		// the run order (an adaptive search runs levels out of order).
-		byC := slices.SortedStableFunc(slices.Values(r.stats), func(a, b report.LevelStats) int {
-			return cmp.Or(cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
-		})
-		if err := report.WriteConsole(stdout, byC); err != nil && runErr == nil {
+		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil {
 			runErr = err
 		}
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
@@ -218,11 +213,22 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 	if err != nil {
 		return nil, err
 	}
-	addr, err := srv.Start(ctx, "127.0.0.1:0")
+	// The simulator outlives a Ctrl-C until the sweep has written the
+	// partial level (and taken its closing metrics scrape): stop closes it.
+	addr, err := srv.Start(context.WithoutCancel(ctx), "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("starting the simulator: %w", err)
 	}
 	o.URL = "http://" + addr.String() + "/v1"
 	fmt.Fprintf(stderr, "toksweep: simulator (preset %s) listening on %s\n", o.SimPreset, addr)
 	return func() { _ = srv.Close() }, nil
+}
+
+// byConcurrency orders levels for the console tables, which read best in
+// ascending concurrency; levels.csv keeps the run order (an adaptive search
+// runs levels out of order).
+func byConcurrency(stats []report.LevelStats) []report.LevelStats {
+	return slices.SortedStableFunc(slices.Values(stats), func(a, b report.LevelStats) int {
+		return cmp.Or(cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
+	})
 }

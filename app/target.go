@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -60,17 +62,39 @@ func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
 // preflight sends one real request and stops it at the first token, so a
 // wrong key, an unknown model or a prompt that does not fit fails in
 // seconds with the server's own reason.
-func preflight(ctx context.Context, cl *client.Client, o *options, p client.Prompt) error {
+func preflight(ctx context.Context, cl *client.Client, o *options, p client.Prompt, stderr io.Writer) error {
 	limit := o.ConnectTimeout + preflightTimeout
 	pctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if err := cl.Probe(pctx, p); err != nil {
+	err := cl.Probe(pctx, p)
+	if transient(err) {
+		// The server is busy or failing now: that is what a sweep measures
+		// and counts, not a mistake in the command line.
+		fmt.Fprintf(stderr, "toksweep: warning: the pre-flight request failed (%v); sweeping anyway, failures are counted per class\n", err)
+		return nil
+	}
+	if err != nil {
 		if ctx.Err() == nil && pctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
 			err = fmt.Errorf("no first event from %s within %s", redactURL(o.URL), limit)
 		}
 		return checkFailed(err, false)
 	}
 	return nil
+}
+
+// transient reports whether a pre-flight failure is the server's momentary
+// state (5xx, 429, an error event) rather than a wrong URL, key, model or
+// prompt.
+func transient(err error) bool {
+	var re *client.RequestError
+	if !errors.As(err, &re) {
+		return false
+	}
+	switch re.Class {
+	case client.HTTP5xx, client.HTTP429, client.StreamError:
+		return true
+	}
+	return false
 }
 
 // redactedConfig is the sweep configuration as written to summary.json:

@@ -116,9 +116,12 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		}
 		b.WriteString(" ")
 	}
-	if r.Knee > 0 {
+	switch {
+	case r.Knee > 0:
 		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %d concurrent requests (doubling adds < %.0f%%).", r.Knee, KneeGain*100)
-	} else {
+	case !anyDoubling(stats):
+		b.WriteString("No two levels a doubling apart delivered throughput, so there is no knee to find.")
+	default:
 		fmt.Fprintf(&b, "Aggregate throughput was still growing at %d concurrent requests (no knee within the levels run).", maxLevel(stats))
 	}
 	if limited := clientLimitedLevels(stats); limited != "" {
@@ -144,4 +147,19 @@ func maxLevel(stats []LevelStats) int {
 		m = max(m, s.Concurrency)
 	}
 	return m
+}
+
+// anyDoubling reports whether some level delivered output and a level at
+// least twice its concurrency was run too: only then can a knee be judged.
+func anyDoubling(stats []LevelStats) bool {
+	lv := byConcurrency(stats)
+	for i, l := range lv {
+		if !(l.aggregate > 0) {
+			continue
+		}
+		if slices.ContainsFunc(lv[i+1:], func(g levelGroup) bool { return g.c >= 2*l.c }) {
+			return true
+		}
+	}
+	return false
 }

@@ -145,3 +145,15 @@ func TestRecommendationNamesClientLimitedLevels(t *testing.T) {
 		t.Errorf("sentence %q does not warn about C=4", s)
 	}
 }
+
+func TestRecommendationWithoutADoubling(t *testing.T) {
+	for name, stats := range map[string][]LevelStats{
+		"one level":  {lvl(1, 80, 80, 0, 0)},
+		"all failed": {lvl(1, math.NaN(), 0, NoSample, 3), lvl(2, math.NaN(), 0, NoSample, 3)},
+	} {
+		s := Recommend(stats, SLO{ErrorRate: -1}).Sentence(stats)
+		if !strings.Contains(s, "no knee to find") {
+			t.Errorf("%s: %q claims a trend it cannot see", name, s)
+		}
+	}
+}
