@@ -113,18 +113,8 @@ func checkURL(raw string) error {
 	return nil
 }
 
-// redactURL drops any user:password part of a URL before it is printed.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		if i := strings.Index(raw, "@"); i >= 0 {
-			return "…@" + raw[i+1:]
-		}
-		return raw
-	}
-	u.User = nil
-	return u.String()
-}
+// redactURL is the URL as toksweep prints it: no userinfo, no query.
+func redactURL(raw string) string { return client.RedactURL(raw) }
 
 // counts checks the per-level sizes and timeouts.
 func (o *options) counts(c *cli.Context) error {

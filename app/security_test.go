@@ -151,3 +151,24 @@ func TestTLSVerifiedUnlessInsecure(t *testing.T) {
 		t.Error("summary.json does not record --insecure")
 	}
 }
+
+// TestURLQuerySecretNotPrinted: a key in the URL's query (some gateways
+// take ?api-key=) is dropped wherever toksweep prints or saves the URL.
+func TestURLQuerySecretNotPrinted(t *testing.T) {
+	p := startPaced(t, 5*time.Millisecond, 2*time.Millisecond, 3)
+	out := t.TempDir()
+	url := p.url() + "?api-key=" + plantedKey
+	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", url, "--model", "paced",
+		"--levels", "1", "--requests", "1", "--out", out)
+	if code != ExitOK && code != ExitFailure {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	assertNoSecrets(t, stdout, stderr, out)
+	for _, bad := range []string{"http://127.0.0.1:1/v1?api-key=" + plantedKey, "http://user:" + plantedURLPw + "@127.0.0.1:1/v1"} {
+		code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", bad, "--levels", "1", "--out", t.TempDir(), "--connect-timeout", "1s")
+		if code != ExitFailure {
+			t.Errorf("%s: exit %d, want 1", bad, code)
+		}
+		assertNoSecrets(t, stdout, stderr, "")
+	}
+}

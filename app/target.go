@@ -145,25 +145,13 @@ func (o *options) redacted() redactedConfig {
 		r.Headers = map[string]string{}
 		for k, vs := range o.Headers {
 			v := strings.Join(vs, ", ")
-			if credentialHeader(k) {
+			if client.SensitiveHeader(k) {
 				v = "REDACTED"
 			}
 			r.Headers[http.CanonicalHeaderKey(k)] = v
 		}
 	}
 	return r
-}
-
-// credentialHeader reports whether a header name looks like it carries a
-// secret.
-func credentialHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "password", "session"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // sloConfig is the SLO as summary.json records it, so that a saved run can

@@ -154,6 +154,9 @@ func (w *workSettings) first() client.Prompt {
 
 // doer is what the sweep sends through: the client, with a unique stamp
 // per request for synthetic prompts.
+// The stamping wrapper keeps the client's connection warm-up.
+var _ sweep.Warmer = (*workload.Stamper)(nil)
+
 func (w *workSettings) doer(cl *client.Client) sweep.Doer {
 	if w.Set.Stamp != nil {
 		return workload.NewStamper(cl, w.Set.Stamp)

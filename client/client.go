@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 )
@@ -20,7 +19,8 @@ const defaultConnectTimeout = 10 * time.Second
 type Client struct {
 	cfg       Config
 	hc        *http.Client
-	endpoint  string // the chat/completions or completions URL
+	tr        *http.Transport // hc's
+	endpoint  string          // the chat/completions or completions URL
 	modelsURL string
 	// What messages name instead: no credentials, no query.
 	showBase, showEndpoint, showModels string
@@ -61,7 +61,8 @@ func New(cfg Config) (*Client, error) {
 	models := base.JoinPath("models")
 	c.endpoint, c.modelsURL = ep.String(), models.String()
 	c.showBase, c.showEndpoint, c.showModels = showURL(base), showURL(ep), showURL(models)
-	c.hc = &http.Client{Transport: newTransport(cfg)}
+	c.tr = newTransport(cfg)
+	c.hc = &http.Client{Transport: c.tr, CheckRedirect: noRedirects}
 	c.epoch = time.Now()
 	c.epochNS = c.epoch.UnixNano()
 	return c, nil
@@ -84,7 +85,7 @@ func (c *Client) String() string {
 // the URL without credentials.
 func (c *Client) parseBaseURL(raw string) (*url.URL, error) {
 	bad := func(why string) error {
-		return errors.New(c.scrub(fmt.Sprintf("invalid base URL %q: %s", stripUserinfo(raw), why)))
+		return errors.New(c.scrub(fmt.Sprintf("invalid base URL %q: %s", RedactURL(raw), why)))
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -103,70 +104,10 @@ func (c *Client) parseBaseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// showURL renders u for messages: no userinfo, no query, no fragment.
-func showURL(u *url.URL) string {
-	v := *u
-	v.User, v.RawQuery, v.Fragment, v.RawFragment = nil, "", "", ""
-	return v.String()
-}
-
-// stripUserinfo removes "user:password@" from a URL that may not parse.
-func stripUserinfo(raw string) string {
-	rest, scheme := raw, ""
-	if i := strings.Index(raw, "://"); i >= 0 {
-		scheme, rest = raw[:i+3], raw[i+3:]
-	}
-	host := rest
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		host = rest[:i]
-	}
-	if i := strings.LastIndex(host, "@"); i >= 0 {
-		rest = rest[i+1:]
-	}
-	return scheme + rest
-}
-
-// secretsOf lists the credentials in cfg: the API key, the userinfo of the
-// base URL and the values of headers that look like credentials.
-func secretsOf(cfg Config) []string {
-	var s []string
-	add := func(v string) {
-		if v = strings.TrimSpace(v); v != "" {
-			s = append(s, v)
-		}
-	}
-	add(cfg.APIKey)
-	if u, err := url.Parse(cfg.BaseURL); err == nil && u.User != nil {
-		add(u.User.Username())
-		p, _ := u.User.Password()
-		add(p)
-	}
-	for name, values := range cfg.Headers {
-		if sensitiveHeader(name) {
-			for _, v := range values {
-				add(v)
-				if _, cred, ok := strings.Cut(v, " "); ok {
-					add(cred) // "Bearer KEY": KEY alone is the secret
-				}
-			}
-		}
-	}
-	// Longest first, so that no secret is left half-replaced by a shorter
-	// one it contains.
-	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
-	return s
-}
-
-// sensitiveHeader reports whether a header's value is likely a credential.
-func sensitiveHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"auth", "key", "token", "secret", "cookie", "password"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}
+// noRedirects makes the http.Client return a 3xx response as it is, so
+// that it counts as a failure (HTTP4xx) and the API key and credential
+// headers never go to wherever the Location points.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // newTransport builds the connection pool: HTTP/1.1 only (one stream per
 // connection, like the servers measured), no compression (gzip would hide

@@ -51,19 +51,20 @@ type Message struct {
 	Content string `json:"content"`
 }
 
-// Redacted returns a copy of c that is safe to print or save: the API key,
-// the credentials in BaseURL and the values of credential-like headers are
-// replaced by "[REDACTED]".
+// Redacted returns a copy of c that is safe to print or save: the API key
+// and the values of credential-like headers (SensitiveHeader) are replaced
+// by "[REDACTED]", and BaseURL is shown as RedactURL shows it (no
+// credentials, no query).
 func (c Config) Redacted() Config {
 	const mark = "[REDACTED]"
 	if c.APIKey != "" {
 		c.APIKey = mark
 	}
-	c.BaseURL = stripUserinfo(c.BaseURL)
+	c.BaseURL = RedactURL(c.BaseURL)
 	if c.Headers != nil {
 		h := c.Headers.Clone()
 		for name := range h {
-			if sensitiveHeader(name) {
+			if SensitiveHeader(name) {
 				h[name] = []string{mark}
 			}
 		}

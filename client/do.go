@@ -38,7 +38,9 @@ func (c *Client) Do(ctx context.Context, p Prompt) Record {
 // Probe is the check to run before any load. It sends the real request (the
 // real prompt and max_tokens, so a request over the context length gets the
 // server's 400) and cancels it as soon as a 2xx response has delivered its
-// first event. It returns nil, or a *RequestError.
+// first event, which stops the server's work but also closes the
+// connection: a probe leaves no connection in the pool (WarmConns does).
+// It returns nil, or a *RequestError.
 func (c *Client) Probe(ctx context.Context, p Prompt) error {
 	var rec Record
 	if e := c.exchange(ctx, p, &rec, 1); e != nil {
@@ -156,12 +158,20 @@ func (c *Client) transportFailure(parent, ctx context.Context, err error, url st
 	return c.failure(Connect, 0, c.showBase, describeNetError(err))
 }
 
-// httpFailure reads a non-2xx response's body for the server's message.
+// httpFailure reads a non-2xx response's body for the server's message. A
+// 3xx (redirects are never followed: see noRedirects) is described by its
+// status and where it pointed, without credentials or query.
 func (c *Client) httpFailure(resp *http.Response, url string) *RequestError {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	body = []byte(c.scrub(string(body))) // before any cut: see failure
 	msg := errorBodyMessage(body, resp.StatusCode)
+	if resp.StatusCode/100 == 3 { // the body, if any, is a link to the Location
+		msg = http.StatusText(resp.StatusCode)
+		if loc, err := resp.Location(); err == nil {
+			msg += " (a redirect to " + RedactURL(loc.String()) + ", not followed)"
+		}
+	}
 	return c.failure(statusClass(resp.StatusCode), resp.StatusCode, url, msg)
 }
 

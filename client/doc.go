@@ -32,13 +32,20 @@
 // token-carrying chunk; FirstContent is the first with content or text
 // rather than reasoning; ReasoningChunks counts those with reasoning only.
 //
-// Usage may come in any chunk. A later usage object replaces an earlier
-// one, but one whose counts are all zero is ignored: Ollama's completions
+// Usage may come in any chunk, and is settled when the stream ends. A
+// usage object whose counts are all zero is ignored: Ollama's completions
 // stream sends zeros in every chunk and the real figures only at the end,
 // and a stream cut before that end must fall back to counting chunks rather
-// than report zero tokens. The counting rule, which report applies through
-// Record.OutputTokens: output tokens are usage.completion_tokens when the
-// server sent usage, else the number of token-carrying chunks.
+// than report zero tokens. Otherwise later usage replaces earlier usage,
+// with one exception. PromptTokens is the last non-zero prompt_tokens of
+// any usage. CompletionTokens and ReasoningTokens come from the last usage
+// whose completion_tokens is above zero, and HasUsage says there was one;
+// a usage whose completion_tokens is 0 or missing (some servers send only
+// prompt_tokens) counts for them only when the stream had no
+// token-carrying chunk at all, since after K > 0 such chunks it cannot be
+// right. The counting rule, which report applies through
+// Record.OutputTokens: output tokens are CompletionTokens when HasUsage,
+// else K, the number of token-carrying chunks.
 //
 // When a chunk carries the simulator's extension "x_sent_unix_ns" (the Unix
 // time in nanoseconds at which the server sent it), SendLag gets, per
@@ -54,12 +61,23 @@
 // Truncated (the input ended without finish_reason or [DONE]), Malformed (a
 // data event was not a JSON object; reading goes on, and later tokens and
 // usage still count). Non-2xx responses are HTTP4xx, HTTP429 or HTTP5xx with
-// the server's message; Connect covers DNS, dial, TLS and a connection lost
-// before any response.
+// the server's message. Redirects are never followed, since the API key
+// would go along: a 3xx is HTTP4xx and its message names the Location.
+// Connect covers DNS, dial, TLS and a connection lost before any response.
 //
 // The API key, credentials in the base URL and credential-like header values
 // never appear in anything the package produces: they are scrubbed from
-// every message, including text the server echoes back.
+// every message, including text the server echoes back. URLs are shown as
+// RedactURL renders them (no userinfo, no query), and SensitiveHeader says
+// which headers hold credentials: both are exported for the app's output.
+//
+// # Connections
+//
+// Each stream has a connection of its own (HTTP/1.1), and the pool keeps
+// more idle connections than Config.MaxConns. A request that has to open
+// one pays for TCP and TLS setup in its time to first token, so WarmConns
+// opens them before the load. Probe cancels its request after the first
+// event, which closes its connection rather than pooling it.
 //
 // # Parsing
 //

@@ -147,14 +147,6 @@ func describeReadError(err error) string {
 	return err.Error()
 }
 
-// scrub removes every credential the client knows from s.
-func (c *Client) scrub(s string) string {
-	for _, secret := range c.secrets {
-		s = strings.ReplaceAll(s, secret, "[REDACTED]")
-	}
-	return s
-}
-
 // oneLine turns s into one line of at most limit bytes: control characters
 // become spaces, runs of spaces shrink to one, and a cut is marked "...".
 func oneLine(s string, limit int) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestTransportFailures(t *testing.T) {
 		name    string
 		handler http.HandlerFunc // nil: nothing listens
 		timeout time.Duration
-		cancel  time.Duration // cancel the caller's context after this
+		cancel  int // cancel the caller's context once this many chunks have arrived
 		class   ErrorClass
 		want    string
 		chunks  int
@@ -82,7 +83,7 @@ func TestTransportFailures(t *testing.T) {
 		{"connection refused", nil, 0, 0, Connect, "cannot connect: connection refused", 0, time.Second},
 		{"stall", stallAfterOne, 200 * time.Millisecond, 0, Timeout,
 			"request timed out: no complete response within 200ms (1 token chunks received)", 1, 700 * time.Millisecond},
-		{"canceled", endless, 0, 100 * time.Millisecond, Canceled, "request canceled", 5, time.Second}, // ~10 chunks by then: slack for -race on 2 cores
+		{"canceled", endless, 0, 5, Canceled, "request canceled", 5, time.Second},
 		{"dropped", dropMidChunk, 0, 0, Truncated, "incomplete stream: connection closed mid-stream (unexpected EOF)", 0, time.Second},
 	}
 	for _, tt := range tests {
@@ -96,7 +97,7 @@ func TestTransportFailures(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tt.cancel > 0 {
-				time.AfterFunc(tt.cancel, cancel)
+				cancelAfterChunks(c, tt.cancel, cancel)
 			}
 			begin := time.Now()
 			rec := c.Do(ctx, Prompt{Text: "hi"})
@@ -125,6 +126,39 @@ func stallAfterOne(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(xChunk))
 	w.(http.Flusher).Flush()
 	<-r.Context().Done()
+}
+
+// cancelAfterChunks makes c call cancel as soon as n whole xChunk events
+// have been read from a response body (xChunk is all endless sends), so
+// that they have arrived, whatever the machine's load, before the cancel.
+func cancelAfterChunks(c *Client, n int, cancel context.CancelFunc) {
+	base := c.hc.Transport
+	c.hc.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := base.RoundTrip(r)
+		if err == nil {
+			resp.Body = &countingBody{ReadCloser: resp.Body, need: n * len(xChunk), cancel: cancel}
+		}
+		return resp, err
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// countingBody calls cancel once need bytes have been read through it.
+type countingBody struct {
+	io.ReadCloser
+	need   int
+	cancel context.CancelFunc
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if b.need -= n; b.need <= 0 {
+		b.cancel()
+	}
+	return n, err
 }
 
 // endless sends a chunk every 10 ms until the client goes.

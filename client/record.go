@@ -56,9 +56,13 @@ type Record struct {
 	// (reasoning_content or reasoning) rather than content.
 	ReasoningChunks int `json:"reasoning_chunks"`
 
-	// Server-reported usage, from the last usage object in the stream
-	// that has a non-zero count (Ollama sends all-zero usage in every chunk
-	// before the real one). HasUsage is false when there was none.
+	// Server-reported usage, settled as the package doc says. PromptTokens
+	// is the last non-zero prompt_tokens of any usage object. HasUsage
+	// says that CompletionTokens and ReasoningTokens hold the server's
+	// count: from the last usage with completion_tokens > 0, or from the
+	// last usage at all when no token chunk came. It is false when there
+	// was no usage, or only usage with completion_tokens 0 after token
+	// chunks (a wrong count, which OutputTokens does not use).
 	HasUsage         bool `json:"has_usage"`
 	PromptTokens     int  `json:"prompt_tokens"`
 	CompletionTokens int  `json:"completion_tokens"`
@@ -81,7 +85,7 @@ type Record struct {
 func (r *Record) OK() bool { return r.ErrorClass == OK }
 
 // OutputTokens is the number of output tokens the request produced:
-// the server's completion_tokens when it sent usage, else the number of
+// the server's completion_tokens when HasUsage, else the number of
 // token-carrying chunks.
 func (r *Record) OutputTokens() int {
 	if r.HasUsage {

@@ -22,12 +22,20 @@ type stream struct {
 	fail    ErrorClass // the first error event's class (StreamError or HTTP429)
 	failMsg string
 	badMsg  string // describes the first malformed event
+
+	// Usage seen so far, settled into the Record at the end (settleUsage).
+	usage      usage // the last usage object with a non-zero count
+	counted    usage // the last one with completion_tokens > 0
+	prompt     int   // the last non-zero prompt_tokens
+	sawUsage   bool
+	sawCounted bool
 }
 
 // read consumes events until [DONE], the end of input, or limit events
 // (0: no limit). It returns nil after [DONE] or at the limit, else what
 // ended the input (io.EOF when it ended cleanly).
 func (s *stream) read(r *sseReader, limit int) error {
+	defer s.settleUsage()
 	for {
 		data, at, k, err := r.next()
 		if err != nil {
@@ -95,13 +103,36 @@ func (s *stream) apply(c *chunk, at time.Duration) {
 		rec.FinishReason = string(c.finish)
 	}
 	if c.hasUsage { // all-zero usage never counts: see the package doc
-		rec.HasUsage = true
-		rec.PromptTokens = c.usage.prompt
-		rec.CompletionTokens = c.usage.completion
-		rec.ReasoningTokens = c.usage.reasoning
+		s.usage, s.sawUsage = c.usage, true
+		if c.usage.prompt > 0 {
+			s.prompt = c.usage.prompt
+		}
+		if c.usage.completion > 0 {
+			s.counted, s.sawCounted = c.usage, true
+		}
 	}
 	if c.errVal != nil {
 		s.streamError(c.errVal)
+	}
+}
+
+// settleUsage sets the Record's usage once the stream has ended, by the
+// rule in the package doc: prompt_tokens from any usage; completion_tokens
+// (and HasUsage) from the last usage that counted completion tokens, or,
+// when there was none, from the last usage only if no token chunk came. A
+// usage that says 0 completion tokens after K > 0 token chunks is wrong,
+// and the output falls back to K.
+func (s *stream) settleUsage() {
+	rec := s.rec
+	if !s.sawUsage {
+		return
+	}
+	rec.PromptTokens = s.prompt
+	switch {
+	case s.sawCounted:
+		rec.HasUsage, rec.CompletionTokens, rec.ReasoningTokens = true, s.counted.completion, s.counted.reasoning
+	case len(rec.ChunkAt) == 0:
+		rec.HasUsage, rec.CompletionTokens, rec.ReasoningTokens = true, s.usage.completion, s.usage.reasoning
 	}
 }
 

@@ -20,7 +20,18 @@ type Doer interface {
 	Now() time.Duration
 }
 
-var _ Doer = (*client.Client)(nil)
+var (
+	_ Doer   = (*client.Client)(nil)
+	_ Warmer = (*client.Client)(nil)
+)
+
+// Warmer is a Doer that can open connections ahead of a level, so that no
+// measured request's TTFT includes a TCP or TLS handshake. The sweep opens
+// C connections before each level's clock starts; a failure there is not an
+// error (the level's requests will meet and record the same problem).
+type Warmer interface {
+	WarmConns(ctx context.Context, n int) error
+}
 
 // Config says which levels to run and how long each lasts.
 type Config struct {
@@ -143,6 +154,9 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if w, ok := d.(Warmer); ok {
+		_ = w.WarmConns(lctx, c)
+	}
 
 	stopServer := cfg.Server.start(ctx, c)
 	mon := startMonitor()

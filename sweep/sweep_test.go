@@ -248,3 +248,29 @@ func TestHealthIsMeasured(t *testing.T) {
 		t.Errorf("health %+v", h)
 	}
 }
+
+// warmFake is a fakeDoer that records connection warm-ups.
+type warmFake struct {
+	*fakeDoer
+	mu    sync.Mutex
+	warms []int
+	first []int64 // requests already sent when each warm-up ran
+}
+
+func (w *warmFake) WarmConns(_ context.Context, n int) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.warms = append(w.warms, n)
+	w.first = append(w.first, w.n.Load())
+	return nil
+}
+
+func TestRunWarmsConnectionsBeforeEachLevel(t *testing.T) {
+	w := &warmFake{fakeDoer: newFake(time.Millisecond)}
+	if _, err := collect(t, context.Background(), Config{Levels: []int{1, 4}, Requests: 4, Prompts: prompts(1)}, w); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.warms) != 2 || w.warms[0] != 1 || w.warms[1] != 4 || w.first[0] != 0 || w.first[1] != 4 {
+		t.Errorf("warm-ups %v after %v requests; want C=1 before any request and C=4 before level 2's", w.warms, w.first)
+	}
+}

@@ -114,6 +114,16 @@ type Stamper struct {
 // NewStamper wraps d so that every request gets a unique stamp in slot.
 func NewStamper(d Doer, slot *StampSlot) *Stamper { return &Stamper{Doer: d, slot: slot} }
 
+// WarmConns passes connection warm-up through to the wrapped Doer.
+func (s *Stamper) WarmConns(ctx context.Context, n int) error {
+	if w, ok := s.Doer.(interface {
+		WarmConns(context.Context, int) error
+	}); ok {
+		return w.WarmConns(ctx, n)
+	}
+	return nil
+}
+
 // Do sends p with the next stamp.
 func (s *Stamper) Do(ctx context.Context, p client.Prompt) client.Record {
 	return s.Doer.Do(ctx, s.slot.Apply(p, s.n.Add(1)))

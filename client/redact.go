@@ -1,0 +1,139 @@
+package client
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// RedactURL renders a URL for messages and saved output: without userinfo,
+// without fragment, and with a non-empty query replaced by "?…" (a query
+// may hold a key, as in ?api-key=). It never returns what lies between
+// "//" and the last "@" of the authority, even for a URL that does not
+// parse (a password with a stray "@", "/" or "%", say); such a URL is shown
+// as scheme://host-ish text, or as "(unparsable URL)".
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || strings.Contains(u.Opaque, "@") || strings.Contains(u.Path, "@") ||
+		u.User != nil && u.Host == "" {
+		// The parser failed, or put an "@" where userinfo may have been
+		// meant ("http://u:12/34@h", "u:p@h"), or found no host after
+		// the userinfo: read the text instead.
+		return redactText(raw)
+	}
+	u.User = nil
+	u.ForceQuery = false
+	if u.RawQuery != "" {
+		u.RawQuery = "…"
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+// redactText is RedactURL for a URL the parser cannot be trusted with:
+// everything up to the last "@" after "//" is dropped (userinfo, however
+// odd: it may hold "@", "/", "?" or "#"), then the query and fragment.
+// Dropping too much is the safe error: such a URL is invalid anyway.
+func redactText(raw string) string {
+	scheme, rest := "", raw
+	if i := strings.Index(raw, "//"); i >= 0 {
+		scheme, rest = raw[:i+2], raw[i+2:]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	query := ""
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		if rest[i] == '?' && i+1 < len(rest) && rest[i+1] != '#' {
+			query = "?…"
+		}
+		rest = rest[:i]
+	}
+	if rest == "" && raw != "" {
+		return "(unparsable URL)"
+	}
+	return scheme + rest + query
+}
+
+// sensitiveWords are the parts of a header (or query parameter) name that
+// mark its value as a credential.
+var sensitiveWords = []string{"auth", "key", "token", "secret", "cookie", "password", "passwd",
+	"session", "credential", "signature"}
+
+// SensitiveHeader reports whether a header's value is likely a credential,
+// by its name: one containing auth, key, token, secret, cookie, password,
+// passwd, session, credential or signature, in any case. Such values are
+// never printed or saved.
+func SensitiveHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range sensitiveWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// showURL renders u for messages, as RedactURL does.
+func showURL(u *url.URL) string { return RedactURL(u.String()) }
+
+// secretsOf lists the credentials in cfg: the API key, the userinfo of the
+// base URL, the values of its credential-like query parameters, and the
+// values of credential-like headers.
+func secretsOf(cfg Config) []string {
+	var s []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			s = append(s, v)
+		}
+	}
+	add(cfg.APIKey)
+	if u, err := url.Parse(cfg.BaseURL); err == nil {
+		if u.User != nil {
+			add(u.User.Username())
+			p, _ := u.User.Password()
+			add(p)
+		}
+		for name, values := range u.Query() {
+			if SensitiveHeader(name) {
+				for _, v := range values {
+					add(v)
+				}
+			}
+		}
+	}
+	for name, values := range cfg.Headers {
+		if SensitiveHeader(name) {
+			for _, v := range values {
+				add(v)
+				if _, cred, ok := strings.Cut(v, " "); ok {
+					add(cred) // "Bearer KEY": KEY alone is the secret
+				}
+			}
+		}
+	}
+	// Longest first, so that no secret is left half-replaced by a shorter
+	// one it contains.
+	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
+	return s
+}
+
+// scrub removes every credential the client knows from s.
+func (c *Client) scrub(s string) string { return scrubWith(c.secrets, s) }
+
+// Scrubber returns a function that replaces every credential in cfg (the
+// API key, the base URL's userinfo and credential-like query values,
+// credential-like header values) with [REDACTED]. It is for text from the
+// server that another package passes on, such as a metrics page quoted in
+// an error.
+func Scrubber(cfg Config) func(string) string {
+	secrets := secretsOf(cfg)
+	return func(s string) string { return scrubWith(secrets, s) }
+}
+
+func scrubWith(secrets []string, s string) string {
+	for _, secret := range secrets {
+		s = strings.ReplaceAll(s, secret, "[REDACTED]")
+	}
+	return s
+}
