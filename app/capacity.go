@@ -56,16 +56,12 @@ func (o *options) capacity(c *cli.Context) error {
 // level's mean aggregate output tok/s, from the levels finished so far.
 func judge(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float64) {
 	return func(c int) (bool, float64) {
-		pass, sum, n := true, 0.0, 0
-		for _, s := range *stats {
-			if s.Concurrency != c {
-				continue
+		for _, g := range report.GroupByConcurrency(*stats) {
+			if g.C == c {
+				return g.Passes(slo), g.Aggregate
 			}
-			pass = pass && report.CheckSLO(s, slo).Pass
-			sum += s.AggregateOutputTPS
-			n++
 		}
-		return pass, sum / float64(max(n, 1))
+		return true, 0
 	}
 }
 

@@ -41,9 +41,9 @@ type Series struct {
 // (p50, p95) against concurrency, and the throughput–interactivity
 // trade-off.
 func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
-	levels := byConcurrency(stats)
+	levels := report.GroupByConcurrency(stats)
 	var charts []Chart
-	for _, build := range []func([]level, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart} {
+	for _, build := range []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart} {
 		c, err := build(levels, opts)
 		if err != nil {
 			return nil, err
@@ -53,14 +53,14 @@ func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
 	return charts, nil
 }
 
-func aggregateChart(levels []level, _ Options) (Chart, error) {
+func aggregateChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	const title = "Aggregate output tok/s vs concurrency"
 	p := newPlot(title, "concurrency (C)", "output tok/s (steady-state window)", topLeft)
 	err := addSeries(p, "aggregate output tok/s", series(levels, aggregate), 0, false)
 	return finish(p, AggregateName, title, levels), err
 }
 
-func decodeChart(levels []level, opts Options) (Chart, error) {
+func decodeChart(levels []report.LevelGroup, opts Options) (Chart, error) {
 	const title = "Per-stream decode tok/s vs concurrency"
 	p := newPlot(title, "concurrency (C)", "decode tok/s per stream", topRight)
 	err := addSeries(p, "p50", series(levels, decodeP50), 0, false)
@@ -84,7 +84,7 @@ func addSLO(p *plot.Plot, target float64) error {
 	return nil
 }
 
-func ttftChart(levels []level, _ Options) (Chart, error) {
+func ttftChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	const title = "Time to first token vs concurrency"
 	p := newPlot(title, "concurrency (C)", "TTFT ms (queueing + prefill)", topLeft)
 	err := addSeries(p, "p50", series(levels, ttftP50), 0, false)
@@ -94,7 +94,7 @@ func ttftChart(levels []level, _ Options) (Chart, error) {
 	return finish(p, TTFTName, title, levels), err
 }
 
-func tradeoffChart(levels []level, _ Options) (Chart, error) {
+func tradeoffChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	const title = "Throughput vs interactivity (one point per level)"
 	p := newPlot(title, "aggregate output tok/s (server)", "decode tok/s p50 (per user)", topRight)
 	xys, labels, _ := tradeoff(levels)
@@ -113,9 +113,9 @@ func CompareCharts(runs []Series) ([]Chart, error) {
 	const decTitle, tradeTitle = "Per-stream decode tok/s p50 vs concurrency", "Throughput vs interactivity"
 	dec := newPlot(decTitle, "concurrency (C)", "decode tok/s p50 per stream", topRight)
 	trade := newPlot(tradeTitle, "aggregate output tok/s (server)", "decode tok/s p50 (per user)", topRight)
-	var all []level
+	var all []report.LevelGroup
 	for i, r := range runs {
-		levels := byConcurrency(r.Stats)
+		levels := report.GroupByConcurrency(r.Stats)
 		name := string(rune('A'+i%26)) + ": " + r.Name
 		if err := addSeries(dec, name, series(levels, decodeP50), i, false); err != nil {
 			return nil, err
@@ -127,7 +127,7 @@ func CompareCharts(runs []Series) ([]Chart, error) {
 		// The curves run side by side: label a level once, on the first
 		// run that has it, or the labels pile up.
 		for j, c := range cs {
-			if slices.ContainsFunc(all, func(l level) bool { return l.c == c }) {
+			if slices.ContainsFunc(all, func(l report.LevelGroup) bool { return l.C == c }) {
 				labels[j] = ""
 			}
 		}
@@ -170,10 +170,10 @@ func roomForLabels(p *plot.Plot) {
 
 // finish puts the concurrency axis under a plot of figures against C and
 // starts the y axis at 0.
-func finish(p *plot.Plot, name, title string, levels []level) Chart {
+func finish(p *plot.Plot, name, title string, levels []report.LevelGroup) Chart {
 	var cs []int
 	for _, l := range levels {
-		cs = append(cs, l.c)
+		cs = append(cs, l.C)
 	}
 	slices.Sort(cs)
 	concurrencyAxis(p, slices.Compact(cs))
@@ -216,34 +216,13 @@ func concurrencyAxis(p *plot.Plot, cs []int) {
 	p.X.Tick.Marker = marks
 }
 
-// level is every repetition of one concurrency.
-type level struct {
-	c     int
-	stats []report.LevelStats
-}
-
-// byConcurrency groups stats by concurrency, ascending.
-func byConcurrency(stats []report.LevelStats) []level {
-	var levels []level
-	for _, s := range stats {
-		i := slices.IndexFunc(levels, func(l level) bool { return l.c == s.Concurrency })
-		if i < 0 {
-			levels = append(levels, level{c: s.Concurrency})
-			i = len(levels) - 1
-		}
-		levels[i].stats = append(levels[i].stats, s)
-	}
-	slices.SortFunc(levels, func(a, b level) int { return a.c - b.c })
-	return levels
-}
-
 // series is figure f against concurrency, the mean over repetitions,
 // skipping levels where f is undefined.
-func series(levels []level, f func(report.LevelStats) float64) plotter.XYs {
+func series(levels []report.LevelGroup, f func(report.LevelStats) float64) plotter.XYs {
 	var xys plotter.XYs
 	for _, l := range levels {
-		if y := meanOf(l.stats, f); !math.IsNaN(y) {
-			xys = append(xys, plotter.XY{X: float64(l.c), Y: y})
+		if y := meanOf(l.Runs, f); !math.IsNaN(y) {
+			xys = append(xys, plotter.XY{X: float64(l.C), Y: y})
 		}
 	}
 	return xys
@@ -251,20 +230,20 @@ func series(levels []level, f func(report.LevelStats) float64) plotter.XYs {
 
 // tradeoff is decode p50 against aggregate output tok/s, one point per
 // level, with "C=n" labels and each point's concurrency.
-func tradeoff(levels []level) (xys plotter.XYs, labels []string, cs []int) {
+func tradeoff(levels []report.LevelGroup) (xys plotter.XYs, labels []string, cs []int) {
 	for _, l := range levels {
-		x, y := meanOf(l.stats, aggregate), meanOf(l.stats, decodeP50)
+		x, y := meanOf(l.Runs, aggregate), meanOf(l.Runs, decodeP50)
 		if math.IsNaN(x) || math.IsNaN(y) {
 			continue
 		}
 		if n := len(xys); n > 0 && near(xys[n-1], plotter.XY{X: x, Y: y}) {
 			// Saturated levels land on one spot: one label, "C=32,64".
-			labels[n-1] += "," + strconv.Itoa(l.c)
+			labels[n-1] += "," + strconv.Itoa(l.C)
 			labels = append(labels, "")
 		} else {
-			labels = append(labels, "C="+strconv.Itoa(l.c))
+			labels = append(labels, "C="+strconv.Itoa(l.C))
 		}
-		xys, cs = append(xys, plotter.XY{X: x, Y: y}), append(cs, l.c)
+		xys, cs = append(xys, plotter.XY{X: x, Y: y}), append(cs, l.C)
 	}
 	return xys, labels, cs
 }

@@ -32,30 +32,33 @@ type Recommendation struct {
 // order; repeats of a level are judged by their pooled worst case: a level
 // passes only if every repeat passes). Without an SLO only the knee is set.
 func Recommend(stats []LevelStats, o SLO) Recommendation {
-	lv := byConcurrency(stats)
+	lv := GroupByConcurrency(stats)
 	rec := Recommendation{SLO: o, Knee: knee(lv)}
 	if !o.Set() {
 		return rec
 	}
 	for _, l := range lv {
 		if why := l.failures(o); len(why) > 0 {
-			rec.FirstFail, rec.FirstFailWhy = l.c, why
+			rec.FirstFail, rec.FirstFailWhy = l.C, why
 			break
 		}
-		rec.Recommended, rec.RecommendedTPS = l.c, l.aggregate
+		rec.Recommended, rec.RecommendedTPS = l.C, l.Aggregate
 	}
 	return rec
 }
 
-// levelGroup is every repeat of one concurrency level.
-type levelGroup struct {
-	c         int
-	runs      []LevelStats
-	aggregate float64 // mean aggregate output tok/s over the repeats
+// LevelGroup is every run (repeat) of one concurrency level.
+type LevelGroup struct {
+	C         int
+	Runs      []LevelStats
+	Aggregate float64 // mean aggregate output tok/s over the runs
 }
 
-func (g levelGroup) failures(o SLO) []string {
-	for _, s := range g.runs {
+// Passes reports whether every run of the level passes o.
+func (g LevelGroup) Passes(o SLO) bool { return len(g.failures(o)) == 0 }
+
+func (g LevelGroup) failures(o SLO) []string {
+	for _, s := range g.Runs {
 		if r := CheckSLO(s, o); !r.Pass {
 			return r.Failed
 		}
@@ -63,37 +66,39 @@ func (g levelGroup) failures(o SLO) []string {
 	return nil
 }
 
-func byConcurrency(stats []LevelStats) []levelGroup {
-	var groups []levelGroup
+// GroupByConcurrency groups a sweep's levels by concurrency, ascending,
+// each with its runs in the order given.
+func GroupByConcurrency(stats []LevelStats) []LevelGroup {
+	var groups []LevelGroup
 	for _, s := range stats {
-		i := slices.IndexFunc(groups, func(g levelGroup) bool { return g.c == s.Concurrency })
+		i := slices.IndexFunc(groups, func(g LevelGroup) bool { return g.C == s.Concurrency })
 		if i < 0 {
-			groups = append(groups, levelGroup{c: s.Concurrency})
+			groups = append(groups, LevelGroup{C: s.Concurrency})
 			i = len(groups) - 1
 		}
-		groups[i].runs = append(groups[i].runs, s)
+		groups[i].Runs = append(groups[i].Runs, s)
 	}
 	for i := range groups {
 		var sum float64
-		for _, s := range groups[i].runs {
+		for _, s := range groups[i].Runs {
 			sum += s.AggregateOutputTPS
 		}
-		groups[i].aggregate = sum / float64(len(groups[i].runs))
+		groups[i].Aggregate = sum / float64(len(groups[i].Runs))
 	}
-	slices.SortFunc(groups, func(a, b levelGroup) int { return a.c - b.c })
+	slices.SortFunc(groups, func(a, b LevelGroup) int { return a.C - b.C })
 	return groups
 }
 
 // knee finds the first level c whose nearest level at or above 2c delivers
 // less than (1+KneeGain) times c's aggregate throughput.
-func knee(lv []levelGroup) int {
+func knee(lv []LevelGroup) int {
 	for i, l := range lv {
-		j := slices.IndexFunc(lv[i+1:], func(g levelGroup) bool { return g.c >= 2*l.c })
+		j := slices.IndexFunc(lv[i+1:], func(g LevelGroup) bool { return g.C >= 2*l.C })
 		if j < 0 {
 			return 0
 		}
-		if next := lv[i+1+j]; next.aggregate < (1+KneeGain)*l.aggregate {
-			return l.c
+		if next := lv[i+1+j]; next.Aggregate < (1+KneeGain)*l.Aggregate {
+			return l.C
 		}
 	}
 	return 0
@@ -133,9 +138,9 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 // clientLimitedLevels lists the concurrencies of client-limited levels.
 func clientLimitedLevels(stats []LevelStats) string {
 	var cs []string
-	for _, g := range byConcurrency(stats) {
-		if slices.ContainsFunc(g.runs, func(s LevelStats) bool { return s.ClientLimited }) {
-			cs = append(cs, fmt.Sprint(g.c))
+	for _, g := range GroupByConcurrency(stats) {
+		if slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.ClientLimited }) {
+			cs = append(cs, fmt.Sprint(g.C))
 		}
 	}
 	return strings.Join(cs, ",")
@@ -152,12 +157,12 @@ func maxLevel(stats []LevelStats) int {
 // anyDoubling reports whether some level delivered output and a level at
 // least twice its concurrency was run too: only then can a knee be judged.
 func anyDoubling(stats []LevelStats) bool {
-	lv := byConcurrency(stats)
+	lv := GroupByConcurrency(stats)
 	for i, l := range lv {
-		if !(l.aggregate > 0) {
+		if !(l.Aggregate > 0) {
 			continue
 		}
-		if slices.ContainsFunc(lv[i+1:], func(g levelGroup) bool { return g.c >= 2*l.c }) {
+		if slices.ContainsFunc(lv[i+1:], func(g LevelGroup) bool { return g.C >= 2*l.C }) {
 			return true
 		}
 	}

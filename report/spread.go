@@ -40,7 +40,7 @@ func spreadOf(values []float64) Spread {
 
 // spreadTable is the repeat table, nil when no level was repeated.
 func spreadTable(stats []LevelStats) *table {
-	groups := byConcurrency(stats)
+	groups := GroupByConcurrency(stats)
 	t := &table{cols: []col{
 		{head: "C"}, {head: "runs"},
 		{head: "decode p50 tok/s"}, {head: "spread"},
@@ -48,16 +48,16 @@ func spreadTable(stats []LevelStats) *table {
 		{head: "output tok/s"}, {head: "spread"},
 	}}
 	for _, g := range groups {
-		if len(g.runs) < 2 {
+		if len(g.Runs) < 2 {
 			continue
 		}
 		var decode, ttft, agg []float64
-		for _, s := range g.runs {
+		for _, s := range g.Runs {
 			decode = append(decode, s.DecodeTPSP50)
 			ttft = append(ttft, ms(s.TTFTP50))
 			agg = append(agg, s.AggregateOutputTPS)
 		}
-		row := []string{strconv.Itoa(g.c), strconv.Itoa(len(g.runs))}
+		row := []string{strconv.Itoa(g.C), strconv.Itoa(len(g.Runs))}
 		for _, sp := range []Spread{spreadOf(decode), spreadOf(ttft), spreadOf(agg)} {
 			row = append(row, num(sp.Min, 1)+"–"+num(sp.Max, 1), pct(sp.Relative()))
 		}
