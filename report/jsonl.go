@@ -12,8 +12,12 @@ import (
 )
 
 // WriteRecords writes recs as JSON lines (requests.jsonl): one
-// json.Marshal'd client.Record per line, in order. All lines are encoded
-// before anything is written, and written with a single Write call.
+// json.Marshal'd client.Record per line, in order, followed on the same
+// object by the request's own figures for readers that do not want to
+// recompute them: ttft_ms, decode_tps and e2e_tps (null when undefined;
+// ReadRecords ignores them, the raw fields being the source of truth). All
+// lines are encoded before anything is written, and written with a single
+// Write call.
 func WriteRecords(w io.Writer, recs []client.Record) error {
 	b, err := appendRecords(nil, recs)
 	if err != nil {
@@ -23,9 +27,19 @@ func WriteRecords(w io.Writer, recs []client.Record) error {
 	return err
 }
 
+// recordLine is one line of requests.jsonl: the record and its figures.
+type recordLine struct {
+	*client.Record
+	TTFTMs    *float64 `json:"ttft_ms"`
+	DecodeTPS *float64 `json:"decode_tps"`
+	E2ETPS    *float64 `json:"e2e_tps"`
+}
+
 func appendRecords(b []byte, recs []client.Record) ([]byte, error) {
 	for i := range recs {
-		line, err := json.Marshal(&recs[i])
+		r := &recs[i]
+		line, err := json.Marshal(recordLine{Record: r, TTFTMs: msJSON(RequestTTFT(r)),
+			DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals)})
 		if err != nil {
 			return nil, fmt.Errorf("record %d: %w", i, err)
 		}

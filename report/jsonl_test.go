@@ -91,3 +91,34 @@ func TestReadRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordLinesCarryTheirFigures: each requests.jsonl line has the
+// request's own ttft_ms, decode_tps and e2e_tps, null when undefined.
+func TestRecordLinesCarryTheirFigures(t *testing.T) {
+	ok := stream(0, 200*msec, 20*msec, 51)       // TTFT 200 ms, 50 gaps of 20 ms, ends at 1.2 s
+	bad := failed(client.HTTP5xx, 0, 0, 10*msec) // no tokens at all
+	var buf bytes.Buffer
+	if err := WriteRecords(&buf, []client.Record{ok, bad}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []map[string]any{
+		{"ttft_ms": 200.0, "decode_tps": 50.0, "e2e_tps": 42.5},
+		{"ttft_ms": nil, "decode_tps": nil, "e2e_tps": 0.0},
+	}
+	for i, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range want[i] {
+			if m[k] != v {
+				t.Errorf("line %d: %s = %v, want %v", i+1, k, m[k], v)
+			}
+		}
+	}
+	back, err := ReadRecords(&buf)
+	if err != nil || len(back) != 2 || back[0].CompletionTokens != 51 {
+		t.Errorf("read back %d records (%v): the figures must not disturb the record", len(back), err)
+	}
+}

@@ -29,3 +29,12 @@ func RequestDecodeTPS(r *client.Record) float64 {
 	u := float64(r.OutputTokens())
 	return (u - tokenWeight(r)) / (r.LastToken - r.FirstToken).Seconds()
 }
+
+// RequestE2ETPS is one request's end-to-end rate, U / (End − Start) in
+// tokens per second, or NaN when End is not after Start.
+func RequestE2ETPS(r *client.Record) float64 {
+	if r.End <= r.Start {
+		return math.NaN()
+	}
+	return float64(r.OutputTokens()) / (r.End - r.Start).Seconds()
+}

@@ -210,9 +210,9 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 	itlMax := math.NaN()
 	for i := range ok {
 		r := &ok[i]
-		u, k := float64(r.OutputTokens()), len(r.ChunkAt)
-		if r.End > r.Start {
-			e2e = append(e2e, u/(r.End-r.Start).Seconds())
+		k := len(r.ChunkAt)
+		if v := RequestE2ETPS(r); !math.IsNaN(v) {
+			e2e = append(e2e, v)
 		}
 		if r.FirstContent > 0 {
 			ttfc = append(ttfc, float64(r.FirstContent-r.Start))
