@@ -1,0 +1,47 @@
+package app
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/toksweep/toksweep/sim"
+)
+
+// TestSweepAgainstSimMatchesItsModel sweeps the built-in simulator at levels
+// 1 and 8: at C=1 the measured decode rate is the simulator's configured
+// step rate, 1 / (base + per_seq + per_ctx_token × context), within 3%; at
+// C=8 each stream is slower and the server as a whole faster.
+func TestSweepAgainstSimMatchesItsModel(t *testing.T) {
+	const maxTokens = 64
+	cfg, err := sim.Preset("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The decode phase runs steps 2..maxTokens, with context growing from
+	// P+1 to P+maxTokens−1 tokens: P+maxTokens/2 on average.
+	ctx := float64(sim.ChatPromptTokens(sim.EssayPrompt) + maxTokens/2)
+	step := cfg.DecodeBase + cfg.DecodePerSeq + time.Duration(ctx*float64(cfg.DecodePerCtxToken))
+	want := 1 / step.Seconds()
+
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--levels", "1,8",
+		"--requests", "8", "--max-tokens", "64", "--out", out, "--metrics-url", "off")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	rows := readLevels(t, out)
+	if len(rows) != 2 {
+		t.Fatalf("levels.csv has %d rows", len(rows))
+	}
+	c1, c8 := rows[0], rows[1]
+	if got := num(t, c1, "decode_tps_p50"); !within(got, want, 0.03) {
+		t.Errorf("C=1 decode_tps_p50 = %.1f, want the model's %.1f ±3%%", got, want)
+	}
+	if a1, a8 := num(t, c1, "aggregate_output_tps"), num(t, c8, "aggregate_output_tps"); a8 <= a1 {
+		t.Errorf("aggregate at C=8 (%.1f) is not above C=1 (%.1f)", a8, a1)
+	}
+	if d1, d8 := num(t, c1, "decode_tps_p50"), num(t, c8, "decode_tps_p50"); d8 >= d1 {
+		t.Errorf("per-stream decode at C=8 (%.1f) is not below C=1 (%.1f)", d8, d1)
+	}
+}
