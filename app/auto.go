@@ -9,7 +9,8 @@ import (
 // saturates (doubling adds less than report.KneeGain), or Max is reached;
 // then, if a level failed, it bisects between the last passing and the first
 // failing level until they are Granularity apart. Without an SLO every level
-// passes, so it stops at saturation. It needs about log2(Max) levels to
+// that delivers output passes, so it stops at saturation; a level that
+// delivers nothing (every request failed) fails. It needs about log2(Max) levels to
 // bracket the answer and log2(fail−pass) more to pin it down.
 type autoPlan struct {
 	slo         report.SLO
@@ -57,7 +58,7 @@ func (p *autoPlan) double(pass bool, agg float64) (int, bool) {
 	saturated := c > 1 && agg < (1+report.KneeGain)*p.lastAgg
 	p.lastAgg = agg
 	switch {
-	case !pass:
+	case !pass || !(agg > 0): // a level that delivered nothing fails, SLO or not
 		p.bisecting, p.lo, p.hi = true, p.lastPass, c
 		return p.bisect(false)
 	case saturated || c >= p.max:

@@ -86,3 +86,18 @@ func TestAutoPlanRespectsMaxAndGranularity(t *testing.T) {
 		t.Errorf("granularity 8: levels %v, want 11", coarse)
 	}
 }
+
+func TestAutoPlanStopsWhenNothingIsDelivered(t *testing.T) {
+	// Every request fails from C=4 on (aggregate 0, or NaN without any
+	// window): the search must not double on to --auto-max.
+	dead := func(c int) (bool, float64) {
+		if c >= 4 {
+			return true, 0
+		}
+		return true, float64(c) * 100
+	}
+	levels := runPlan(newAutoPlan(report.SLO{ErrorRate: -1}, 256, 1, dead))
+	if len(levels) > 4 || levels[len(levels)-1] != 3 && levels[len(levels)-1] != 4 {
+		t.Errorf("levels %v: want the search to stop around C=4", levels)
+	}
+}

@@ -102,3 +102,39 @@ func TestSavedSLORoundTrips(t *testing.T) {
 		t.Error("a config without an SLO must not yield one")
 	}
 }
+
+// TestSweepSLOFailsMidSweep: with the default simulator per-stream decode
+// falls from ~317 tok/s at C=1 to ~237 at C=8, so a 260 tok/s SLO passes the
+// low levels and fails a higher one. The recommendation must name the
+// highest level that passes with all below it, and the first failure, as
+// levels.csv records them.
+func TestSweepSLOFailsMidSweep(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim",
+		"--levels", "1,2,4,8", "--requests", "8", "--max-tokens", "32", "--out", out,
+		"--slo-decode-tps", "260", "--metrics-url", "off")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	best, firstFail := 0, 0
+	for _, row := range readLevels(t, out) {
+		c := int(num(t, row, "concurrency"))
+		switch {
+		case row["slo_pass"] == "true" && firstFail == 0:
+			best = c
+		case row["slo_pass"] == "false" && firstFail == 0:
+			firstFail = c
+		}
+	}
+	if best == 0 || firstFail == 0 {
+		t.Fatalf("want a pass then a fail across C=1..8, got best %d first fail %d", best, firstFail)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("This server serves %d concurrent users", best),
+		fmt.Sprintf("At %d users the SLO fails: decode_tps_p10 ", firstFail),
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
