@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -99,7 +100,9 @@ func (d *RunDir) AddLevel(l sweep.Level, s LevelStats) error {
 	if d.levels == nil {
 		return fmt.Errorf("run directory %s: closed", d.path)
 	}
-	b, err := appendRecords(nil, l.Records)
+	// One buffer, one write: the level lands whole or not at all. Sizing
+	// it up front spares the copies of a buffer grown by doubling.
+	b, err := appendRecords(make([]byte, 0, recordsSize(l.Records)), l.Records)
 	if err != nil {
 		return err
 	}
@@ -171,4 +174,14 @@ func (d *RunDir) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// recordsSize estimates the JSON size of recs: about 600 bytes of fields per
+// record and up to 12 per chunk offset or send lag.
+func recordsSize(recs []client.Record) int {
+	n := 0
+	for i := range recs {
+		n += 600 + 12*(len(recs[i].ChunkAt)+len(recs[i].SendLag))
+	}
+	return n
 }
