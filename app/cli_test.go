@@ -23,14 +23,20 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout
 // readLevels parses DIR/levels.csv into one map per row, keyed by column.
 func readLevels(t *testing.T, dir string) []map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "levels.csv"))
+	return readCSVRows(t, filepath.Join(dir, "levels.csv"))
+}
+
+// readCSVRows parses a CSV file with a header into one map per row.
+func readCSVRows(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		t.Fatalf("levels.csv is not valid CSV: %v", err)
+		t.Fatalf("%s is not valid CSV: %v", path, err)
 	}
 	var out []map[string]string
 	for _, row := range rows[1:] {
