@@ -211,6 +211,9 @@ func TestVerdict(t *testing.T) {
 		{Estimate{Metric: DecodeP50, Ratio: 0.996, Low: 0.979, High: 1.013}, "no significant difference (-0.4%, 95% CI -2.1% to +1.3%)"},
 		{Estimate{Metric: TTFTP50, Ratio: 0.92, Low: 0.861, High: 0.98}, "B's TTFT p50 is 8.0% lower (95% CI 2.0–13.9%)"},
 		{Estimate{Metric: TTFTP95, Ratio: 1.2, Low: nan, High: nan}, ""},
+		// Small but significant: two decimals, never "0.0% faster".
+		{Estimate{Metric: DecodeP50, Ratio: 1.0004, Low: 1.0001, High: 1.0009}, "B is 0.04% faster (95% CI 0.01–0.09%)"},
+		{Estimate{Metric: DecodeP50, Ratio: 0.9996, Low: 0.999, High: 1.0003}, "no significant difference (-0.04%, 95% CI -0.10% to +0.03%)"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Verdict("B", 0.95); got != tt.want {

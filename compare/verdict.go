@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -32,8 +33,15 @@ func (e Estimate) Verdict(label string, conf float64) string {
 	}
 	ci := strconv.FormatFloat(100*conf, 'f', -1, 64) + "% CI"
 	d, lo, hi := pct(e.Ratio), pct(e.Low), pct(e.High)
+	// A difference under 1% gets two decimals, so that a real but small
+	// difference never reads "0.0% faster".
+	f := "%.1f"
+	if max(math.Abs(d), math.Abs(lo), math.Abs(hi)) < 1 {
+		f = "%.2f"
+	}
+	sf := strings.Replace(f, "%", "%+", 1)
 	if !e.Significant() {
-		return fmt.Sprintf("no significant difference (%+.1f%%, %s %+.1f%% to %+.1f%%)", d, ci, lo, hi)
+		return fmt.Sprintf("no significant difference ("+sf+"%%, %s "+sf+"%% to "+sf+"%%)", d, ci, lo, hi)
 	}
 	up, down := "higher", "lower"
 	subject := label + "'s " + e.Metric.Title()
@@ -44,7 +52,7 @@ func (e Estimate) Verdict(label string, conf float64) string {
 	if e.Low < 1 { // significant and below 1: the whole interval is below
 		word, d, lo, hi = down, -d, -hi, -lo
 	}
-	return fmt.Sprintf("%s is %.1f%% %s (%s %.1f–%.1f%%)", subject, d, word, ci, lo, hi)
+	return fmt.Sprintf("%s is "+f+"%% %s (%s "+f+"–"+f+"%%)", subject, d, word, ci, lo, hi)
 }
 
 // pct is a ratio as a relative difference in percent.
