@@ -2,11 +2,13 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -62,6 +64,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr io.Writer) error {
 	runs := make([]compare.Run, len(dirs))
 	series := make([]chart.Series, len(dirs))
+	var base any
 	for i, dir := range dirs {
 		saved, err := report.ReadRunDir(dir)
 		if err != nil {
@@ -69,6 +72,11 @@ func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr 
 		}
 		for _, w := range saved.Warnings {
 			fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", dir, w)
+		}
+		if i == 0 {
+			base = saved.Summary.Config
+		} else if diff := workloadDiff(base, saved.Summary.Config); diff != "" {
+			fmt.Fprintf(stderr, "toksweep: warning: %s and %s ran different workloads (%s): a difference may be the workload's, not the server's\n", dirs[0], dir, diff)
 		}
 		runs[i] = compare.Run{Name: dir, Levels: saved.Levels}
 		series[i] = chart.Series{Name: dir, Stats: saved.Stats()}
@@ -110,4 +118,40 @@ func writeCompareFiles(out string, tab compare.Table, series []chart.Series) err
 	}
 	_, err = chart.WriteFiles(out, charts)
 	return err
+}
+
+// workloadKeys are the configuration fields that change what is measured:
+// runs that differ in them are not an A/B test of the server.
+var workloadKeys = []string{"api", "model", "max_tokens", "temperature", "prompt_source", "extra_body", "warmup"}
+
+// workloadDiff names the workload fields in which two saved configurations
+// differ, "" when none does or a configuration cannot be read.
+func workloadDiff(a, b any) string {
+	ma, mb := configFields(a), configFields(b)
+	if ma == nil || mb == nil {
+		return ""
+	}
+	var diffs []string
+	for _, k := range workloadKeys {
+		if va, vb := string(ma[k]), string(mb[k]); va != vb {
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", k, orNone(va), orNone(vb)))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func configFields(c any) map[string]json.RawMessage {
+	raw, ok := c.(json.RawMessage)
+	var m map[string]json.RawMessage
+	if !ok || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,4 +127,15 @@ func TestCompareUsage(t *testing.T) {
 func readCompareCSV(t *testing.T, path string) []map[string]string {
 	t.Helper()
 	return readCSVRows(t, path)
+}
+
+func TestWorkloadDiff(t *testing.T) {
+	a := json.RawMessage(`{"url":"http://a/v1","model":"m","api":"chat","max_tokens":128,"prompt_source":"default","temperature":null}`)
+	b := json.RawMessage(`{"url":"http://b/v1","model":"m","api":"chat","max_tokens":2048,"prompt_source":"default","temperature":0}`)
+	if got, want := workloadDiff(a, b), "max_tokens 128 vs 2048; temperature null vs 0"; got != want {
+		t.Errorf("workloadDiff = %q, want %q (the URL is what an A/B test changes)", got, want)
+	}
+	if got := workloadDiff(a, a); got != "" {
+		t.Errorf("identical workloads differ: %q", got)
+	}
 }
