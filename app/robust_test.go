@@ -556,3 +556,22 @@ func TestTransientPreflightFailureIsCounted(t *testing.T) {
 		t.Errorf("levels.csv rows %v", rows)
 	}
 }
+
+// TestFailedChecksLeaveNoRunDir: a mistyped URL fails the checks before any
+// load; the run directory it created is removed again, while a directory
+// that already existed is kept.
+func TestFailedChecksLeaveNoRunDir(t *testing.T) {
+	fresh := filepath.Join(t.TempDir(), "run")
+	code, _, _ := runCLI(t, context.Background(), "sweep", "--url", "http://127.0.0.1:1/v1", "--out", fresh, "--connect-timeout", "1s")
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("the failed run left %s behind (%v)", fresh, err)
+	}
+	existing := t.TempDir()
+	runCLI(t, context.Background(), "sweep", "--url", "http://127.0.0.1:1/v1", "--out", existing, "--connect-timeout", "1s")
+	if _, err := os.Stat(existing); err != nil {
+		t.Errorf("an existing --out directory was removed: %v", err)
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -49,32 +52,58 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
+	// The run directory is checked first (a non-writable --out fails before
+	// any request); if the target then fails its checks, a directory this
+	// run created is removed again, so a mistyped URL leaves nothing behind.
+	_, statErr := os.Stat(o.Out)
+	created := errors.Is(statErr, fs.ErrNotExist)
 	dir, err := report.OpenRunDir(o.Out)
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
+	cl, err := checkTarget(ctx, o, stderr)
+	if err != nil {
+		if created {
+			dir.Close()
+			discardRunDir(o.Out)
+		}
+		return err
+	}
+	return sweepAndReport(ctx, cl, o, o.Work.Set.Prompts, dir, stdout, stderr)
+}
 
+// checkTarget builds the client and runs the checks made before any load:
+// the model, one real request, the server's metrics endpoint.
+func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Client, error) {
 	cl, err := client.New(o.clientConfig())
 	if err != nil {
-		return &UsageError{Msg: err.Error()}
+		return nil, &UsageError{Msg: err.Error()}
 	}
 	if o.Model == "" {
 		if err := resolveModel(ctx, cl, o); err != nil {
-			return err
+			return nil, err
 		}
 		if cl, err = client.New(o.clientConfig()); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	prompts := o.Work.Set.Prompts
 	if err := preflight(ctx, cl, o, o.Work.first(), stderr); err != nil {
-		return err
+		return nil, err
 	}
 	if err := o.Work.findMetrics(ctx, o, stderr); err != nil {
-		return err
+		return nil, err
 	}
-	return sweepAndReport(ctx, cl, o, prompts, dir, stdout, stderr)
+	return cl, nil
+}
+
+// discardRunDir removes a run directory that holds only the empty files
+// OpenRunDir made; anything else in it keeps it.
+func discardRunDir(path string) {
+	for _, name := range []string{report.LevelsFile, report.RequestsFile, report.SummaryFile} {
+		_ = os.Remove(filepath.Join(path, name))
+	}
+	_ = os.Remove(path)
 }
 
 // sweepAndReport runs the levels and writes everything out.
