@@ -16,10 +16,9 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"unsafe"
 
+	"github.com/toksweep/toksweep/bench/internal/procstat"
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim"
@@ -82,7 +81,7 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 			held += recordSize + 8*int64(cap(recs[i].ChunkAt)+cap(recs[i].SendLag))
 		}
 		res.Phases = append(res.Phases, Phase{
-			Name: name, HWMKB: vmHWM(), HeapMB: mb(m.HeapInuse), StackMB: mb(m.StackInuse),
+			Name: name, HWMKB: procstat.VmHWM("self"), HeapMB: mb(m.HeapInuse), StackMB: mb(m.StackInuse),
 			AllocMB: mb(m.TotalAlloc - prev.TotalAlloc), RecordsKB: float64(held) / 1024, NumGC: m.NumGC,
 		})
 		prev = m
@@ -111,18 +110,3 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 const recordSize = int64(unsafe.Sizeof(client.Record{}))
 
 func mb(b uint64) float64 { return float64(b) / (1 << 20) }
-
-// vmHWM is this process's peak resident set size so far, in KiB.
-func vmHWM() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb
-		}
-	}
-	return 0
-}

@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/toksweep/toksweep/bench/internal/procstat"
 )
 
 // Usage is what measure writes.
@@ -97,7 +99,7 @@ func run(out, mark string, args []string) (int, error) {
 		for sc.Scan() {
 			line := sc.Text()
 			if markKB == 0 && strings.Contains(line, mark) {
-				markKB, markAt = vmHWM(cmd.Process.Pid), time.Since(start)
+				markKB, markAt = procstat.VmHWM(strconv.Itoa(cmd.Process.Pid)), time.Since(start)
 			}
 			fmt.Fprintln(os.Stderr, line)
 		}
@@ -137,19 +139,4 @@ func run(out, mark string, args []string) (int, error) {
 		err = os.WriteFile(out, b.Bytes(), 0o644)
 	}
 	return u.ExitCode, err
-}
-
-// vmHWM reads a process's peak resident set size so far, in KiB.
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb
-		}
-	}
-	return 0
 }

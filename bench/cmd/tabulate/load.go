@@ -40,27 +40,6 @@ type rawResult struct {
 	FirstError  string  `json:"first_error"`
 }
 
-// levelSummary is the part of a summary.json level that the tables use.
-type levelSummary struct {
-	Concurrency         int      `json:"concurrency"`
-	RequestsOK          int      `json:"requests_ok"`
-	RequestsFailed      int      `json:"requests_failed"`
-	InflightMean        *float64 `json:"inflight_mean"`
-	ITLP50Ms            *float64 `json:"itl_p50_ms"`
-	TTFTP50Ms           *float64 `json:"ttft_p50_ms"`
-	AggregateOutputTPS  *float64 `json:"aggregate_output_tps"`
-	ClientLimited       bool     `json:"client_limited"`
-	ClientLimitedReason string   `json:"client_limited_reason"`
-	Health              struct {
-		CPUSeconds   float64       `json:"cpu_seconds"`
-		WallSeconds  float64       `json:"wall_seconds"`
-		GOMAXPROCS   int           `json:"gomaxprocs"`
-		IssueLagMax  time.Duration `json:"issue_lag_max_ns"`
-		TimerLateMax time.Duration `json:"timer_late_max_ns"`
-		TimerLateP99 time.Duration `json:"timer_late_p99_ns"`
-	} `json:"health"`
-}
-
 // lagStats are a set of delays in milliseconds.
 type lagStats struct{ N, P50, P99, Max float64 }
 
@@ -86,7 +65,7 @@ type point struct {
 
 // rep is one run of each client at a concurrency.
 type rep struct {
-	level levelSummary // toksweep's one level
+	level report.LevelJSON // toksweep's one level
 
 	ts          usage // toksweep process
 	tsTokens    int64 // token chunks received, every record of the level
@@ -130,7 +109,7 @@ func loadPoint(dir string, c int, itl time.Duration) (*point, error) {
 func loadRep(dir string) (*rep, error) {
 	r := &rep{}
 	var sum struct {
-		Levels []levelSummary `json:"levels"`
+		Levels []report.LevelJSON `json:"levels"`
 	}
 	if err := readJSON(filepath.Join(dir, "toksweep", "summary.json"), &sum); err != nil {
 		return nil, err
