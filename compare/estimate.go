@@ -57,7 +57,7 @@ func compareLevel(a, b *pool, seed [2]uint64, o Options) LevelComparison {
 		case TTFTP95:
 			e = percentileEstimate(a.ttft, b.ttft, 95, false, o, seed, i)
 		case AggregateOutput:
-			e = newEstimate(mean(a.aggregate), mean(b.aggregate), len(a.aggregate), len(b.aggregate))
+			e = newEstimate(report.Mean(a.aggregate), report.Mean(b.aggregate), len(a.aggregate), len(b.aggregate))
 		}
 		e.Metric = m
 		l.Estimates = append(l.Estimates, e)
@@ -128,14 +128,3 @@ func resampledPercentile(rng *rand.Rand, sorted []float64, counts []int, p float
 	return sorted[n-1]
 }
 
-// mean is the arithmetic mean, NaN for no values.
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}

@@ -245,10 +245,10 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 	s.TTFCP50 = duration(Percentile(ttfc, 50))
 	s.DecodeTPSP50 = Percentile(decode, 50)
 	s.DecodeTPSP10 = Percentile(decode, 10)
-	s.DecodeTPSMean = mean(decode)
+	s.DecodeTPSMean = Mean(decode)
 	s.E2ETPSP50 = Percentile(e2e, 50)
 	s.E2ETPSP10 = Percentile(e2e, 10)
-	s.E2ETPSMean = mean(e2e)
+	s.E2ETPSMean = Mean(e2e)
 	s.ITLP50 = duration(WeightedPercentile(itl, 50))
 	s.ITLP99 = duration(WeightedPercentile(itl, 99))
 	s.ITLMax = duration(itlMax)
@@ -262,8 +262,8 @@ func duration(ns float64) time.Duration {
 	return time.Duration(math.Round(ns))
 }
 
-// mean is the arithmetic mean, NaN for no samples.
-func mean(xs []float64) float64 {
+// Mean is the arithmetic mean, NaN for no samples.
+func Mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
