@@ -127,4 +127,3 @@ func resampledPercentile(rng *rand.Rand, sorted []float64, counts []int, p float
 	}
 	return sorted[n-1]
 }
-
