@@ -6,8 +6,8 @@
 //
 //   - Summarize (pure) computes a LevelStats from a sweep.Level. Every figure
 //     is defined once, in docs/metrics.md, and tested against hand-made
-//     records of known timing. Percentile and WeightedPercentile are the
-//     one percentile method (nearest rank) used everywhere.
+//     records of known timing. Percentiles are internal/pct's nearest
+//     rank, the one method used everywhere (sweep's timer p99 included).
 //   - Renderers write to an io.Writer and never print on their own:
 //     WriteConsole (two aligned tables), LevelsCSV (levels.csv, one row per
 //     level, appendable), WriteRecords/ReadRecords (requests.jsonl) and

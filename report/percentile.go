@@ -1,59 +1,15 @@
 package report
 
-import "math"
+import "github.com/toksweep/toksweep/internal/pct"
 
-// Percentile returns the p-th percentile of sorted (ascending) by the
-// nearest-rank method: x_k with k = ceil(p/100 × n), k ≥ 1. The result is
-// always one of the samples, so p99 of fewer than 100 samples is the max and
-// p100 is the max. It returns NaN when sorted is empty or p is outside
-// (0, 100].
-func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 || !(p > 0 && p <= 100) {
-		return math.NaN()
-	}
-	// p×n is exact for the usual integer p and n; dividing last keeps
-	// ceil(95×100/100) at 95 rather than 96.
-	k := int(math.Ceil(p * float64(n) / 100))
-	return sorted[min(max(k, 1), n)-1]
-}
+// Percentile is pct.Percentile, the nearest-rank method every figure uses.
+func Percentile(sorted []float64, p float64) float64 { return pct.Percentile(sorted, p) }
 
 // WeightedValue is one sample with a weight, for WeightedPercentile.
-type WeightedValue struct {
-	Value  float64
-	Weight float64 // ≥ 0; a zero-weight sample is never selected
-}
+type WeightedValue = pct.Weighted
 
-// WeightedPercentile is the weighted nearest rank: the smallest Value of
-// sorted (ascending by Value) whose cumulative weight reaches p/100 of the
-// total weight. With every weight 1 it equals Percentile. It returns NaN when
-// the total weight is not positive or p is outside (0, 100].
+// WeightedPercentile is pct.WeightedPercentile, the weighted nearest rank
+// of the pooled ITL.
 func WeightedPercentile(sorted []WeightedValue, p float64) float64 {
-	if !(p > 0 && p <= 100) {
-		return math.NaN()
-	}
-	var total float64
-	for _, s := range sorted {
-		total += s.Weight
-	}
-	if !(total > 0) {
-		return math.NaN()
-	}
-	target := p * total / 100
-	// Fractional weights (U/K) make the running sum inexact, so a cumulative
-	// weight that equals the target on paper may fall short by an ulp.
-	slack := total * 1e-12
-	last := math.NaN()
-	var cum float64
-	for _, s := range sorted {
-		if s.Weight <= 0 {
-			continue
-		}
-		cum += s.Weight
-		last = s.Value
-		if cum >= target-slack {
-			return s.Value
-		}
-	}
-	return last
+	return pct.WeightedPercentile(sorted, p)
 }

@@ -59,7 +59,7 @@ func spreadTable(stats []LevelStats) *table {
 		}
 		row := []string{strconv.Itoa(g.C), strconv.Itoa(len(g.Runs))}
 		for _, sp := range []Spread{spreadOf(decode), spreadOf(ttft), spreadOf(agg)} {
-			row = append(row, num(sp.Min, 1)+"–"+num(sp.Max, 1), pct(sp.Relative()))
+			row = append(row, num(sp.Min, 1)+"–"+num(sp.Max, 1), percent(sp.Relative()))
 		}
 		t.rows = append(t.rows, row)
 	}
@@ -69,7 +69,7 @@ func spreadTable(stats []LevelStats) *table {
 	return t
 }
 
-func pct(v float64) string {
+func percent(v float64) string {
 	if math.IsNaN(v) {
 		return "-"
 	}

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"slices"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/pct"
 )
 
 // monitorTick is the period of the lateness probe. A ticker that fires late
@@ -56,7 +58,7 @@ func (m *monitor) stop() Health {
 	if len(late) > 0 {
 		slices.Sort(late)
 		h.TimerLateMax = late[len(late)-1]
-		h.TimerLateP99 = late[(len(late)*99+99)/100-1]
+		h.TimerLateP99 = late[pct.Rank(len(late), 99)-1]
 	}
 	return h
 }

@@ -1,4 +1,4 @@
-package report
+package pct
 
 import (
 	"math"
@@ -61,30 +61,30 @@ func TestPercentile(t *testing.T) {
 
 func TestWeightedPercentile(t *testing.T) {
 	nan := math.NaN()
-	unit := func(xs ...float64) []WeightedValue {
-		var ws []WeightedValue
+	unit := func(xs ...float64) []Weighted {
+		var ws []Weighted
 		for _, x := range xs {
-			ws = append(ws, WeightedValue{x, 1})
+			ws = append(ws, Weighted{x, 1})
 		}
 		return ws
 	}
-	tenths := make([]WeightedValue, 10)
-	thirds := make([]WeightedValue, 10) // w = U/K = 1/3: chunk count three times usage
+	tenths := make([]Weighted, 10)
+	thirds := make([]Weighted, 10) // w = U/K = 1/3: chunk count three times usage
 	for i := range tenths {
-		tenths[i] = WeightedValue{float64(i + 1), 0.1}
-		thirds[i] = WeightedValue{float64(i + 1), 1.0 / 3}
+		tenths[i] = Weighted{float64(i + 1), 0.1}
+		thirds[i] = Weighted{float64(i + 1), 1.0 / 3}
 	}
 	// 10 ms gaps of one-token chunks, and one 60 ms gap of a 3-token chunk
 	// (20 ms per token, weight 3): the pooled ITL of two requests.
-	pooled := []WeightedValue{{10, 1}, {10, 1}, {20, 3}}
+	pooled := []Weighted{{10, 1}, {10, 1}, {20, 3}}
 	tests := []struct {
 		name string
-		xs   []WeightedValue
+		xs   []Weighted
 		p    float64
 		want float64
 	}{
 		{"empty", nil, 50, nan},
-		{"zero total weight", []WeightedValue{{1, 0}}, 50, nan},
+		{"zero total weight", []Weighted{{1, 0}}, 50, nan},
 		{"p out of range", unit(1, 2), 0, nan},
 		{"unit weights equal nearest rank p50", unit(1, 2, 3, 4), 50, 2},
 		{"unit weights equal nearest rank p51", unit(1, 2, 3, 4), 51, 3},
@@ -92,7 +92,7 @@ func TestWeightedPercentile(t *testing.T) {
 		{"pooled p40 cum 2 of 5", pooled, 40, 10},
 		{"pooled p50 needs 2.5 of 5", pooled, 50, 20},
 		{"pooled p99", pooled, 99, 20},
-		{"zero weight never selected", []WeightedValue{{1, 0}, {2, 1}}, 10, 2},
+		{"zero weight never selected", []Weighted{{1, 0}, {2, 1}}, 10, 2},
 		{"inexact sums p60 of tenths", tenths, 60, 6},
 		{"inexact sums p30 of tenths", tenths, 30, 3},
 		{"inexact sums p100 of tenths", tenths, 100, 10},
@@ -113,4 +113,23 @@ func TestWeightedPercentile(t *testing.T) {
 
 func sameFloat(a, b float64) bool {
 	return a == b || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// TestRank checks the rank against Percentile on 1..n, where the value is
+// the rank, and the undefined cases.
+func TestRank(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 5, 10, 99, 100, 101, 1000} {
+		for _, p := range []float64{-1, 0, 0.1, 10, 50, 95, 99, 99.9, 100, 101} {
+			got, want := Rank(n, p), Percentile(seq(n), p)
+			if math.IsNaN(want) {
+				if got != 0 {
+					t.Errorf("Rank(%d, %v) = %d, want 0", n, p, got)
+				}
+				continue
+			}
+			if float64(got) != want {
+				t.Errorf("Rank(%d, %v) = %d, want %v", n, p, got, want)
+			}
+		}
+	}
 }
