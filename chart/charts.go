@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -255,29 +254,17 @@ func near(a, b plotter.XY) bool {
 	return close(a.X, b.X) && close(a.Y, b.Y)
 }
 
+// meanOf is report.Mean of figure f over the repetitions of a level.
 func meanOf(stats []report.LevelStats, f func(report.LevelStats) float64) float64 {
-	sum, n := 0.0, 0
-	for _, s := range stats {
-		if v := f(s); !math.IsNaN(v) && !math.IsInf(v, 0) {
-			sum, n = sum+v, n+1
-		}
+	xs := make([]float64, len(stats))
+	for i, s := range stats {
+		xs[i] = f(s)
 	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
+	return report.Mean(xs)
 }
 
 func aggregate(s report.LevelStats) float64 { return s.AggregateOutputTPS }
 func decodeP50(s report.LevelStats) float64 { return s.DecodeTPSP50 }
 func decodeP10(s report.LevelStats) float64 { return s.DecodeTPSP10 }
-func ttftP50(s report.LevelStats) float64   { return ms(s.TTFTP50) }
-func ttftP95(s report.LevelStats) float64   { return ms(s.TTFTP95) }
-
-// ms converts a time figure to milliseconds, NoSample to NaN.
-func ms(d time.Duration) float64 {
-	if d == report.NoSample {
-		return math.NaN()
-	}
-	return float64(d) / float64(time.Millisecond)
-}
+func ttftP50(s report.LevelStats) float64   { return report.Ms(s.TTFTP50) }
+func ttftP95(s report.LevelStats) float64   { return report.Ms(s.TTFTP95) }

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -38,12 +39,12 @@ type column struct {
 
 func numCol(head, csv string, decimals int, f func(report.LevelStats) float64) column {
 	return column{head: head, csv: csv, value: func(s report.LevelStats) (string, bool) {
-		return num(f(s), decimals), false
+		return report.Num(f(s), decimals), false
 	}}
 }
 
 func msCol(head, csv string, f func(report.LevelStats) time.Duration) column {
-	return numCol(head, csv, 1, func(s report.LevelStats) float64 { return ms(f(s)) })
+	return numCol(head, csv, 1, func(s report.LevelStats) float64 { return report.Ms(f(s)) })
 }
 
 func intCol(head, csv string, f func(report.LevelStats) int) column {
@@ -92,17 +93,17 @@ func aggregateTable(stats []report.LevelStats) tableView {
 			if s.RequestsOK+s.RequestsFailed > 0 {
 				w = s.Window().Seconds()
 			}
-			return num(w, 1), s.WindowFallback
+			return report.Num(w, 1), s.WindowFallback
 		}},
 		column{head: "in-flight", csv: "inflight_mean", value: func(s report.LevelStats) (string, bool) {
-			return num(s.InflightMean, 2), s.ClientLimited
+			return report.Num(s.InflightMean, 2), s.ClientLimited
 		}},
 		column{head: "errors", csv: "err_<class>", text: true, value: func(s report.LevelStats) (string, bool) {
 			e := s.Errors.String()
-			return orDash(e), e != ""
+			return cmp.Or(e, report.NoValue), e != ""
 		}},
 		column{head: "end reason", csv: "end_reason", text: true, value: func(s report.LevelStats) (string, bool) {
-			return orDash(string(s.EndReason)), false
+			return cmp.Or(string(s.EndReason), report.NoValue), false
 		}},
 	)
 	if slices.ContainsFunc(stats, func(s report.LevelStats) bool { return s.SLO != nil }) {
@@ -159,25 +160,4 @@ func notes(stats []report.LevelStats) []string {
 		}
 	}
 	return out
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func num(v float64, decimals int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
-}
-
-func ms(d time.Duration) float64 {
-	if d == report.NoSample {
-		return math.NaN()
-	}
-	return float64(d) / float64(time.Millisecond)
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,8 +82,8 @@ func singleTable(stats []LevelStats) *table {
 		t.rows = append(t.rows, append(leadCells(s),
 			strconv.Itoa(s.RequestsOK), strconv.Itoa(s.RequestsFailed),
 			msText(s.TTFTP50), msText(s.TTFTP95), msText(s.TTFTP99),
-			num(s.DecodeTPSP50, 1), num(s.DecodeTPSP10, 1), num(s.DecodeTPSMean, 1),
-			num(s.E2ETPSP50, 1), num(s.E2ETPSMean, 1),
+			Num(s.DecodeTPSP50, 1), Num(s.DecodeTPSP10, 1), Num(s.DecodeTPSMean, 1),
+			Num(s.E2ETPSP50, 1), Num(s.E2ETPSMean, 1),
 			msText(s.ITLP50), msText(s.ITLP99), msText(s.ITLMax),
 		))
 	}
@@ -106,8 +105,8 @@ func aggregateTable(stats []LevelStats) *table {
 		}
 		t.rows = append(t.rows, append(leadCells(s),
 			markers(s),
-			num(s.AggregateOutputTPS, 1), num(s.AggregateTotalTPS, 1), num(s.RequestsPerS, 2),
-			num(s.windowSeconds(), 1), num(s.InflightMean, 2),
+			Num(s.AggregateOutputTPS, 1), Num(s.AggregateTotalTPS, 1), Num(s.RequestsPerS, 2),
+			Num(s.windowSeconds(), 1), Num(s.InflightMean, 2),
 			errs, string(s.EndReason),
 		))
 	}
@@ -176,12 +175,4 @@ func levelName(s LevelStats) string {
 	return fmt.Sprintf("C=%d", s.Concurrency)
 }
 
-// num formats v with fixed decimals for the console, NaN as "-".
-func num(v float64, decimals int) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
-}
-
-func msText(d time.Duration) string { return num(ms(d), 1) }
+func msText(d time.Duration) string { return Num(Ms(d), 1) }

@@ -11,13 +11,6 @@ import (
 	"github.com/toksweep/toksweep/client"
 )
 
-// Decimals of the machine-readable outputs (levels.csv, summary.json).
-const (
-	msDecimals  = 3 // milliseconds: microsecond resolution
-	tpsDecimals = 3 // tokens per second, seconds, counts' means
-	rpsDecimals = 4 // requests per second
-)
-
 // LevelsCSVHeader is the header of levels.csv, in column order. The package
 // doc and docs/metrics.md describe each column.
 var LevelsCSVHeader = levelsCSVHeader()
@@ -76,24 +69,24 @@ func levelRow(s LevelStats) []string {
 	row := []string{
 		strconv.Itoa(s.Concurrency), strconv.Itoa(s.RequestsOK), strconv.Itoa(s.RequestsFailed),
 		msCell(s.TTFTP50), msCell(s.TTFTP95), msCell(s.TTFTP99),
-		fixed(s.DecodeTPSP50, tpsDecimals), fixed(s.DecodeTPSP10, tpsDecimals), fixed(s.DecodeTPSMean, tpsDecimals),
-		fixed(s.E2ETPSP50, tpsDecimals), fixed(s.E2ETPSMean, tpsDecimals),
+		CSVNum(s.DecodeTPSP50, tpsDecimals), CSVNum(s.DecodeTPSP10, tpsDecimals), CSVNum(s.DecodeTPSMean, tpsDecimals),
+		CSVNum(s.E2ETPSP50, tpsDecimals), CSVNum(s.E2ETPSMean, tpsDecimals),
 		msCell(s.ITLP50), msCell(s.ITLP99), msCell(s.ITLMax),
-		fixed(s.AggregateOutputTPS, tpsDecimals), fixed(s.AggregateTotalTPS, tpsDecimals),
-		fixed(s.RequestsPerS, rpsDecimals),
+		CSVNum(s.AggregateOutputTPS, tpsDecimals), CSVNum(s.AggregateTotalTPS, tpsDecimals),
+		CSVNum(s.RequestsPerS, rpsDecimals),
 		string(s.TokenSource),
 		string(s.EndReason), strconv.Itoa(s.Repeat),
-		fixed(s.windowSeconds(), tpsDecimals), strconv.FormatBool(s.WindowFallback),
-		fixed(s.InflightMean, tpsDecimals),
+		CSVNum(s.windowSeconds(), tpsDecimals), strconv.FormatBool(s.WindowFallback),
+		CSVNum(s.InflightMean, tpsDecimals),
 		msCell(s.TTFCP50),
-		fixed(s.CompletionTokensMean, tpsDecimals),
+		CSVNum(s.CompletionTokensMean, tpsDecimals),
 		s.okInt(s.CompletionTokensMin), s.okInt(s.CompletionTokensMax),
 		strconv.Itoa(s.FinishStop), strconv.Itoa(s.FinishLength), strconv.Itoa(s.TokenCountMismatch),
 	}
 	for _, c := range client.ErrorClasses {
 		row = append(row, strconv.Itoa(s.Errors.Count(c)))
 	}
-	row = append(row, strconv.FormatBool(s.ClientLimited), s.ClientLimitedReason, fixed(s.E2ETPSP10, tpsDecimals))
+	row = append(row, strconv.FormatBool(s.ClientLimited), s.ClientLimitedReason, CSVNum(s.E2ETPSP10, tpsDecimals))
 	row = append(row, sloCells(s.SLO)...)
 	return append(row, s.Server.cells()...)
 }
@@ -115,16 +108,8 @@ func (s *LevelStats) okInt(n int) string {
 	return strconv.Itoa(n)
 }
 
-// fixed formats v with a fixed number of decimals, NaN as "".
-func fixed(v float64, decimals int) string {
-	if math.IsNaN(v) {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
-}
-
 // msCell formats a time figure in milliseconds, NoSample as "".
-func msCell(d time.Duration) string { return fixed(ms(d), msDecimals) }
+func msCell(d time.Duration) string { return CSVNum(ms(d), msDecimals) }
 
 // sloCells formats a level's SLO verdict: empty cells without an SLO.
 func sloCells(r *SLOResult) []string {

@@ -8,9 +8,6 @@ import (
 	"github.com/toksweep/toksweep/promscrape"
 )
 
-// fracDecimals is the precision of fractions (KV usage, hit rate).
-const fracDecimals = 4
-
 // ServerStats is the server's own account of a level, from its Prometheus
 // endpoint (vLLM's metric names), next to the client's figures. Means are
 // NaN and durations NoSample when the server does not export the metric or
@@ -68,8 +65,8 @@ func (s ServerStats) cells() []string {
 	}
 	return []string{
 		strconv.Itoa(s.Scrapes),
-		fixed(s.RunningMean, tpsDecimals), fixed(s.WaitingMean, tpsDecimals),
-		fixed(s.KVUsageMean, fracDecimals), fixed(s.PrefixHitRate, fracDecimals),
+		CSVNum(s.RunningMean, tpsDecimals), CSVNum(s.WaitingMean, tpsDecimals),
+		CSVNum(s.KVUsageMean, fracDecimals), CSVNum(s.PrefixHitRate, fracDecimals),
 		msCell(s.TTFTMean), msCell(s.QueueMean), msCell(s.PrefillMean),
 	}
 }

@@ -54,12 +54,12 @@ func spreadTable(stats []LevelStats) *table {
 		var decode, ttft, agg []float64
 		for _, s := range g.Runs {
 			decode = append(decode, s.DecodeTPSP50)
-			ttft = append(ttft, ms(s.TTFTP50))
+			ttft = append(ttft, Ms(s.TTFTP50))
 			agg = append(agg, s.AggregateOutputTPS)
 		}
 		row := []string{strconv.Itoa(g.C), strconv.Itoa(len(g.Runs))}
 		for _, sp := range []Spread{spreadOf(decode), spreadOf(ttft), spreadOf(agg)} {
-			row = append(row, num(sp.Min, 1)+"–"+num(sp.Max, 1), percent(sp.Relative()))
+			row = append(row, Num(sp.Min, 1)+"–"+Num(sp.Max, 1), percent(sp.Relative()))
 		}
 		t.rows = append(t.rows, row)
 	}
@@ -69,9 +69,10 @@ func spreadTable(stats []LevelStats) *table {
 	return t
 }
 
+// percent formats a fraction as a percentage, NoValue when undefined.
 func percent(v float64) string {
-	if math.IsNaN(v) {
-		return "-"
+	if !defined(v) {
+		return NoValue
 	}
-	return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+	return Num(100*v, 1) + "%"
 }

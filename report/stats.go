@@ -262,16 +262,20 @@ func duration(ns float64) time.Duration {
 	return time.Duration(math.Round(ns))
 }
 
-// Mean is the arithmetic mean, NaN for no samples.
+// Mean is the arithmetic mean of the values of xs, skipping NaN and ±Inf
+// (no value); NaN when none is left.
 func Mean(xs []float64) float64 {
-	if len(xs) == 0 {
+	var sum float64
+	n := 0
+	for _, x := range xs {
+		if defined(x) {
+			sum, n = sum+x, n+1
+		}
+	}
+	if n == 0 {
 		return math.NaN()
 	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
+	return sum / float64(n)
 }
 
 // nanMax is max treating NaN as "no value yet".

@@ -174,10 +174,10 @@ func TestSeedStory(t *testing.T) {
 		t.Errorf("TTFT = %v, want 140ms", s.TTFTP50)
 	}
 	// decode: 149 tokens / (149 × 12.28 ms) = 81.433; e2e: 150 / 1.96972 s = 76.153.
-	if got := num(s.DecodeTPSP50, 1); got != "81.4" {
+	if got := Num(s.DecodeTPSP50, 1); got != "81.4" {
 		t.Errorf("decode tok/s = %s (%v), want 81.4", got, s.DecodeTPSP50)
 	}
-	if got := num(s.E2ETPSP50, 1); got != "76.2" {
+	if got := Num(s.E2ETPSP50, 1); got != "76.2" {
 		t.Errorf("e2e tok/s = %s (%v), want 76.2", got, s.E2ETPSP50)
 	}
 	var b strings.Builder

@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"io"
-	"math"
 	"time"
 
 	"github.com/toksweep/toksweep/promscrape"
@@ -189,17 +188,6 @@ func WriteSummaryJSON(w io.Writer, s Summary) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-// rounded rounds v to the given decimals (as levels.csv prints it), nil for
-// NaN: encoding/json cannot represent NaN.
-func rounded(v float64, decimals int) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	scale := math.Pow10(decimals)
-	r := math.Round(v*scale) / scale
-	return &r
 }
 
 func msJSON(d time.Duration) *float64 { return rounded(ms(d), msDecimals) }

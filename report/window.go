@@ -123,11 +123,3 @@ func clientLimited(s *LevelStats) (bool, string) {
 	}
 	return len(why) > 0, strings.Join(why, "; ")
 }
-
-// ms converts a time figure to milliseconds for rendering, NoSample to NaN.
-func ms(d time.Duration) float64 {
-	if d == NoSample {
-		return math.NaN()
-	}
-	return float64(d) / float64(time.Millisecond)
-}
