@@ -79,8 +79,7 @@ type view struct {
 	Finished   string
 	SLOVerdict string
 	Charts     []chartView
-	Single     tableView
-	Aggregate  tableView
+	Tables     []tableView
 	Notes      []string
 	Config     string
 	Metrics    template.HTML
@@ -98,9 +97,8 @@ func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []
 		Started:    timeText(sum.Started),
 		Finished:   timeText(sum.Finished),
 		SLOVerdict: opts.SLOVerdict,
-		Single:     singleTable(stats),
-		Aggregate:  aggregateTable(stats),
-		Notes:      notes(stats),
+		Tables:     tables(stats),
+		Notes:      report.Footnotes(stats),
 		Metrics:    metricsHTML(),
 	}
 	for _, c := range charts {

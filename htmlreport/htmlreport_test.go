@@ -99,3 +99,48 @@ func TestWriteAll(t *testing.T) {
 		t.Error("WriteAll into a file's subdirectory succeeded")
 	}
 }
+
+// TestTablesShowConsoleColumns: report.html shows every table the console
+// shows, with every column (its levels.csv name on hover) and every cell,
+// and the console's footnotes.
+func TestTablesShowConsoleColumns(t *testing.T) {
+	stats := testStats()
+	stats[1].Repeat, stats[1].TokenSource = 1, report.TokensMixed
+	stats[1].SLO = &report.SLOResult{Failed: []string{"ttft_p95_ms 40 > 30"}}
+	stats[2].Server = report.ServerStats{Scraped: true, Scrapes: 4, RunningMean: 15.5, WaitingMean: math.NaN(),
+		KVUsageMean: 0.25, PrefixHitRate: math.NaN(), TTFTMean: 31 * time.Millisecond, QueueMean: report.NoSample, PrefillMean: report.NoSample}
+	var b bytes.Buffer
+	if err := Write(&b, testSummary(), stats, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(b.String())
+	tables := report.LevelTables(stats)
+	if len(tables) != 3 {
+		t.Fatalf("%d tables, want single, aggregate and server", len(tables))
+	}
+	for _, lt := range tables {
+		var heads []string
+		for _, c := range lt.Cols {
+			heads = append(heads, `title="`+c.Name+`">`+c.Head+"</th>")
+		}
+		for _, g := range lt.Groups {
+			heads = append(heads, ">"+g.Title+"</th>")
+		}
+		var cells []string
+		for _, row := range lt.Rows {
+			for _, c := range row {
+				cells = append(cells, ">"+c.Text+"</td>")
+			}
+		}
+		for _, want := range append(append([]string{"<caption>" + lt.Title}, heads...), cells...) {
+			if !strings.Contains(page, want) {
+				t.Errorf("report.html lacks %q", want)
+			}
+		}
+	}
+	for _, note := range report.Footnotes(stats) {
+		if !strings.Contains(page, note) {
+			t.Errorf("report.html lacks the footnote %q", note)
+		}
+	}
+}

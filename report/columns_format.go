@@ -65,3 +65,7 @@ func rounded(v float64, decimals int) *float64 {
 
 // defined reports whether v is a value: neither NaN nor ±Inf.
 func defined(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// msJSON is a time figure in summary.json or requests.jsonl: milliseconds
+// with msDecimals, nil (null) for NoSample.
+func msJSON(d time.Duration) *float64 { return rounded(Ms(d), msDecimals) }

@@ -3,32 +3,24 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 )
 
-// Console titles: each says what its figures include.
-const (
-	singleTitle    = "Single stream (what one user sees; successful requests; percentiles by nearest rank)"
-	aggregateTitle = "Aggregate (what the server delivers; steady-state window, all C in flight)"
-)
-
-// WriteConsole writes the human summary of a sweep: a single-stream table
-// and an aggregate table, one row per level, followed by footnotes for
+// WriteConsole writes the human summary of a sweep: the LevelTables
+// (single stream, aggregate and, when the server was scraped, the server's
+// figures), one row per level, the repeat spread, and the Footnotes for
 // client-limited levels, levels without a steady state and token counting
 // caveats. It is the only console output of figures.
 func WriteConsole(w io.Writer, stats []LevelStats) error {
-	single, agg := singleTable(stats), aggregateTable(stats)
 	var b strings.Builder
-	b.WriteString(singleTitle + "\n")
-	if err := single.write(&b); err != nil {
-		return err
-	}
-	b.WriteString("\n" + aggregateTitle + "\n")
-	if err := agg.write(&b); err != nil {
-		return err
+	for i, lt := range LevelTables(stats) {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(lt.Title + "\n")
+		if err := textTable(lt).write(&b); err != nil {
+			return err
+		}
 	}
 	if spread := spreadTable(stats); spread != nil {
 		b.WriteString("\n" + spreadTitle + "\n")
@@ -36,85 +28,28 @@ func WriteConsole(w io.Writer, stats []LevelStats) error {
 			return err
 		}
 	}
-	for _, note := range footnotes(stats) {
+	for _, note := range Footnotes(stats) {
 		b.WriteString(note + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// levelCols are the leading columns of both tables: C, and the repeat
-// index when any level is a repeat.
-func levelCols(stats []LevelStats) ([]col, func(LevelStats) []string) {
-	repeats := false
-	for _, s := range stats {
-		repeats = repeats || s.Repeat != 0
+// textTable lays lt out for the console.
+func textTable(lt LevelTable) *table {
+	t := &table{}
+	for _, g := range lt.Groups {
+		t.groups = append(t.groups, group{g.Title, g.Span})
 	}
-	if !repeats {
-		return []col{{head: "C"}}, func(s LevelStats) []string {
-			return []string{strconv.Itoa(s.Concurrency)}
+	for _, c := range lt.Cols {
+		t.cols = append(t.cols, col{head: c.Head, left: c.Left})
+	}
+	for _, r := range lt.Rows {
+		row := make([]string, len(r))
+		for i, c := range r {
+			row[i] = c.Text
 		}
-	}
-	return []col{{head: "C"}, {head: "rep"}}, func(s LevelStats) []string {
-		return []string{strconv.Itoa(s.Concurrency), strconv.Itoa(s.Repeat)}
-	}
-}
-
-func singleTable(stats []LevelStats) *table {
-	lead, leadCells := levelCols(stats)
-	t := &table{
-		groups: []group{
-			{"", len(lead) + 2},
-			{"TTFT ms (queue+prefill)", 3},
-			{"decode tok/s (after first token)", 3},
-			{"e2e tok/s (incl. TTFT)", 2},
-			{"ITL ms (per token)", 3},
-		},
-		cols: append(lead, []col{
-			{head: "ok"}, {head: "fail"},
-			{head: "p50"}, {head: "p95"}, {head: "p99"},
-			{head: "p50"}, {head: "p10"}, {head: "mean"},
-			{head: "p50"}, {head: "mean"},
-			{head: "p50"}, {head: "p99"}, {head: "max"},
-		}...),
-	}
-	for _, s := range stats {
-		t.rows = append(t.rows, append(leadCells(s),
-			strconv.Itoa(s.RequestsOK), strconv.Itoa(s.RequestsFailed),
-			msText(s.TTFTP50), msText(s.TTFTP95), msText(s.TTFTP99),
-			Num(s.DecodeTPSP50, 1), Num(s.DecodeTPSP10, 1), Num(s.DecodeTPSMean, 1),
-			Num(s.E2ETPSP50, 1), Num(s.E2ETPSMean, 1),
-			msText(s.ITLP50), msText(s.ITLP99), msText(s.ITLMax),
-		))
-	}
-	return t
-}
-
-func aggregateTable(stats []LevelStats) *table {
-	lead, leadCells := levelCols(stats)
-	t := &table{cols: append(lead, []col{
-		{head: ""}, // markers: ! client-limited, * no steady state
-		{head: "output tok/s"}, {head: "total tok/s (incl. prompt)"}, {head: "req/s"},
-		{head: "window s"}, {head: "in-flight"},
-		{head: "errors", left: true}, {head: "end reason", left: true},
-	}...)}
-	for _, s := range stats {
-		errs := s.Errors.String()
-		if errs == "" {
-			errs = "-"
-		}
-		t.rows = append(t.rows, append(leadCells(s),
-			markers(s),
-			Num(s.AggregateOutputTPS, 1), Num(s.AggregateTotalTPS, 1), Num(s.RequestsPerS, 2),
-			Num(s.windowSeconds(), 1), Num(s.InflightMean, 2),
-			errs, string(s.EndReason),
-		))
-	}
-	if slices.ContainsFunc(stats, func(s LevelStats) bool { return s.SLO != nil }) {
-		t.cols = append(t.cols, col{head: "SLO", left: true})
-		for i, s := range stats {
-			t.rows[i] = append(t.rows[i], sloText(s.SLO))
-		}
+		t.rows = append(t.rows, row)
 	}
 	return t
 }
@@ -142,8 +77,10 @@ func markers(s LevelStats) string {
 	return m
 }
 
-// footnotes explains the markers and warns about token counting.
-func footnotes(stats []LevelStats) []string {
+// Footnotes explain the aggregate table's markers (! client-limited,
+// * no steady state) and warn about token counting; the console and
+// report.html print them under the tables.
+func Footnotes(stats []LevelStats) []string {
 	var notes []string
 	for _, s := range stats {
 		if s.ClientLimited {
@@ -174,5 +111,3 @@ func levelName(s LevelStats) string {
 	}
 	return fmt.Sprintf("C=%d", s.Concurrency)
 }
-
-func msText(d time.Duration) string { return Num(Ms(d), 1) }

@@ -4,36 +4,20 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
-	"strconv"
-	"strings"
-	"time"
-
-	"github.com/toksweep/toksweep/client"
 )
 
-// LevelsCSVHeader is the header of levels.csv, in column order. The package
-// doc and docs/metrics.md describe each column.
+// LevelsCSVHeader is the header of levels.csv, in column order: the names
+// of the columns of Columns written to the CSV.
 var LevelsCSVHeader = levelsCSVHeader()
 
+var csvColumns = ColumnsIn(InCSV)
+
 func levelsCSVHeader() []string {
-	h := []string{
-		"concurrency", "requests_ok", "requests_failed",
-		"ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms",
-		"decode_tps_p50", "decode_tps_p10", "decode_tps_mean",
-		"e2e_tps_p50", "e2e_tps_mean",
-		"itl_p50_ms", "itl_p99_ms", "itl_max_ms",
-		"aggregate_output_tps", "aggregate_total_tps", "requests_per_s",
-		"token_source",
-		"end_reason", "repeat", "window_s", "window_fallback", "inflight_mean",
-		"ttfc_p50_ms",
-		"completion_tokens_mean", "completion_tokens_min", "completion_tokens_max",
-		"finish_stop", "finish_length", "token_count_mismatch",
+	h := make([]string, len(csvColumns))
+	for i, c := range csvColumns {
+		h[i] = c.Name
 	}
-	for _, c := range client.ErrorClasses {
-		h = append(h, "err_"+string(c))
-	}
-	h = append(h, "client_limited", "client_limited_reason", "e2e_tps_p10", "slo_pass", "slo_failed")
-	return append(h, serverColumns...)
+	return h
 }
 
 // LevelsCSV writes levels.csv one row at a time, so each level can be
@@ -66,29 +50,11 @@ func (c *LevelsCSV) write(row []string) error {
 
 // levelRow formats s in LevelsCSVHeader order.
 func levelRow(s LevelStats) []string {
-	row := []string{
-		strconv.Itoa(s.Concurrency), strconv.Itoa(s.RequestsOK), strconv.Itoa(s.RequestsFailed),
-		msCell(s.TTFTP50), msCell(s.TTFTP95), msCell(s.TTFTP99),
-		CSVNum(s.DecodeTPSP50, tpsDecimals), CSVNum(s.DecodeTPSP10, tpsDecimals), CSVNum(s.DecodeTPSMean, tpsDecimals),
-		CSVNum(s.E2ETPSP50, tpsDecimals), CSVNum(s.E2ETPSMean, tpsDecimals),
-		msCell(s.ITLP50), msCell(s.ITLP99), msCell(s.ITLMax),
-		CSVNum(s.AggregateOutputTPS, tpsDecimals), CSVNum(s.AggregateTotalTPS, tpsDecimals),
-		CSVNum(s.RequestsPerS, rpsDecimals),
-		string(s.TokenSource),
-		string(s.EndReason), strconv.Itoa(s.Repeat),
-		CSVNum(s.windowSeconds(), tpsDecimals), strconv.FormatBool(s.WindowFallback),
-		CSVNum(s.InflightMean, tpsDecimals),
-		msCell(s.TTFCP50),
-		CSVNum(s.CompletionTokensMean, tpsDecimals),
-		s.okInt(s.CompletionTokensMin), s.okInt(s.CompletionTokensMax),
-		strconv.Itoa(s.FinishStop), strconv.Itoa(s.FinishLength), strconv.Itoa(s.TokenCountMismatch),
+	row := make([]string, len(csvColumns))
+	for i, c := range csvColumns {
+		row[i] = c.CSV(&s)
 	}
-	for _, c := range client.ErrorClasses {
-		row = append(row, strconv.Itoa(s.Errors.Count(c)))
-	}
-	row = append(row, strconv.FormatBool(s.ClientLimited), s.ClientLimitedReason, CSVNum(s.E2ETPSP10, tpsDecimals))
-	row = append(row, sloCells(s.SLO)...)
-	return append(row, s.Server.cells()...)
+	return row
 }
 
 // windowSeconds is the window length in seconds, NaN for a level without
@@ -98,23 +64,4 @@ func (s *LevelStats) windowSeconds() float64 {
 		return math.NaN()
 	}
 	return s.Window().Seconds()
-}
-
-// okInt formats a figure over successful requests; empty when there are none.
-func (s *LevelStats) okInt(n int) string {
-	if s.RequestsOK == 0 {
-		return ""
-	}
-	return strconv.Itoa(n)
-}
-
-// msCell formats a time figure in milliseconds, NoSample as "".
-func msCell(d time.Duration) string { return CSVNum(ms(d), msDecimals) }
-
-// sloCells formats a level's SLO verdict: empty cells without an SLO.
-func sloCells(r *SLOResult) []string {
-	if r == nil {
-		return []string{"", ""}
-	}
-	return []string{strconv.FormatBool(r.Pass), strings.Join(r.Failed, "; ")}
 }

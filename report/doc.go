@@ -9,7 +9,7 @@
 //     records of known timing. Percentiles are internal/pct's nearest
 //     rank, the one method used everywhere (sweep's timer p99 included).
 //   - Renderers write to an io.Writer and never print on their own:
-//     WriteConsole (two aligned tables), LevelsCSV (levels.csv, one row per
+//     WriteConsole (aligned tables), LevelsCSV (levels.csv, one row per
 //     level, appendable), WriteRecords/ReadRecords (requests.jsonl) and
 //     WriteSummaryJSON (summary.json).
 //   - RunDir persists a run as it goes: each level's row and records are
@@ -26,54 +26,55 @@
 //
 // # levels.csv
 //
-// One row per level, columns in this order (see LevelsCSVHeader). Times are
+// One row per level, columns in this order. Columns is the registry they
+// are written from, and this list is generated from it. Times are
 // milliseconds with 3 decimals, rates tokens (or requests) per second with 3
 // (4 for requests_per_s) decimals.
 //
-//	concurrency             -       C, the level's number of workers
-//	requests_ok             count   successful measured requests
-//	requests_failed         count   failed measured requests, any class
-//	ttft_p50_ms             ms      time to first token (FirstToken - Start), p50
-//	ttft_p95_ms             ms      the same, p95
-//	ttft_p99_ms             ms      the same, p99 (the max when n < 100)
-//	decode_tps_p50          tok/s   per-request (U - w) / (LastToken - FirstToken), p50
-//	decode_tps_p10          tok/s   the same, p10: the slowest tenth of users
-//	decode_tps_mean         tok/s   the same, mean
-//	e2e_tps_p50             tok/s   per-request U / (End - Start), p50
-//	e2e_tps_mean            tok/s   the same, mean
-//	itl_p50_ms              ms      inter-token latency per token, weighted p50
-//	itl_p99_ms              ms      the same, weighted p99
-//	itl_max_ms              ms      the same, max
-//	aggregate_output_tps    tok/s   output tokens arriving in the steady-state window / window
-//	aggregate_total_tps     tok/s   the same plus prompt tokens of requests whose first token is in it
-//	requests_per_s          req/s   successful requests ending in the window / window
-//	token_source            -       usage, chunks or mixed: where token counts come from
-//	end_reason              -       why the level stopped (sweep.EndReason)
-//	repeat                  -       repetition index of the level
-//	window_s                s       steady-state window length
-//	window_fallback         bool    true when there was no steady state and the window is the whole level
-//	inflight_mean           -       mean measured requests in flight over the window
-//	ttfc_p50_ms             ms      time to first content token (FirstContent - Start), p50
-//	completion_tokens_mean  tokens  output tokens U per successful request, mean
-//	completion_tokens_min   tokens  the same, min
-//	completion_tokens_max   tokens  the same, max
-//	finish_stop             count   successful requests with finish_reason "stop"
-//	finish_length           count   successful requests with finish_reason "length"
-//	token_count_mismatch    count   successful requests whose usage and chunk count differ by > 2%
-//	err_<class>             count   failed requests per class, in client.ErrorClasses order
-//	client_limited          bool    the load generator, not the server, limited the level
-//	client_limited_reason   -       which client-limit check fired
-//	e2e_tps_p10             tok/s   e2e rate per request, p10 (what --slo-e2e-tps checks)
-//	slo_pass                bool    the level meets every --slo-* criterion (empty: no SLO)
-//	slo_failed              -       the failing criteria with their measured values
-//	server_scrapes          count   in-level scrapes of the server's metrics (empty: not scraped)
-//	server_running_mean     -       vllm:num_requests_running, mean over those scrapes
-//	server_waiting_mean     -       vllm:num_requests_waiting, the same
-//	server_kv_usage_mean    -       vllm:kv_cache_usage_perc (a fraction), the same
-//	server_prefix_hit_rate  -       prefix-cache hits / queries over the level
-//	server_ttft_mean_ms     ms      vllm:time_to_first_token_seconds, Δsum/Δcount over the level
-//	server_queue_mean_ms    ms      vllm:request_queue_time_seconds, the same
-//	server_prefill_mean_ms  ms      vllm:request_prefill_time_seconds, the same
+//	concurrency             workers   C
+//	requests_ok             requests  successful measured requests
+//	requests_failed         requests  failed measured requests, any class
+//	ttft_p50_ms             ms        TTFT, p50
+//	ttft_p95_ms             ms        TTFT, p95
+//	ttft_p99_ms             ms        TTFT, p99 (the max when n < 100)
+//	decode_tps_p50          tok/s     decode rate per request, p50
+//	decode_tps_p10          tok/s     decode rate per request, p10
+//	decode_tps_mean         tok/s     decode rate per request, mean
+//	e2e_tps_p50             tok/s     e2e rate per request, p50
+//	e2e_tps_mean            tok/s     e2e rate per request, mean
+//	itl_p50_ms              ms        ITL per token, weighted p50
+//	itl_p99_ms              ms        ITL per token, weighted p99
+//	itl_max_ms              ms        ITL per token, max
+//	aggregate_output_tps    tok/s     output tokens arriving in the window / window_s
+//	aggregate_total_tps     tok/s     output plus prompt tokens / window_s
+//	requests_per_s          req/s     successful requests ending in the window / window_s
+//	token_source            -         usage, chunks or mixed
+//	end_reason              -         why the level stopped: completed, deadline, canceled, aborted
+//	repeat                  -         repetition index of the level
+//	window_s                s         steady-state window length
+//	window_fallback         bool      the window is the whole level (no steady state)
+//	inflight_mean           requests  mean measured requests in flight over the window
+//	ttfc_p50_ms             ms        TTFC, p50
+//	completion_tokens_mean  tokens    U per successful request, mean
+//	completion_tokens_min   tokens    U, min
+//	completion_tokens_max   tokens    U, max
+//	finish_stop             requests  successful, finish_reason stop
+//	finish_length           requests  successful, finish_reason length
+//	token_count_mismatch    requests  successful with usage, |K − U| / U > 2%
+//	err_<class>             requests  failed requests per class, one column per class
+//	client_limited          bool      see client_limited above
+//	client_limited_reason   -         the checks that fired
+//	e2e_tps_p10             tok/s     e2e rate per request, p10 (the slowest tenth; what --slo-e2e-tps checks)
+//	slo_pass                bool      the level meets every --slo-* criterion; empty without an SLO
+//	slo_failed              -         the failing criteria with their measured values, ; -separated
+//	server_scrapes          scrapes   in-level scrapes of the server's metrics; empty when not scraped
+//	server_running_mean     requests  server's running requests, mean over the in-level scrapes
+//	server_waiting_mean     requests  server's waiting requests, the same
+//	server_kv_usage_mean    fraction  server's KV-cache usage, the same (4 decimals)
+//	server_prefix_hit_rate  fraction  server's prefix-cache hits / queries over the level (4 decimals)
+//	server_ttft_mean_ms     ms        server's TTFT histogram, mean over the level
+//	server_queue_mean_ms    ms        server's queue-time histogram, mean over the level
+//	server_prefill_mean_ms  ms        server's prefill-time histogram, mean over the level
 //
 // docs/metrics.md gives the exact formula of every column.
 package report

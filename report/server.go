@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/toksweep/toksweep/promscrape"
@@ -52,28 +51,9 @@ func serverStats(m *promscrape.LevelMetrics) ServerStats {
 	return s
 }
 
-// serverColumns are the levels.csv columns of ServerStats, in order.
-var serverColumns = []string{
-	"server_scrapes", "server_running_mean", "server_waiting_mean", "server_kv_usage_mean",
-	"server_prefix_hit_rate", "server_ttft_mean_ms", "server_queue_mean_ms", "server_prefill_mean_ms",
-}
-
-// cells formats s in serverColumns order; all empty when not scraped.
-func (s ServerStats) cells() []string {
-	if !s.Scraped {
-		return make([]string, len(serverColumns))
-	}
-	return []string{
-		strconv.Itoa(s.Scrapes),
-		CSVNum(s.RunningMean, tpsDecimals), CSVNum(s.WaitingMean, tpsDecimals),
-		CSVNum(s.KVUsageMean, fracDecimals), CSVNum(s.PrefixHitRate, fracDecimals),
-		msCell(s.TTFTMean), msCell(s.QueueMean), msCell(s.PrefillMean),
-	}
-}
-
-// ServerJSON is ServerStats in summary.json: the server_* columns of
-// levels.csv under the same names, embedded in LevelJSON; null when
-// undefined, all null when the server was not scraped.
+// ServerJSON is how a reader sees the server_* columns of summary.json
+// (written from Columns), embedded in LevelJSON; null when undefined, all
+// null when the server was not scraped.
 type ServerJSON struct {
 	Scrapes       *int     `json:"server_scrapes"`
 	RunningMean   *float64 `json:"server_running_mean"`
@@ -83,22 +63,4 @@ type ServerJSON struct {
 	TTFTMeanMs    *float64 `json:"server_ttft_mean_ms"`
 	QueueMeanMs   *float64 `json:"server_queue_mean_ms"`
 	PrefillMeanMs *float64 `json:"server_prefill_mean_ms"`
-}
-
-// json converts s for summary.json.
-func (s ServerStats) json() ServerJSON {
-	if !s.Scraped {
-		return ServerJSON{}
-	}
-	n := s.Scrapes
-	return ServerJSON{
-		Scrapes:       &n,
-		RunningMean:   rounded(s.RunningMean, tpsDecimals),
-		WaitingMean:   rounded(s.WaitingMean, tpsDecimals),
-		KVUsageMean:   rounded(s.KVUsageMean, fracDecimals),
-		PrefixHitRate: rounded(s.PrefixHitRate, fracDecimals),
-		TTFTMeanMs:    msJSON(s.TTFTMean),
-		QueueMeanMs:   msJSON(s.QueueMean),
-		PrefillMeanMs: msJSON(s.PrefillMean),
-	}
 }

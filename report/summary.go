@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -65,10 +66,13 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 // MetricsDoc is the default Summary.Metrics: where the figures are defined.
 const MetricsDoc = "docs/metrics.md"
 
-// LevelJSON is one level in summary.json: the levels.csv columns under the
-// same snake_case names, with the same rounding, plus the client's health.
-// An undefined figure is null. The err_<class> columns are grouped in
-// "errors": {"http_4xx": 0, ...}.
+// LevelJSON is one level in summary.json. It is written from Columns: the
+// levels.csv columns under the same snake_case names, with the same
+// rounding, the err_<class> counts grouped as "errors": {"http_4xx": 0,
+// ...}, the client's health and, when the server was scraped, its raw
+// metrics. An undefined figure is null. The typed fields are how a reader
+// (ReadRunDir, compare, the benchmark tools) sees the level: a column a
+// reader does not need has no field here, and is still written.
 type LevelJSON struct {
 	Concurrency          int             `json:"concurrency"`
 	RequestsOK           int             `json:"requests_ok"`
@@ -112,67 +116,61 @@ type LevelJSON struct {
 	// like health so that a saved run can be re-summarised; absent when
 	// the server was not scraped.
 	ServerMetrics *promscrape.LevelMetrics `json:"server_metrics,omitempty"`
+
+	written json.RawMessage // the object NewLevelJSON built from Columns
 }
 
-// NewLevelJSON converts a level's figures for summary.json.
+// NewLevelJSON converts a level's figures for summary.json: every column of
+// Columns written to JSON, in order.
 func NewLevelJSON(s LevelStats) LevelJSON {
-	okInt := func(n int) *int {
-		if s.RequestsOK == 0 {
-			return nil
+	b := levelObject(&s)
+	var l LevelJSON
+	if err := json.Unmarshal(b, &l); err != nil {
+		panic("report: LevelJSON cannot read its own column: " + err.Error()) // TestJSONFollowsColumns
+	}
+	l.written = b
+	return l
+}
+
+// MarshalJSON writes the object NewLevelJSON built; a LevelJSON read from
+// a file (or built by hand) is written field by field.
+func (l LevelJSON) MarshalJSON() ([]byte, error) {
+	if l.written != nil {
+		return l.written, nil
+	}
+	type fields LevelJSON // without this method
+	return json.Marshal(fields(l))
+}
+
+var jsonColumns = ColumnsIn(InJSON)
+
+// levelObject is the JSON object of s: its JSON columns in order.
+func levelObject(s *LevelStats) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, c := range jsonColumns {
+		v := c.Value(s)
+		if c.omitEmpty && v.kind == noValue {
+			continue
 		}
-		return &n
+		key, err := json.Marshal(c.Name)
+		if err == nil {
+			var val []byte
+			if val, err = json.Marshal(v.json(c.Decimals)); err == nil {
+				if b.Len() > 1 {
+					b.WriteByte(',')
+				}
+				b.Write(key)
+				b.WriteByte(':')
+				b.Write(val)
+				continue
+			}
+		}
+		panic("report: column " + c.Name + " is not JSON: " + err.Error()) // the registry's own values always are
 	}
-	return LevelJSON{
-		Concurrency:          s.Concurrency,
-		RequestsOK:           s.RequestsOK,
-		RequestsFailed:       s.RequestsFailed,
-		TTFTP50Ms:            msJSON(s.TTFTP50),
-		TTFTP95Ms:            msJSON(s.TTFTP95),
-		TTFTP99Ms:            msJSON(s.TTFTP99),
-		DecodeTPSP50:         rounded(s.DecodeTPSP50, tpsDecimals),
-		DecodeTPSP10:         rounded(s.DecodeTPSP10, tpsDecimals),
-		DecodeTPSMean:        rounded(s.DecodeTPSMean, tpsDecimals),
-		E2ETPSP50:            rounded(s.E2ETPSP50, tpsDecimals),
-		E2ETPSMean:           rounded(s.E2ETPSMean, tpsDecimals),
-		ITLP50Ms:             msJSON(s.ITLP50),
-		ITLP99Ms:             msJSON(s.ITLP99),
-		ITLMaxMs:             msJSON(s.ITLMax),
-		AggregateOutputTPS:   rounded(s.AggregateOutputTPS, tpsDecimals),
-		AggregateTotalTPS:    rounded(s.AggregateTotalTPS, tpsDecimals),
-		RequestsPerS:         rounded(s.RequestsPerS, rpsDecimals),
-		TokenSource:          s.TokenSource,
-		EndReason:            s.EndReason,
-		Repeat:               s.Repeat,
-		WindowS:              rounded(s.windowSeconds(), tpsDecimals),
-		WindowFallback:       s.WindowFallback,
-		InflightMean:         rounded(s.InflightMean, tpsDecimals),
-		TTFCP50Ms:            msJSON(s.TTFCP50),
-		CompletionTokensMean: rounded(s.CompletionTokensMean, tpsDecimals),
-		CompletionTokensMin:  okInt(s.CompletionTokensMin),
-		CompletionTokensMax:  okInt(s.CompletionTokensMax),
-		FinishStop:           s.FinishStop,
-		FinishLength:         s.FinishLength,
-		TokenCountMismatch:   s.TokenCountMismatch,
-		Errors:               s.Errors,
-		ClientLimited:        s.ClientLimited,
-		ClientLimitedReason:  s.ClientLimitedReason,
-		E2ETPSP10:            rounded(s.E2ETPSP10, tpsDecimals),
-		SLOPass:              sloPass(s.SLO),
-		SLOFailed:            sloFailed(s.SLO),
-		Health:               s.Health,
-		ServerJSON:           s.Server.json(),
-		ServerMetrics:        s.Server.Raw,
-	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
-
-func sloPass(r *SLOResult) *bool {
-	if r == nil {
-		return nil
-	}
-	return &r.Pass
-}
-
-func sloFailed(r *SLOResult) string { return sloCells(r)[1] }
 
 // WriteSummaryJSON writes s as indented JSON followed by a newline.
 func WriteSummaryJSON(w io.Writer, s Summary) error {
@@ -189,5 +187,3 @@ func WriteSummaryJSON(w io.Writer, s Summary) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
-
-func msJSON(d time.Duration) *float64 { return rounded(ms(d), msDecimals) }

@@ -1,0 +1,99 @@
+package report
+
+// LevelTable is one table of per-level figures as people see it: on the
+// console (WriteConsole) and in report.html. LevelTables builds them from
+// Columns, so both show the same columns with the same headings.
+type LevelTable struct {
+	Title  string
+	Groups []TableGroup // titles over the heads; spans add up to len(Cols); nil when none
+	Cols   []TableCol
+	Rows   [][]TableCell
+}
+
+// TableGroup is a title spanning several heads.
+type TableGroup struct {
+	Title string
+	Span  int
+}
+
+// TableCol is one column's heading.
+type TableCol struct {
+	Head string
+	Name string // its levels.csv column, "" for a table-only column
+	Left bool   // text, left-aligned
+}
+
+// TableCell is one level's cell.
+type TableCell struct {
+	Text string
+	Flag bool // highlighted in report.html: failures, no steady state, client-limited, a failed SLO
+}
+
+// The tables' titles: each says what its figures include.
+var tableTitles = map[Table]string{
+	SingleTable:    "Single stream (what one user sees; successful requests; percentiles by nearest rank)",
+	AggregateTable: "Aggregate (what the server delivers; steady-state window, all C in flight)",
+	ServerTable:    "Server (its own metrics over each level, vLLM names; empty when not scraped)",
+}
+
+// LevelTables are the single-stream, aggregate and (when the server was
+// scraped) server tables of stats, one row per level. Each leads with C,
+// and with the repeat when any level is a repeat.
+func LevelTables(stats []LevelStats) []LevelTable {
+	var out []LevelTable
+	for _, t := range []Table{SingleTable, AggregateTable, ServerTable} {
+		cols := append(tableColumns(stats, LeadTable), tableColumns(stats, t)...)
+		if len(cols) == len(tableColumns(stats, LeadTable)) {
+			continue // every column hidden: nothing to show
+		}
+		out = append(out, buildTable(tableTitles[t], cols, stats))
+	}
+	return out
+}
+
+// tableColumns are the columns of table t shown for stats, in order.
+func tableColumns(stats []LevelStats, t Table) []Column {
+	var cols []Column
+	for _, c := range Columns {
+		if c.Table != t || c.Show != nil && !c.Show(stats) {
+			continue
+		}
+		cols = append(cols, c)
+	}
+	return cols
+}
+
+// anyRepeat shows the repeat column when a level is a repeat.
+func anyRepeat(stats []LevelStats) bool {
+	for _, s := range stats {
+		if s.Repeat != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func buildTable(title string, cols []Column, stats []LevelStats) LevelTable {
+	t := LevelTable{Title: title}
+	grouped := false
+	for i, c := range cols {
+		t.Cols = append(t.Cols, TableCol{Head: c.Head, Name: c.Name, Left: c.Left})
+		grouped = grouped || c.Group != ""
+		if n := len(t.Groups); i > 0 && t.Groups[n-1].Title == c.Group {
+			t.Groups[n-1].Span++
+		} else {
+			t.Groups = append(t.Groups, TableGroup{Title: c.Group, Span: 1})
+		}
+	}
+	if !grouped {
+		t.Groups = nil
+	}
+	for i := range stats {
+		row := make([]TableCell, len(cols))
+		for j, c := range cols {
+			row[j] = TableCell{Text: c.People(&stats[i]), Flag: c.Flag != nil && c.Flag(&stats[i])}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
