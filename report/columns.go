@@ -44,9 +44,9 @@ type Column struct {
 type Outputs int
 
 const (
-	InCSV   Outputs = 1 << iota // a levels.csv column
-	InJSON                      // a summary.json key
-	InFiles = InCSV | InJSON    // both, the usual case
+	InCSV   Outputs          = 1 << iota // a levels.csv column
+	InJSON                               // a summary.json key
+	InFiles = InCSV | InJSON             // both, the usual case
 )
 
 // Table is a table of per-level figures on the console and in report.html.
