@@ -75,6 +75,9 @@
 //	server_ttft_mean_ms     ms        server's TTFT histogram, mean over the level
 //	server_queue_mean_ms    ms        server's queue-time histogram, mean over the level
 //	server_prefill_mean_ms  ms        server's prefill-time histogram, mean over the level
+//	e2e_latency_p50_ms      ms        e2e latency per request (End − Start), p50
+//	e2e_latency_p90_ms      ms        e2e latency per request, p90 (vLLM's p90 E2EL)
+//	e2e_latency_p99_ms      ms        e2e latency per request, p99 (the max when n < 100)
 //
 // docs/metrics.md gives the exact formula of every column.
 package report

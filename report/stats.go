@@ -56,6 +56,9 @@ type LevelStats struct {
 	E2ETPSP50                 float64 // U / (End − Start)
 	E2ETPSP10                 float64 // the slowest tenth of users, for the e2e SLO
 	E2ETPSMean                float64
+	E2ELatencyP50             time.Duration // End − Start (vLLM's E2EL)
+	E2ELatencyP90             time.Duration
+	E2ELatencyP99             time.Duration
 	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk
 	ITLMax                    time.Duration
 
@@ -201,7 +204,7 @@ func mismatched(u, k int) bool {
 // singleStream fills the per-request figures: TTFT, TTFC, decode and e2e
 // rates, and the pooled per-token ITL.
 func (s *LevelStats) singleStream(ok []client.Record) {
-	var ttft, ttfc, decode, e2e []float64
+	var ttft, ttfc, decode, e2e, e2el []float64
 	gaps := 0
 	for i := range ok {
 		gaps += max(len(ok[i].ChunkAt)-1, 0)
@@ -213,6 +216,9 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 		k := len(r.ChunkAt)
 		if v := RequestE2ETPS(r); !math.IsNaN(v) {
 			e2e = append(e2e, v)
+		}
+		if r.End > r.Start {
+			e2el = append(e2el, float64(r.End-r.Start))
 		}
 		if r.FirstContent > 0 {
 			ttfc = append(ttfc, float64(r.FirstContent-r.Start))
@@ -234,7 +240,7 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 			itlMax = nanMax(itlMax, perToken)
 		}
 	}
-	for _, xs := range [][]float64{ttft, ttfc, decode, e2e} {
+	for _, xs := range [][]float64{ttft, ttfc, decode, e2e, e2el} {
 		slices.Sort(xs)
 	}
 	slices.SortFunc(itl, func(a, b WeightedValue) int { return cmp.Compare(a.Value, b.Value) })
@@ -249,6 +255,9 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 	s.E2ETPSP50 = Percentile(e2e, 50)
 	s.E2ETPSP10 = Percentile(e2e, 10)
 	s.E2ETPSMean = Mean(e2e)
+	s.E2ELatencyP50 = duration(Percentile(e2el, 50))
+	s.E2ELatencyP90 = duration(Percentile(e2el, 90))
+	s.E2ELatencyP99 = duration(Percentile(e2el, 99))
 	s.ITLP50 = duration(WeightedPercentile(itl, 50))
 	s.ITLP99 = duration(WeightedPercentile(itl, 99))
 	s.ITLMax = duration(itlMax)
