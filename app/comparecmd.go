@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,7 +135,7 @@ func workloadDiff(a, b any) string {
 	var diffs []string
 	for _, k := range workloadKeys {
 		if va, vb := string(ma[k]), string(mb[k]); va != vb {
-			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", k, orNone(va), orNone(vb)))
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", k, cmp.Or(va, "none"), cmp.Or(vb, "none")))
 		}
 	}
 	return strings.Join(diffs, "; ")
@@ -147,11 +148,4 @@ func configFields(c any) map[string]json.RawMessage {
 		return nil
 	}
 	return m
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }

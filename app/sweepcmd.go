@@ -224,12 +224,7 @@ func levelLine(s report.LevelStats) string {
 	return b.String()
 }
 
-func fmtRate(v float64) string {
-	if v != v { // NaN: no sample
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", v)
-}
+func fmtRate(v float64) string { return report.Num(v, 1) }
 
 // startSim starts the built-in simulator on a free loopback port and points
 // the options at it.

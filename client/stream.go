@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -151,7 +152,7 @@ func errorEventInfo(raw []byte) (ErrorClass, string) {
 	raw = bytes.TrimSpace(raw)
 	var msg string
 	if json.Unmarshal(raw, &msg) == nil {
-		return StreamError, orElse(msg, "error event")
+		return StreamError, cmp.Or(msg, "error event")
 	}
 	var wrapped openai.ErrorResponse
 	apiErr := new(openai.APIError)
@@ -160,7 +161,7 @@ func errorEventInfo(raw []byte) (ErrorClass, string) {
 	} else if json.Unmarshal(raw, apiErr) != nil {
 		return StreamError, "error event: " + string(raw[:min(len(raw), 200)])
 	}
-	class, msg := StreamError, orElse(apiErr.Message, "error event")
+	class, msg := StreamError, cmp.Or(apiErr.Message, "error event")
 	// APIError decodes "code": null as the int 0.
 	if code := fmt.Sprint(apiErr.Code); apiErr.Code != nil && code != "0" && code != "" {
 		if code == "429" {
@@ -169,11 +170,4 @@ func errorEventInfo(raw []byte) (ErrorClass, string) {
 		msg += " (code " + code + ")"
 	}
 	return class, msg
-}
-
-func orElse(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }

@@ -4,10 +4,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/toksweep/toksweep/report"
 )
 
 // CSVHeader is the header of compare.csv, in column order. There is one row
@@ -141,18 +142,9 @@ func ints(xs []int) string {
 	return strings.Join(s, ",")
 }
 
-// num formats v for the console, NaN as "-".
-func num(v float64, decimals int) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
-}
-
-// fixed formats v for the CSV, NaN as "".
-func fixed(v float64, decimals int) string {
-	if math.IsNaN(v) {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
-}
+// num formats v for the console and fixed for the CSV, under report's one
+// "no value" rule.
+var (
+	num   = report.Num
+	fixed = report.CSVNum
+)
