@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -150,6 +149,10 @@ var Columns = slices.Concat(
 			Table: AggregateTable, Head: "req/s", Decimals: rpsDecimals, PeopleDecimals: 2,
 			Value: func(s *LevelStats) Value { return number(s.RequestsPerS) }},
 		textColumn("token_source", "`usage`, `chunks` or `mixed`", func(s *LevelStats) string { return string(s.TokenSource) }),
+		// Table only: the non-zero error classes, "http_5xx=1 timeout=2".
+		{Table: AggregateTable, Head: "errors", Left: true,
+			Value: func(s *LevelStats) Value { return text(s.Errors.String()) },
+			Flag:  func(s *LevelStats) bool { return s.Errors.String() != "" }},
 		{Name: "end_reason", Def: "why the level stopped: `completed`, `deadline`, `canceled`, `aborted`", Out: InFiles,
 			Table: AggregateTable, Head: "end reason", Left: true, Value: func(s *LevelStats) Value { return text(string(s.EndReason)) }},
 		{Name: "repeat", Def: "repetition index of the level", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
@@ -209,7 +212,7 @@ var Columns = slices.Concat(
 )
 
 // errorColumns are err_<class>, one count per client.ErrorClasses class;
-// summary.json groups them as "errors", and the tables show one cell.
+// summary.json groups them as "errors" (and the tables show one cell, above).
 func errorColumns() []Column {
 	var cols []Column
 	for _, class := range client.ErrorClasses {
@@ -217,10 +220,7 @@ func errorColumns() []Column {
 			Def: "failed requests per class, one column per class", Out: InCSV, family: "err_<class>",
 			Value: func(s *LevelStats) Value { return count(s.Errors.Count(class)) }})
 	}
-	return append(cols, Column{Name: "errors", Out: InJSON, Table: AggregateTable, Head: "errors",
-		Value: func(s *LevelStats) Value { return object(s.Errors) },
-		Text:  func(s *LevelStats) string { return cmp.Or(s.Errors.String(), NoValue) }, Left: true,
-		Flag: func(s *LevelStats) bool { return s.Errors.String() != "" }})
+	return append(cols, Column{Name: "errors", Out: InJSON, Value: func(s *LevelStats) Value { return object(s.Errors) }})
 }
 
 // serverColumns are the server's own figures (ServerStats), empty when the

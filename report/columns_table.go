@@ -4,6 +4,7 @@ package report
 // console (WriteConsole) and in report.html. LevelTables builds them from
 // Columns, so both show the same columns with the same headings.
 type LevelTable struct {
+	Table  Table
 	Title  string
 	Groups []TableGroup // titles over the heads; spans add up to len(Cols); nil when none
 	Cols   []TableCol
@@ -37,7 +38,8 @@ var tableTitles = map[Table]string{
 }
 
 // LevelTables are the single-stream, aggregate and (when the server was
-// scraped) server tables of stats, one row per level. Each leads with C,
+// scraped) server tables of stats, one row per level. The console leaves
+// the server table out: the sweep prints those figures as each level ends. Each leads with C,
 // and with the repeat when any level is a repeat.
 func LevelTables(stats []LevelStats) []LevelTable {
 	var out []LevelTable
@@ -46,21 +48,27 @@ func LevelTables(stats []LevelStats) []LevelTable {
 		if len(cols) == len(tableColumns(stats, LeadTable)) {
 			continue // every column hidden: nothing to show
 		}
-		out = append(out, buildTable(tableTitles[t], cols, stats))
+		lt := buildTable(tableTitles[t], cols, stats)
+		lt.Table = t
+		out = append(out, lt)
 	}
 	return out
 }
 
-// tableColumns are the columns of table t shown for stats, in order.
+// tableColumns are the columns of table t shown for stats: the numbers,
+// then the text columns, each in registry order.
 func tableColumns(stats []LevelStats, t Table) []Column {
-	var cols []Column
+	var nums, texts []Column
 	for _, c := range Columns {
-		if c.Table != t || c.Show != nil && !c.Show(stats) {
-			continue
+		switch {
+		case c.Table != t || c.Show != nil && !c.Show(stats):
+		case c.Left:
+			texts = append(texts, c)
+		default:
+			nums = append(nums, c)
 		}
-		cols = append(cols, c)
 	}
-	return cols
+	return append(nums, texts...)
 }
 
 // anyRepeat shows the repeat column when a level is a repeat.

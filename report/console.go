@@ -6,14 +6,17 @@ import (
 	"strings"
 )
 
-// WriteConsole writes the human summary of a sweep: the LevelTables
-// (single stream, aggregate and, when the server was scraped, the server's
-// figures), one row per level, the repeat spread, and the Footnotes for
+// WriteConsole writes the human summary of a sweep: the single-stream and
+// aggregate LevelTables, one row per level, the repeat spread, and the
+// Footnotes for
 // client-limited levels, levels without a steady state and token counting
 // caveats. It is the only console output of figures.
 func WriteConsole(w io.Writer, stats []LevelStats) error {
 	var b strings.Builder
 	for i, lt := range LevelTables(stats) {
+		if lt.Table == ServerTable {
+			continue // on stderr as each level ends, and in report.html
+		}
 		if i > 0 {
 			b.WriteString("\n")
 		}

@@ -24,7 +24,7 @@ func TestConsoleDetails(t *testing.T) {
 		{"no repeat column without repeats", []LevelStats{Summarize(twoWorkerLoop())},
 			[]string{"C ok fail p50"}, []string{"rep", "!", "note:"}},
 		{"undefined figures print as -", []LevelStats{empty},
-			[]string{"2 0 0 - - - - - - - - - - -", "2 - - - completed - - -"}, []string{"NaN"}},
+			[]string{"2 0 0 - - - - - - - - - - -", "2 - - - - - - completed"}, []string{"NaN"}},
 		{"no levels: titles and heads only", nil,
 			[]string{tableTitles[SingleTable], tableTitles[AggregateTable]}, []string{tableTitles[ServerTable]}},
 	}
