@@ -11,7 +11,10 @@
 //   - Renderers write to an io.Writer and never print on their own:
 //     WriteConsole (aligned tables), LevelsCSV (levels.csv, one row per
 //     level, appendable), WriteRecords/ReadRecords (requests.jsonl) and
-//     WriteSummaryJSON (summary.json).
+//     WriteSummaryJSON (summary.json). Every per-level figure is one entry
+//     of Columns, the registry that levels.csv, summary.json, the console
+//     tables, report.html (LevelTables) and the docs' column lists are
+//     rendered from. Ms, Num, CSVNum and Mean are the one "no value" rule.
 //   - RunDir persists a run as it goes: each level's row and records are
 //     appended and fsync'd as the level ends, and summary.json is replaced
 //     atomically, so an interrupted run leaves valid files. ReadRunDir reads
