@@ -168,6 +168,7 @@ func (o *options) redacted() redactedConfig {
 			r.Headers[http.CanonicalHeaderKey(k)] = v
 		}
 	}
+	o.scrubConfig(&r) // a secret given twice, say as --api-key and in --extra-body
 	return r
 }
 
