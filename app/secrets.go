@@ -20,7 +20,8 @@ import (
 // client's Scrubber finds, with [REDACTED]. The client scrubs its own
 // messages; this covers everything else toksweep prints or saves.
 func (o *options) scrubber() func(string) string {
-	return client.Scrubber(o.clientConfig(), o.Work.MetricsURL)
+	cfg := client.Config{BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers}
+	return client.Scrubber(cfg, o.Work.MetricsURL)
 }
 
 // guardSecrets runs a command with stdout and stderr that scrub every
