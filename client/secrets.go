@@ -18,7 +18,7 @@ const minSecret = 4
 
 // secretsOf lists every form of every credential that cfg makes the client
 // send (or that the user named in urls, such as a metrics endpoint):
-//   - the API key, and "Bearer KEY";
+//   - the API key (sent as "Bearer KEY");
 //   - the userinfo of each URL: user name, password, "user:password" and
 //     its Basic encoding (base64, which is what goes on the wire);
 //   - the values of credential-like query parameters (SensitiveQuery);
@@ -159,11 +159,15 @@ func scrubWith(secrets []string, s string) string {
 	}
 	// The cheap check first: most text holds no secret in any form.
 	text := foldBytes(s)
-	if !containsAny(text, folded) {
+	if !containsAny(text, folded) && cutSecret(text, folded) == 0 {
 		return s
 	}
 	f := fold(s)
 	var spans [][2]int
+	if k := cutSecret(f.b, folded); k > 0 {
+		end := len(f.b) - len(cutMarks(f.b))
+		spans = append(spans, [2]int{f.from[end-k], f.to[end-1]})
+	}
 	for _, sec := range folded {
 		for at := 0; ; {
 			i := indexFrom(f.b, sec, at)

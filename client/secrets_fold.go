@@ -190,3 +190,35 @@ func replaceSpans(s string, spans [][2]int) string {
 	b.WriteString(s[last:])
 	return b.String()
 }
+
+// minCutSecret is the shortest start of a secret that cutSecret redacts
+// at the end of a text: shorter ones are too likely to be ordinary words
+// ("Bearer", say).
+const minCutSecret = 8
+
+// cutSecret returns the length of the longest end of b, before any cut
+// mark ("..." or "…"), that is the start of a secret and at least
+// minCutSecret bytes long: a secret cut by a bound applied before the
+// scrub. 0 when there is none.
+func cutSecret(b []byte, secrets [][]byte) int {
+	b = b[:len(b)-len(cutMarks(b))]
+	best := 0
+	for _, sec := range secrets {
+		for k := min(len(sec)-1, len(b)); k >= minCutSecret && k > best; k-- {
+			if sec[k-1] == b[len(b)-1] && bytes.HasSuffix(b, sec[:k]) {
+				best = k
+				break
+			}
+		}
+	}
+	return best
+}
+
+// cutMarks is the run of "." and "…" that ends b.
+func cutMarks(b []byte) []byte {
+	t := bytes.TrimRight(b, ".")
+	for bytes.HasSuffix(t, []byte("…")) {
+		t = bytes.TrimRight(t[:len(t)-len("…")], ".")
+	}
+	return b[len(t):]
+}

@@ -123,3 +123,24 @@ func TestScrubForms(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubCutSecret: a secret cut by a bound applied before the scrub
+// (a message cut at N bytes) is redacted from where it starts, while an
+// ordinary word that happens to start a secret is kept.
+func TestScrubCutSecret(t *testing.T) {
+	t.Parallel()
+	scrub := Scrubber(Config{BaseURL: "http://h/v1", APIKey: "sk-PLANTED-SECRET"})
+	for in, want := range map[string]string{
+		"bad key sk-PLANTED-SE":      "bad key [REDACTED]",
+		"bad key sk-PLANT...":        "bad key [REDACTED]...",
+		"bad key sk-PLAN\nTED-S…":    "bad key [REDACTED]…",
+		"bad key Bearer sk-PLANTED":  "bad key Bearer [REDACTED]",
+		"bad key sk-PLA":             "bad key sk-PLA", // 6 bytes: too short to tell
+		"sk-PLANTED-SECRET and more": "[REDACTED] and more",
+		"the scheme must be Bearer":  "the scheme must be Bearer",
+	} {
+		if got := scrub(in); got != want {
+			t.Errorf("scrub(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
