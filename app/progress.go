@@ -40,6 +40,9 @@ func newProgress(w io.Writer) *progress {
 }
 
 func isTerminal(w io.Writer) bool {
+	if s, ok := w.(*scrubWriter); ok {
+		w = s.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

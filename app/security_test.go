@@ -172,3 +172,22 @@ func TestURLQuerySecretNotPrinted(t *testing.T) {
 		assertNoSecrets(t, stdout, stderr, "")
 	}
 }
+
+// TestMetricsCredentialsOnlyToTheNamedHostAndPort: the key and headers go
+// with a scrape only to --url's scheme, host and port, as written.
+func TestMetricsCredentialsOnlyToTheNamedHostAndPort(t *testing.T) {
+	o := &options{URL: "http://api:8000/v1", APIKey: plantedKey}
+	for raw, want := range map[string]bool{
+		"http://api:8000/metrics":       true,
+		"http://api:8000/other/metrics": true,
+		"http://api:9090/metrics":       false, // another port on the same host
+		"https://api:8000/metrics":      false, // another scheme
+		"http://api/metrics":            false, // the default port, not the one named
+		"http://api.evil:8000/metrics":  false,
+		"http://evil@api:8000/metrics":  true, // userinfo the user wrote is theirs
+	} {
+		if got := metricsHeader(raw, o).Get("Authorization") != ""; got != want {
+			t.Errorf("metricsHeader(%q) sends the key: %v, want %v", raw, got, want)
+		}
+	}
+}

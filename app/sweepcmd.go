@@ -34,7 +34,9 @@ func sweepCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runSweep(c.Context, o, stdout, stderr)
+			return o.guardSecrets(stdout, stderr, func(stdout, stderr io.Writer) error {
+				return runSweep(c.Context, o, stdout, stderr)
+			})
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,14 +50,30 @@ func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
 	case 0:
 		return fmt.Errorf("%s/models lists no model; give --model", redactURL(o.URL))
 	case 1:
+		if !cl.UsableModelID(models[0].ID) {
+			return usagef("the server's only model id (%q) is too long, not printable or holds a credential; give --model", cl.ShowModelID(models[0].ID))
+		}
 		o.Model = models[0].ID
 		return nil
 	}
-	ids := make([]string, len(models))
-	for i, m := range models {
-		ids[i] = m.ID
+	return usagef("the server serves %d models; choose one with --model (%s)", len(models), modelList(cl, models))
+}
+
+// maxListedModels bounds how many of the server's model ids a message
+// quotes: the list is the server's, and may be huge or hostile.
+const maxListedModels = 10
+
+// modelList quotes the first maxListedModels ids, each as ShowModelID
+// renders it (scrubbed, one line, bounded), and counts the rest.
+func modelList(cl *client.Client, models []client.Model) string {
+	ids := make([]string, 0, maxListedModels+1)
+	for _, m := range models[:min(len(models), maxListedModels)] {
+		ids = append(ids, strconv.Quote(cl.ShowModelID(m.ID)))
 	}
-	return usagef("the server serves %d models; choose one with --model (%s)", len(models), strings.Join(ids, ", "))
+	if n := len(models) - maxListedModels; n > 0 {
+		ids = append(ids, fmt.Sprintf("and %d more", n))
+	}
+	return strings.Join(ids, ", ")
 }
 
 // preflight sends one real request and stops it at the first token, so a
@@ -151,6 +168,7 @@ func (o *options) redacted() redactedConfig {
 			r.Headers[http.CanonicalHeaderKey(k)] = v
 		}
 	}
+	o.scrubConfig(&r) // a secret given twice, say as --api-key and in --extra-body
 	return r
 }
 

@@ -93,6 +93,9 @@ func (c *Client) readStream(parent, ctx context.Context, cancel context.CancelFu
 	defer r.free()
 	s := stream{rec: rec, epochNS: c.epochNS, scrub: c.scrub}
 	err := s.read(r, limit)
+	if f := rec.FinishReason; f != "" && f != "stop" && f != "length" {
+		rec.FinishReason = c.scrub(f) // the server's text, saved in requests.jsonl
+	}
 	if !s.done {
 		rec.End = c.Now()
 	}

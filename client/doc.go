@@ -67,7 +67,10 @@
 //
 // The API key, credentials in the base URL and credential-like header values
 // never appear in anything the package produces: they are scrubbed from
-// every message, including text the server echoes back. URLs are shown as
+// every message, including text the server echoes back, in every form an
+// echo may take (Basic base64, escaped, percent-encoded, split across
+// lines: see secretsOf and scrubWith). Scrubber does the same for the
+// app's own output. URLs are shown as
 // RedactURL renders them (no userinfo, no query), and SensitiveHeader says
 // which headers hold credentials: both are exported for the app's output.
 //

@@ -54,3 +54,20 @@ func (c *Client) ListModels(ctx context.Context) ([]Model, error) {
 	}
 	return models, nil
 }
+
+// Bounds on model ids from the server, which toksweep does not trust.
+const (
+	maxShownModelID = 100 // bytes of an id quoted in a message
+	maxModelID      = 256 // longest id used as --model (real ones are < 100)
+)
+
+// ShowModelID renders a model id from the server for a message: without
+// credentials, on one line, at most 100 bytes.
+func (c *Client) ShowModelID(id string) string { return oneLine(c.scrub(id), maxShownModelID) }
+
+// UsableModelID reports whether a model id from the server may be sent and
+// recorded as it is: at most 256 bytes, printable, and free of any
+// credential the client sends.
+func (c *Client) UsableModelID(id string) bool {
+	return id != "" && len(id) <= maxModelID && oneLine(id, maxModelID) == id && c.scrub(id) == id
+}

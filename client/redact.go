@@ -2,7 +2,6 @@ package client
 
 import (
 	"net/url"
-	"sort"
 	"strings"
 )
 
@@ -76,64 +75,3 @@ func SensitiveHeader(name string) bool {
 
 // showURL renders u for messages, as RedactURL does.
 func showURL(u *url.URL) string { return RedactURL(u.String()) }
-
-// secretsOf lists the credentials in cfg: the API key, the userinfo of the
-// base URL, the values of its credential-like query parameters, and the
-// values of credential-like headers.
-func secretsOf(cfg Config) []string {
-	var s []string
-	add := func(v string) {
-		if v = strings.TrimSpace(v); v != "" {
-			s = append(s, v)
-		}
-	}
-	add(cfg.APIKey)
-	if u, err := url.Parse(cfg.BaseURL); err == nil {
-		if u.User != nil {
-			add(u.User.Username())
-			p, _ := u.User.Password()
-			add(p)
-		}
-		for name, values := range u.Query() {
-			if SensitiveHeader(name) {
-				for _, v := range values {
-					add(v)
-				}
-			}
-		}
-	}
-	for name, values := range cfg.Headers {
-		if SensitiveHeader(name) {
-			for _, v := range values {
-				add(v)
-				if _, cred, ok := strings.Cut(v, " "); ok {
-					add(cred) // "Bearer KEY": KEY alone is the secret
-				}
-			}
-		}
-	}
-	// Longest first, so that no secret is left half-replaced by a shorter
-	// one it contains.
-	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
-	return s
-}
-
-// scrub removes every credential the client knows from s.
-func (c *Client) scrub(s string) string { return scrubWith(c.secrets, s) }
-
-// Scrubber returns a function that replaces every credential in cfg (the
-// API key, the base URL's userinfo and credential-like query values,
-// credential-like header values) with [REDACTED]. It is for text from the
-// server that another package passes on, such as a metrics page quoted in
-// an error.
-func Scrubber(cfg Config) func(string) string {
-	secrets := secretsOf(cfg)
-	return func(s string) string { return scrubWith(secrets, s) }
-}
-
-func scrubWith(secrets []string, s string) string {
-	for _, secret := range secrets {
-		s = strings.ReplaceAll(s, secret, "[REDACTED]")
-	}
-	return s
-}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -80,4 +81,66 @@ func TestKeyNeverLeaks(t *testing.T) {
 		}
 	}
 	t.Logf("checked %d strings, e.g. %q", len(produced), produced[1])
+}
+
+// TestScrubForms: every form in which a server may echo a credential that
+// toksweep sent is redacted, and text without one is left alone.
+func TestScrubForms(t *testing.T) {
+	t.Parallel()
+	const key, pw = "sk-PLANTED-SECRET", "pw-Pl4nted"
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:" + pw))
+	cfg := Config{
+		BaseURL: "http://alice:" + pw + "@127.0.0.1:1/v1?api-key=qk-PLANTED&x=1", APIKey: key,
+		Headers: http.Header{"X-Api-Key": {"hk-PLANTED"}, "X-Forward": {"Bearer fk-PLANTED"},
+			"Proxy-Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte("bob:bobs-PLANTED"))}},
+	}
+	scrub := Scrubber(cfg, "http://mu:mpw-PLANTED@127.0.0.1:2/metrics")
+	hidden := []string{"PLANTED", "Pl4nted", strings.TrimRight(basic, "="),
+		base64.RawStdEncoding.EncodeToString([]byte("bob:bobs-PLANTED"))}
+	echoes := []string{
+		key, "Bearer " + key, "Basic " + basic, basic, strings.TrimRight(basic, "="),
+		`{"error":{"message":"bad key sk\u002dPLANTED\u002dSECRET"}}`,
+		`"sk\\u002dPLANTED-SECRET"`, // a JSON string of an escaped one
+		`sk\x2dPLANTED-SECRET`, "sk%2DPLANTED-SECRET", "sk&#45;PLANTED&#x2d;SECRET",
+		"sk-PLAN\nTED-SECRET", `"sk-PLAN\nTED-SECRET"`, "sk-PLAN\r\n TED-SECRET",
+		"qk-PLANTED", "hk-PLANTED", "fk-PLANTED", "bobs-PLANTED", "mpw-PLANTED",
+		"alice:" + pw, "alice%3A" + pw, "pw%2DPl4nted",
+	}
+	for _, e := range echoes {
+		got := scrub("before " + e + " after")
+		for _, h := range hidden {
+			if strings.Contains(got, h) {
+				t.Errorf("scrub(%q) = %q: %q survives", e, got, h)
+			}
+		}
+		if !strings.HasPrefix(got, "before ") || !strings.HasSuffix(got, " after") || !strings.Contains(got, "[REDACTED]") {
+			t.Errorf("scrub(%q) = %q, want the secret alone replaced", e, got)
+		}
+	}
+	for _, plain := range []string{"", "HTTP 500: internal error", `{"a":"\u00e9\n"}`, "100% done &#33;", `C:\x\y`} {
+		if got := scrub(plain); got != plain {
+			t.Errorf("scrub(%q) = %q, want it unchanged", plain, got)
+		}
+	}
+}
+
+// TestScrubCutSecret: a secret cut by a bound applied before the scrub
+// (a message cut at N bytes) is redacted from where it starts, while an
+// ordinary word that happens to start a secret is kept.
+func TestScrubCutSecret(t *testing.T) {
+	t.Parallel()
+	scrub := Scrubber(Config{BaseURL: "http://h/v1", APIKey: "sk-PLANTED-SECRET"})
+	for in, want := range map[string]string{
+		"bad key sk-PLANTED-SE":      "bad key [REDACTED]",
+		"bad key sk-PLANT...":        "bad key [REDACTED]...",
+		"bad key sk-PLAN\nTED-S…":    "bad key [REDACTED]…",
+		"bad key Bearer sk-PLANTED":  "bad key Bearer [REDACTED]",
+		"bad key sk-PLA":             "bad key sk-PLA", // 6 bytes: too short to tell
+		"sk-PLANTED-SECRET and more": "[REDACTED] and more",
+		"the scheme must be Bearer":  "the scheme must be Bearer",
+	} {
+		if got := scrub(in); got != want {
+			t.Errorf("scrub(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -24,7 +24,10 @@ type Sampler struct {
 	Header   http.Header   // sent with every scrape (e.g. Authorization); may be nil
 	Interval time.Duration // between in-level scrapes; 0 means DefaultInterval
 	Timeout  time.Duration // per scrape; 0 means DefaultTimeout
-	Client   *http.Client  // nil means http.DefaultClient
+	// Client sends the scrapes; nil means http.DefaultClient. Whatever
+	// its CheckRedirect, a scrape never follows a redirect: the 3xx is a
+	// failed scrape, so Header never reaches wherever Location points.
+	Client *http.Client
 }
 
 // Scrape fetches and reads the endpoint once.
@@ -40,9 +43,10 @@ func (s *Sampler) Scrape(ctx context.Context) (*Snapshot, error) {
 	}
 	// The classic text format: never protobuf, whatever the server prefers.
 	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
-	hc := s.Client
-	if hc == nil {
-		hc = http.DefaultClient
+	hc := http.Client{CheckRedirect: noRedirects}
+	if s.Client != nil {
+		hc = *s.Client
+		hc.CheckRedirect = noRedirects
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -51,6 +55,9 @@ func (s *Sampler) Scrape(ctx context.Context) (*Snapshot, error) {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		if resp.StatusCode/100 == 3 {
+			return nil, fmt.Errorf("scraping %s: HTTP %s (redirects are not followed)", ShowURL(s.URL), resp.Status)
+		}
 		return nil, fmt.Errorf("scraping %s: HTTP %s", ShowURL(s.URL), resp.Status)
 	}
 	e, err := Parse(io.LimitReader(resp.Body, maxBody))
@@ -130,6 +137,9 @@ func (m *LevelMetrics) fail(err error) {
 	}
 	m.Failures++
 }
+
+// noRedirects makes a redirect a response like any other, never followed.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // ShowURL is raw without credentials or query, for messages.
 func ShowURL(raw string) string {
