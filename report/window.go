@@ -74,8 +74,7 @@ func (s *LevelStats) aggregate(measured []client.Record) {
 		return
 	}
 	in := func(t time.Duration) bool { return t >= ws && t <= we }
-	var output, prompt, inflight float64
-	requests := 0
+	var output, prompt, inflight, requests float64
 	for i := range measured {
 		r := &measured[i]
 		inflight += max(0, min(r.End, we)-max(r.Start, ws)).Seconds()
@@ -92,14 +91,29 @@ func (s *LevelStats) aggregate(measured []client.Record) {
 		if len(r.ChunkAt) > 0 && in(r.FirstToken) {
 			prompt += float64(r.PromptTokens)
 		}
-		if in(r.End) {
-			requests++
-		}
+		requests += inWindowShare(r, ws, we)
 	}
 	s.AggregateOutputTPS = output / window
 	s.AggregateTotalTPS = (output + prompt) / window
-	s.RequestsPerS = float64(requests) / window
+	s.RequestsPerS = requests / window
 	s.InflightMean = inflight / window
+}
+
+// inWindowShare is the fraction of r's duration [Start, End] that lies in
+// the window [ws, we]: its share of requests_per_s. Counting each request in
+// proportion to its time in the window, as the token rate counts its tokens,
+// keeps the rate unbiased however the workers' rounds line up with the
+// window's edges. A request of zero length counts whole when it is inside.
+func inWindowShare(r *client.Record, ws, we time.Duration) float64 {
+	d := r.End - r.Start
+	if d <= 0 {
+		if r.Start >= ws && r.Start <= we {
+			return 1
+		}
+		return 0
+	}
+	overlap := min(r.End, we) - max(r.Start, ws)
+	return max(0, float64(overlap)/float64(d))
 }
 
 // clientLimited applies the client-limit checks to s, returning whether any
