@@ -22,7 +22,7 @@ func TestConsoleDetails(t *testing.T) {
 		{"repeat column and footnote label", []LevelStats{rep, withStarved(rep)},
 			[]string{"C rep ok fail", "2 1 ! 20.4", "! C=2 rep 1: client-limited"}, nil},
 		{"no repeat column without repeats", []LevelStats{Summarize(twoWorkerLoop())},
-			[]string{"C ok fail p50"}, []string{"rep", "!", "note:"}},
+			[]string{"C ok fail p50"}, []string{"rep", "!", "chunk count", "warning:"}},
 		{"undefined figures print as -", []LevelStats{empty},
 			[]string{"2 0 0 - - - - - - - - - - -", "2 - - - - - - completed"}, []string{"NaN"}},
 		{"no levels: titles and heads only", nil,

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,9 +34,11 @@ const (
 // of the spans, so the window of a canceled level ends where the first
 // worker's last whole request did, and no cut-short stream is inside it. If
 // a worker has no such request, or the span is empty, the window falls back
-// to [min Start, max End] and reports fallback.
+// to [min Start, max End] and reports fallback. When no measured request
+// finished at all (every one was cut short by an interruption), there is no
+// window: [0, 0], and every aggregate figure is undefined.
 func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallback bool) {
-	if len(measured) == 0 {
+	if !slices.ContainsFunc(measured, func(r client.Record) bool { return r.ErrorClass != client.Canceled }) {
 		return 0, 0, false
 	}
 	type span struct{ first, last time.Duration }
@@ -66,6 +69,7 @@ func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallba
 // aggregate fills the steady-state window and the figures measured over it.
 func (s *LevelStats) aggregate(measured []client.Record) {
 	s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)
+	s.MeasuredSpan = measuredSpan(measured)
 	ws, we := s.WindowStart, s.WindowEnd
 	s.AggregateOutputTPS, s.AggregateTotalTPS = math.NaN(), math.NaN()
 	s.RequestsPerS, s.InflightMean = math.NaN(), math.NaN()
@@ -97,6 +101,18 @@ func (s *LevelStats) aggregate(measured []client.Record) {
 	s.AggregateTotalTPS = (output + prompt) / window
 	s.RequestsPerS = requests / window
 	s.InflightMean = inflight / window
+}
+
+// measuredSpan is max End − min Start over the measured requests.
+func measuredSpan(measured []client.Record) time.Duration {
+	if len(measured) == 0 {
+		return 0
+	}
+	lo, hi := measured[0].Start, measured[0].End
+	for i := range measured {
+		lo, hi = min(lo, measured[i].Start), max(hi, measured[i].End)
+	}
+	return hi - lo
 }
 
 // inWindowShare is the fraction of r's duration [Start, End] that lies in
