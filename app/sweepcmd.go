@@ -121,7 +121,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
 	cfg := sweep.Config{
 		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts,
-		Started: run.progress.start, Observe: run.progress.observe,
+		Started: run.progress.start, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
 	}
 	if o.Auto {
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
