@@ -192,6 +192,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	if !anySuccess(r.stats) {
 		return errors.New("no request of the whole sweep succeeded; see the error columns in " + r.o.Out + "/levels.csv")
 	}
+	if silent := silentLevels(r.stats); silent != "" {
+		return fmt.Errorf("no token at all at %s: every request of the level failed; see the error columns in %s/levels.csv", silent, r.o.Out)
+	}
 	return nil
 }
 
