@@ -11,13 +11,13 @@ import (
 )
 
 // TestDurationBoundsTheLevel: --duration stops issuing, and the requests
-// still in flight get --drain-timeout, not --request-timeout (a minute
+// still in flight get --drain-timeout, not --request-timeout (10 minutes
 // here), before they are canceled and recorded as err_canceled with a
 // message naming the drain.
 func TestDurationBoundsTheLevel(t *testing.T) {
 	const duration, drain = 300 * time.Millisecond, 200 * time.Millisecond
 	// The probe and the first four requests stream normally; every later
-	// one stalls after a token and would hold its worker for a minute.
+	// one stalls after a token and would hold its worker for 10 minutes.
 	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) {
 		p.fault = func(n int64) streamFault {
 			if n > 5 {
@@ -29,12 +29,13 @@ func TestDurationBoundsTheLevel(t *testing.T) {
 	out := t.TempDir() + "/run"
 	began := time.Now()
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", p.url(), "--levels", "2",
-		"--duration", duration.String(), "--drain-timeout", drain.String(), "--request-timeout", "1m", "--out", out)
+		"--duration", duration.String(), "--drain-timeout", drain.String(), "--request-timeout", "10m", "--out", out)
 	took := time.Since(began)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if took > 20*time.Second {
+	if took > 3*time.Minute { // a generous bound: charts and HTML under -race on a busy box take a while
+
 		t.Errorf("the sweep took %v: the drain did not bound the level", took)
 	}
 	row := readLevels(t, out)[0]
