@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/client"
 )
 
 // TestRequestsPerSMatchesTokenRate: when every request is the same length
@@ -53,15 +55,29 @@ func TestRequestsPerSMatchesTokenRate(t *testing.T) {
 	}
 }
 
-// TestRequestsPerSShares checks the estimator's exact figure on a small
-// case: two workers, one measured 1 s request each, worker 1 starting 0.4 s
-// after worker 0. Window [1.4, 2.0] s (0.6 s); each request has 0.6 s of its
-// 1 s inside: 0.6 + 0.6 = 1.2 requests / 0.6 s = 2 req/s. Counting the
-// requests ending in the window would give 1 / 0.6 = 1.6667.
-func TestRequestsPerSShares(t *testing.T) {
-	s := Summarize(level(2, closedLoop(2, 1, 400*msec, 100*msec, 100*msec, 10, 5)...))
+// TestRequestsPerSWithQueueing checks the exact figure where requests
+// queue: a server with one slot, 1 s per answer (10 tokens, one every
+// 100 ms), two workers. Worker 1's first request waits 1 s for the slot,
+// and so does every request after the first.
+//
+//	worker 0: A [0, 1] decodes [0, 1];  C [1, 3] decodes [2, 3]
+//	worker 1: B [0, 2] decodes [1, 2];  D [2, 4] decodes [3, 4]
+//
+// Window [0, 3] s. The server answers 1 request/s and delivers 10 tok/s.
+// By chunks: A, B, C whole, D none = 3 / 3 s = 1.0 req/s. Counting each
+// request by the share of its duration in the window would give
+// (1 + 1 + 1 + ½) / 3 = 1.1667: the window catches the first round, whose
+// A did not queue, so durations there are not those of the steady state.
+func TestRequestsPerSWithQueueing(t *testing.T) {
+	worker1 := func(r client.Record) client.Record { r.Worker = 1; return r }
+	s := Summarize(level(2,
+		stream(0, 100*msec, 100*msec, 10),                       // A
+		worker1(stream(0, 1100*msec, 100*msec, 10)),             // B
+		stream(time.Second, 1100*msec, 100*msec, 10),            // C
+		worker1(stream(2*time.Second, 1100*msec, 100*msec, 10)), // D
+	))
 	got := figures(s)
-	for col, want := range map[string]string{"window_s": "0.600", "requests_per_s": "2.0000"} {
+	for col, want := range map[string]string{"window_s": "3.000", "aggregate_output_tps": "10.000", "requests_per_s": "1.0000"} {
 		if got[col] != want {
 			t.Errorf("%s = %s, want %s", col, got[col], want)
 		}

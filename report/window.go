@@ -95,7 +95,7 @@ func (s *LevelStats) aggregate(measured []client.Record) {
 		if len(r.ChunkAt) > 0 && in(r.FirstToken) {
 			prompt += float64(r.PromptTokens)
 		}
-		requests += inWindowShare(r, ws, we)
+		requests += requestShare(r, chunks, in)
 	}
 	s.AggregateOutputTPS = output / window
 	s.AggregateTotalTPS = (output + prompt) / window
@@ -115,21 +115,21 @@ func measuredSpan(measured []client.Record) time.Duration {
 	return hi - lo
 }
 
-// inWindowShare is the fraction of r's duration [Start, End] that lies in
-// the window [ws, we]: its share of requests_per_s. Counting each request in
-// proportion to its time in the window, as the token rate counts its tokens,
-// keeps the rate unbiased however the workers' rounds line up with the
-// window's edges. A request of zero length counts whole when it is inside.
-func inWindowShare(r *client.Record, ws, we time.Duration) float64 {
-	d := r.End - r.Start
-	if d <= 0 {
-		if r.Start >= ws && r.Start <= we {
-			return 1
-		}
-		return 0
+// requestShare is r's share of requests_per_s: the fraction of its
+// token-carrying chunks that arrived in the window (chunks of them did).
+// Each request counts in proportion to its output delivered in the window,
+// as the token rate counts its tokens, so with fixed-length outputs
+// requests_per_s × tokens per request = aggregate_output_tps, however the
+// workers' rounds and queueing line up with the window's edges. A request
+// without chunks counts whole when it ends in the window.
+func requestShare(r *client.Record, chunks int, in func(time.Duration) bool) float64 {
+	if k := len(r.ChunkAt); k > 0 {
+		return float64(chunks) / float64(k)
 	}
-	overlap := min(r.End, we) - max(r.Start, ws)
-	return max(0, float64(overlap)/float64(d))
+	if in(r.End) {
+		return 1
+	}
+	return 0
 }
 
 // clientLimited applies the client-limit checks to s, returning whether any
