@@ -29,6 +29,7 @@ type options struct {
 	Levels         []int
 	Requests       int
 	Duration       time.Duration
+	DrainTimeout   time.Duration // after Duration, before in-flight requests are canceled
 	Warmup         int
 	Repeat         int
 	MaxTokens      int
@@ -118,11 +119,14 @@ func redactURL(raw string) string { return client.RedactURL(raw) }
 
 // counts checks the per-level sizes and timeouts.
 func (o *options) counts(c *cli.Context) error {
+	o.DrainTimeout = c.Duration("drain-timeout")
 	switch {
 	case c.IsSet("requests") && o.Requests < 1:
 		return usagef("invalid --requests %d: want an integer ≥ 1", o.Requests)
 	case c.IsSet("duration") && o.Duration <= 0:
 		return usagef("invalid --duration %v: want a positive duration such as 90s or 5m", o.Duration)
+	case c.Duration("drain-timeout") <= 0:
+		return usagef("invalid --drain-timeout %v: want a positive duration such as 30s", c.Duration("drain-timeout"))
 	case o.Warmup < 0:
 		return usagef("invalid --warmup %d: want an integer ≥ 0", o.Warmup)
 	case o.Repeat < 1:

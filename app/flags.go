@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // Defaults that the README documents.
@@ -25,7 +27,8 @@ func sweepFlags() []cli.Flag {
 		&cli.StringFlag{Name: "api", Value: "chat", Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
 		&cli.StringFlag{Name: "levels", Value: defaultLevels, Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},
 		&cli.IntFlag{Name: "requests", DefaultText: "auto", Usage: "measured requests per level; auto is 4 per worker, at least 8 (with --duration alone: unbounded)"},
-		&cli.DurationFlag{Name: "duration", DefaultText: "none", Usage: "bound on each level's measured phase, e.g. 2m"},
+		&cli.DurationFlag{Name: "duration", DefaultText: "none", Usage: "bound on each level's measured phase, e.g. 2m: no request starts after it"},
+		&cli.DurationFlag{Name: "drain-timeout", Value: sweep.DefaultDrainTimeout, Usage: "with --duration: how long requests in flight at the end may finish before they are canceled (err_canceled)"},
 		&cli.IntFlag{Name: "warmup", Usage: "warm-up requests per level, sent first and left out of every figure"},
 		&cli.IntFlag{Name: "repeat", Value: 1, Usage: "run each level this many times"},
 		&cli.IntFlag{Name: "max-tokens", Value: defaultMaxTokens, Usage: "max_tokens per request (--sim default: 128); when given, it also replaces a dataset's per-request targets"},

@@ -123,7 +123,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
 	cfg := sweep.Config{
 		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts,
-		Started: run.progress.start, Observe: run.progress.observe,
+		Started: run.progress.start, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
 	}
 	if o.Auto {
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
@@ -193,6 +193,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	}
 	if !anySuccess(r.stats) {
 		return errors.New("no request of the whole sweep succeeded; see the error columns in " + r.o.Out + "/levels.csv")
+	}
+	if silent := silentLevels(r.stats); silent != "" {
+		return fmt.Errorf("no token at all at %s: every request of the level failed; see the error columns in %s/levels.csv", silent, r.o.Out)
 	}
 	return nil
 }

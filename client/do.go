@@ -112,7 +112,7 @@ func (c *Client) readStream(parent, ctx context.Context, cancel context.CancelFu
 // streamFailure classifies how a stream ended. readErr is what stopped the
 // reading: nil after [DONE] or the event limit, io.EOF at a clean end of
 // input. Priority: Canceled > Timeout > StreamError/HTTP429 > Truncated >
-// Malformed.
+// Malformed > Empty (a whole answer without a single token).
 func (c *Client) streamFailure(parent, ctx context.Context, s *stream, readErr error, ctype string) *RequestError {
 	url, rec := c.showEndpoint, s.rec
 	ended := readErr == nil || rec.FinishReason != "" // finished, even if no [DONE] follows
@@ -137,6 +137,11 @@ func (c *Client) streamFailure(parent, ctx context.Context, s *stream, readErr e
 	case rec.MalformedChunks > 0:
 		return c.failure(Malformed, rec.Status, url, fmt.Sprintf(
 			"%d malformed data events; the first: %s", rec.MalformedChunks, s.badMsg))
+	case readErr == nil && !s.done && rec.FinishReason == "":
+		return nil // the probe's event limit: the answer is not over
+	case len(rec.ChunkAt) == 0:
+		return c.failure(Empty, rec.Status, url, fmt.Sprintf(
+			"the stream ended (finish_reason %q) without a single token", rec.FinishReason))
 	}
 	return nil
 }

@@ -18,11 +18,12 @@ const (
 	StreamError ErrorClass = "stream_error" // an {"error": ...} event inside an HTTP 200 stream
 	Truncated   ErrorClass = "truncated"    // the stream ended without a finish_reason or [DONE]
 	Malformed   ErrorClass = "malformed"    // at least one data event was not valid JSON
-	Canceled    ErrorClass = "canceled"     // the run was interrupted while the request was in flight
+	Canceled    ErrorClass = "canceled"     // the run was interrupted while the request was in flight, or its level's drain ran out
+	Empty       ErrorClass = "empty"        // the stream ended normally but carried no token (no content or reasoning chunk)
 )
 
 // ErrorClasses lists every failure class in report order.
-var ErrorClasses = []ErrorClass{HTTP4xx, HTTP429, HTTP5xx, Connect, Timeout, StreamError, Truncated, Malformed, Canceled}
+var ErrorClasses = []ErrorClass{HTTP4xx, HTTP429, HTTP5xx, Connect, Timeout, StreamError, Truncated, Malformed, Canceled, Empty}
 
 // Record is everything measured about one request. It is plain data: the
 // sweep fills in the bookkeeping fields, the client the measurements, and

@@ -52,8 +52,8 @@ func TestWrite(t *testing.T) {
 		{"plain", testStats(), Options{},
 			[]string{"m&lt;odel&gt;", "<td class=\" flag\">16.00</td>", "client-limited (in-flight 12.00 of C=16)", "&#34;max_tokens&#34;: 128", "<caption>Single stream (what one user sees", "finished -"},
 			[]string{`class="slo"`, "m<odel>"}},
-		{"SLO", testStats(), Options{SLODecodeTPS: 100, SLOVerdict: "serves 4 users"},
-			[]string{`<div class="slo">SLO: serves 4 users</div>`}, nil},
+		{"verdict without an SLO: no SLO label", testStats(), Options{SLOVerdict: "saturates beyond 4"},
+			[]string{`<div class="slo">saturates beyond 4</div>`}, []string{"SLO: "}},
 		{"failed level", failed, Options{}, []string{"<td class=\" flag\">8</td>", "<td class=\"\">-</td>"}, nil},
 	}
 	for _, tt := range tests {
@@ -142,5 +142,18 @@ func TestTablesShowConsoleColumns(t *testing.T) {
 		if !strings.Contains(page, note) {
 			t.Errorf("report.html lacks the footnote %q", note)
 		}
+	}
+}
+
+// TestVerdictLabel: the banner says "SLO:" only when the run had an SLO.
+func TestVerdictLabel(t *testing.T) {
+	sum := testSummary()
+	sum.Recommendation = &report.RecommendationJSON{SLO: "decode ≥ 100 tok/s (p10)"}
+	var b bytes.Buffer
+	if err := Write(&b, sum, testStats(), Options{SLODecodeTPS: 100, SLOVerdict: "serves 4 users"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<div class="slo">SLO: serves 4 users</div>`; !strings.Contains(b.String(), want) {
+		t.Errorf("page lacks %q", want)
 	}
 }

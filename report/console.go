@@ -91,10 +91,11 @@ func Footnotes(stats []LevelStats) []string {
 				levelName(s), s.ClientLimitedReason))
 		}
 		if s.WindowFallback {
-			notes = append(notes, fmt.Sprintf("* %s: no steady state (the workers were never all in flight together): aggregate figures span the whole level",
+			notes = append(notes, fmt.Sprintf("* %s: no steady state (not every worker finished a request, or they were never all in flight together): aggregate figures span the whole level",
 				levelName(s)))
 		}
 	}
+	notes = append(notes, verdictNotes(stats)...)
 	for _, s := range stats {
 		if s.TokenCountMismatch > 0 {
 			notes = append(notes, fmt.Sprintf("note: %s: %d of %d successful requests' usage differs from their chunk count by more than %.0f%% (multi-token chunks or lost chunks); per-token figures spread usage evenly over chunks",
@@ -103,6 +104,25 @@ func Footnotes(stats []LevelStats) []string {
 		if s.TokenSource == TokensMixed {
 			notes = append(notes, fmt.Sprintf("note: %s: only some responses carried usage; the others are counted one token per chunk",
 				levelName(s)))
+		}
+	}
+	return notes
+}
+
+// verdictNotes warns about levels whose figures rest on little: no request
+// finished, a high error share or a sliver of a window (left out of the
+// verdicts), a short window, few samples behind the percentiles.
+func verdictNotes(stats []LevelStats) []string {
+	var notes []string
+	for _, s := range stats {
+		name := levelName(s)
+		if why := Untrusted(s); why != "" {
+			notes = append(notes, fmt.Sprintf("warning: %s: %s: left out of the knee and the recommendation", name, why))
+		} else if w := s.Window(); w > 0 && w < ShortWindow {
+			notes = append(notes, fmt.Sprintf("note: %s: the steady window is %.3gs (< %s): its aggregate is noisy; more requests per level steady it", name, w.Seconds(), ShortWindow))
+		}
+		if s.RequestsOK > 0 && s.RequestsOK < FewSamples {
+			notes = append(notes, fmt.Sprintf("note: %s: percentiles rest on %d successful requests (< %d)", name, s.RequestsOK, FewSamples))
 		}
 	}
 	return notes

@@ -22,7 +22,7 @@ func TestConsoleDetails(t *testing.T) {
 		{"repeat column and footnote label", []LevelStats{rep, withStarved(rep)},
 			[]string{"C rep ok fail", "2 1 ! 20.4", "! C=2 rep 1: client-limited"}, nil},
 		{"no repeat column without repeats", []LevelStats{Summarize(twoWorkerLoop())},
-			[]string{"C ok fail p50"}, []string{"rep", "!", "note:"}},
+			[]string{"C ok fail p50"}, []string{"rep", "!", "chunk count", "warning:"}},
 		{"undefined figures print as -", []LevelStats{empty},
 			[]string{"2 0 0 - - - - - - - - - - -", "2 - - - - - - completed"}, []string{"NaN"}},
 		{"no levels: titles and heads only", nil,
@@ -69,7 +69,7 @@ func TestErrorCountsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"http_4xx":1,"http_429":0,"http_5xx":0,"connect":0,"timeout":2,"stream_error":0,"truncated":0,"malformed":0,"canceled":0}`
+	want := `{"http_4xx":1,"http_429":0,"http_5xx":0,"connect":0,"timeout":2,"stream_error":0,"truncated":0,"malformed":0,"canceled":0,"empty":0}`
 	if string(b) != want {
 		t.Errorf("MarshalJSON = %s\nwant %s", b, want)
 	}

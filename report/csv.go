@@ -60,8 +60,8 @@ func levelRow(s LevelStats) []string {
 // windowSeconds is the window length in seconds, NaN for a level without
 // measured requests (no window at all).
 func (s *LevelStats) windowSeconds() float64 {
-	if s.RequestsOK+s.RequestsFailed == 0 {
-		return math.NaN()
+	if s.RequestsOK+s.RequestsFailed == 0 || s.Window() <= 0 {
+		return math.NaN() // no window: no request finished
 	}
 	return s.Window().Seconds()
 }

@@ -26,14 +26,38 @@ type Recommendation struct {
 	// Knee is the level beyond which doubling the concurrency adds less than
 	// KneeGain aggregate throughput (0: not reached within the levels run).
 	Knee int
+	// Unjudged is the lowest level that passed the SLO but cannot bear a
+	// verdict (see Untrusted): the recommendation stops below it (0: none).
+	Unjudged int
+	// Excluded lists the levels left out of the knee and the capacity
+	// claims, ascending, each with its reasons.
+	Excluded []ExcludedLevel
+}
+
+// ExcludedLevel is a level whose figures cannot bear a verdict.
+type ExcludedLevel struct {
+	C   int
+	Why string // Untrusted's reasons, of the first untrusted run
 }
 
 // Recommend derives the capacity answer from a sweep's levels (in any
 // order; repeats of a level are judged by their pooled worst case: a level
 // passes only if every repeat passes). Without an SLO only the knee is set.
+// A level that cannot bear a verdict (Untrusted) takes no part in the knee,
+// and cannot be recommended: a failure is still a failure, but a pass is
+// only claimed from trusted figures, so the recommendation stops below it.
 func Recommend(stats []LevelStats, o SLO) Recommendation {
 	lv := GroupByConcurrency(stats)
-	rec := Recommendation{SLO: o, Knee: knee(lv)}
+	var trusted []LevelGroup
+	rec := Recommendation{SLO: o}
+	for _, l := range lv {
+		if why := l.untrusted(); why != "" {
+			rec.Excluded = append(rec.Excluded, ExcludedLevel{C: l.C, Why: why})
+			continue
+		}
+		trusted = append(trusted, l)
+	}
+	rec.Knee = knee(trusted)
 	if !o.Set() {
 		return rec
 	}
@@ -42,9 +66,24 @@ func Recommend(stats []LevelStats, o SLO) Recommendation {
 			rec.FirstFail, rec.FirstFailWhy = l.C, why
 			break
 		}
+		if l.untrusted() != "" {
+			rec.Unjudged = l.C
+			break
+		}
 		rec.Recommended, rec.RecommendedTPS = l.C, l.Aggregate
 	}
 	return rec
+}
+
+// untrusted is Untrusted of the level's first run that cannot bear a
+// verdict, or "".
+func (g LevelGroup) untrusted() string {
+	for _, s := range g.Runs {
+		if why := Untrusted(s); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // LevelGroup is every run (repeat) of one concurrency level.
@@ -109,13 +148,18 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	var b strings.Builder
 	if r.SLO.Set() {
 		switch {
+		case r.Recommended == 0 && r.FirstFail == 0:
+			fmt.Fprintf(&b, "No level can be judged against the SLO (%s): C=%d cannot bear a verdict.", r.SLO, r.Unjudged)
 		case r.Recommended == 0:
 			fmt.Fprintf(&b, "No level meets the SLO (%s): at %d concurrent users %s.", r.SLO, r.FirstFail, strings.Join(r.FirstFailWhy, "; "))
 		default:
 			fmt.Fprintf(&b, "This server serves %d concurrent users with %s, delivering %.0f output tok/s in aggregate.", r.Recommended, r.SLO, r.RecommendedTPS)
-			if r.FirstFail > 0 {
+			switch {
+			case r.FirstFail > 0:
 				fmt.Fprintf(&b, " At %d users the SLO fails: %s.", r.FirstFail, strings.Join(r.FirstFailWhy, "; "))
-			} else {
+			case r.Unjudged > 0:
+				fmt.Fprintf(&b, " C=%d cannot bear a verdict, so the limit above %d is not known.", r.Unjudged, r.Recommended)
+			default:
 				fmt.Fprintf(&b, " Every level run passes; the limit is above %d.", maxLevel(stats))
 			}
 		}
@@ -124,15 +168,33 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	switch {
 	case r.Knee > 0:
 		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %d concurrent requests (doubling adds < %.0f%%).", r.Knee, KneeGain*100)
-	case !anyDoubling(stats):
+	case !anyDoubling(r.trustedStats(stats)):
 		b.WriteString("No two levels a doubling apart delivered throughput, so there is no knee to find.")
 	default:
-		fmt.Fprintf(&b, "Aggregate throughput was still growing at %d concurrent requests (no knee within the levels run).", maxLevel(stats))
+		fmt.Fprintf(&b, "Aggregate throughput was still growing at %d concurrent requests (no knee within the levels run).", maxLevel(r.trustedStats(stats)))
+	}
+	if len(r.Excluded) > 0 {
+		var ex []string
+		for _, e := range r.Excluded {
+			ex = append(ex, fmt.Sprintf("C=%d (%s)", e.C, e.Why))
+		}
+		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
 	if limited := clientLimitedLevels(stats); limited != "" {
 		fmt.Fprintf(&b, " Caution: C=%s were client-limited; their figures may describe the load generator, not the server.", limited)
 	}
 	return b.String()
+}
+
+// trustedStats is stats without the levels r excluded.
+func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
+	var out []LevelStats
+	for _, s := range stats {
+		if !slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.C == s.Concurrency }) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // clientLimitedLevels lists the concurrencies of client-limited levels.

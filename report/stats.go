@@ -65,7 +65,8 @@ type LevelStats struct {
 	// Aggregate: what the server delivers in the steady-state window
 	// [WindowStart, WindowEnd] (offsets from the run epoch).
 	WindowStart, WindowEnd time.Duration
-	WindowFallback         bool // no steady state: the window is the whole level
+	WindowFallback         bool          // no steady state: the window is the whole level
+	MeasuredSpan           time.Duration // max End − min Start of the measured requests
 	AggregateOutputTPS     float64
 	AggregateTotalTPS      float64
 	RequestsPerS           float64

@@ -39,7 +39,10 @@ type RecommendationJSON struct {
 	FirstFailConcurrency   *int     `json:"first_fail_concurrency"`
 	FirstFailReasons       []string `json:"first_fail_reasons,omitempty"`
 	KneeConcurrency        *int     `json:"knee_concurrency"`
-	Sentence               string   `json:"sentence"`
+	// ExcludedConcurrency lists the levels left out of the knee and the
+	// recommendation (report.Untrusted); the sentence says why.
+	ExcludedConcurrency []int  `json:"excluded_concurrency,omitempty"`
+	Sentence            string `json:"sentence"`
 }
 
 // NewRecommendationJSON converts r; zero concurrencies become null.
@@ -56,6 +59,9 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 	}
 	if r.SLO.Set() {
 		j.SLO = r.SLO.String()
+	}
+	for _, e := range r.Excluded {
+		j.ExcludedConcurrency = append(j.ExcludedConcurrency, e.C)
 	}
 	if r.Recommended > 0 {
 		j.RecommendedOutputTPS = rounded(r.RecommendedTPS, tpsDecimals)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,9 +34,11 @@ const (
 // of the spans, so the window of a canceled level ends where the first
 // worker's last whole request did, and no cut-short stream is inside it. If
 // a worker has no such request, or the span is empty, the window falls back
-// to [min Start, max End] and reports fallback.
+// to [min Start, max End] and reports fallback. When no measured request
+// finished at all (every one was cut short by an interruption), there is no
+// window: [0, 0], and every aggregate figure is undefined.
 func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallback bool) {
-	if len(measured) == 0 {
+	if !slices.ContainsFunc(measured, func(r client.Record) bool { return r.ErrorClass != client.Canceled }) {
 		return 0, 0, false
 	}
 	type span struct{ first, last time.Duration }
@@ -66,6 +69,7 @@ func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallba
 // aggregate fills the steady-state window and the figures measured over it.
 func (s *LevelStats) aggregate(measured []client.Record) {
 	s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)
+	s.MeasuredSpan = measuredSpan(measured)
 	ws, we := s.WindowStart, s.WindowEnd
 	s.AggregateOutputTPS, s.AggregateTotalTPS = math.NaN(), math.NaN()
 	s.RequestsPerS, s.InflightMean = math.NaN(), math.NaN()
@@ -74,8 +78,7 @@ func (s *LevelStats) aggregate(measured []client.Record) {
 		return
 	}
 	in := func(t time.Duration) bool { return t >= ws && t <= we }
-	var output, prompt, inflight float64
-	requests := 0
+	var output, prompt, inflight, requests float64
 	for i := range measured {
 		r := &measured[i]
 		inflight += max(0, min(r.End, we)-max(r.Start, ws)).Seconds()
@@ -92,14 +95,41 @@ func (s *LevelStats) aggregate(measured []client.Record) {
 		if len(r.ChunkAt) > 0 && in(r.FirstToken) {
 			prompt += float64(r.PromptTokens)
 		}
-		if in(r.End) {
-			requests++
-		}
+		requests += requestShare(r, chunks, in)
 	}
 	s.AggregateOutputTPS = output / window
 	s.AggregateTotalTPS = (output + prompt) / window
-	s.RequestsPerS = float64(requests) / window
+	s.RequestsPerS = requests / window
 	s.InflightMean = inflight / window
+}
+
+// measuredSpan is max End − min Start over the measured requests.
+func measuredSpan(measured []client.Record) time.Duration {
+	if len(measured) == 0 {
+		return 0
+	}
+	lo, hi := measured[0].Start, measured[0].End
+	for i := range measured {
+		lo, hi = min(lo, measured[i].Start), max(hi, measured[i].End)
+	}
+	return hi - lo
+}
+
+// requestShare is r's share of requests_per_s: the fraction of its
+// token-carrying chunks that arrived in the window (chunks of them did).
+// Each request counts in proportion to its output delivered in the window,
+// as the token rate counts its tokens, so with fixed-length outputs
+// requests_per_s × tokens per request = aggregate_output_tps, however the
+// workers' rounds and queueing line up with the window's edges. A request
+// without chunks counts whole when it ends in the window.
+func requestShare(r *client.Record, chunks int, in func(time.Duration) bool) float64 {
+	if k := len(r.ChunkAt); k > 0 {
+		return float64(chunks) / float64(k)
+	}
+	if in(r.End) {
+		return 1
+	}
+	return 0
 }
 
 // clientLimited applies the client-limit checks to s, returning whether any

@@ -34,8 +34,10 @@ func TestSteadyStateWindow(t *testing.T) {
 		// Prompts of requests whose first token is in the window: all but
 		// worker 0's first (first token at 1.1 s): 5 × 20 tokens.
 		"aggregate_total_tps": "60.400",
-		// Ends in the window: 2, 3, 4 and 2.5, 3.5 s; 4.5 s is outside.
-		"requests_per_s": "2.0000",
+		// Each request by its share of chunks in the window, as the
+		// tokens: 51 of 10-chunk requests = 5.1 requests / 2.5 s. (The
+		// true rate is 2.0: both closed edges catch a chunk.)
+		"requests_per_s": "2.0400",
 		// Overlaps: 0.5 + 1 + 1 and 1 + 1 + 0.5 = 5 request-seconds.
 		"inflight_mean":  "2.000",
 		"client_limited": "false",

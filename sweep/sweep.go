@@ -43,6 +43,9 @@ type Config struct {
 	// Duration bounds the measured phase of each level, counted from the
 	// first measured request's start; zero means no bound. When both
 	// Requests and Duration are set, whichever is reached first ends the level.
+	// At Duration no new request starts; the requests in flight then have
+	// DrainTimeout to finish, after which they are canceled and recorded as
+	// client.Canceled (their Error says the drain ran out).
 	Duration time.Duration
 	Warmup   int // warm-up requests per level, sent first and not measured
 	Repeat   int // runs of each level; zero means 1
@@ -59,6 +62,9 @@ type Config struct {
 	// Server, when set, samples the server's own metrics during each level
 	// (see ServerSampler); they end up in Level.Server.
 	Server ServerSampler
+	// DrainTimeout bounds the drain after Duration; zero means
+	// DefaultDrainTimeout. It has no effect without Duration.
+	DrainTimeout time.Duration
 }
 
 // Planner chooses a sweep's levels one at a time. Next is called after the
@@ -81,6 +87,16 @@ func (p *fixedPlan) Next() (int, bool) {
 	p.i++
 	return p.levels[p.i-1], true
 }
+
+// DefaultDrainTimeout is the drain after --duration when none is given.
+const DefaultDrainTimeout = 30 * time.Second
+
+// errDrained is the cause of a level's request context when the drain after
+// its Duration ran out.
+var errDrained = errors.New("the level's drain ran out")
+
+// DrainedError is the Error of a request canceled at the end of the drain.
+const DrainedError = "request canceled: still in flight when the drain after --duration ran out (--drain-timeout)"
 
 // AutoRequests is the default number of measured requests at concurrency c:
 // four per worker, and at least eight, so that percentiles rest on more
@@ -143,6 +159,10 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 		measured = AutoRequests(c)
 	}
 	tk := newTickets(cfg.Warmup, measured, cfg.Duration, d.Now)
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rctx, stopDrain := withDrain(lctx, cfg, tk)
+	defer stopDrain()
 	if cfg.Started != nil {
 		planned := measured
 		if measured == unlimited {
@@ -152,8 +172,6 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 	}
 	ab := newAborter(c)
 
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	if w, ok := d.(Warmer); ok {
 		_ = w.WarmConns(lctx, c)
 	}
@@ -166,7 +184,7 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 	var g errgroup.Group
 	for w := range c {
 		g.Go(func() error {
-			perWorker[w], lags[w] = work(lctx, cfg, d, tk, ab, cancel, c, repeat, w)
+			perWorker[w], lags[w] = work(rctx, cfg, d, tk, ab, cancel, c, repeat, w)
 			return nil
 		})
 	}
@@ -185,10 +203,23 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 	case ab.tripped():
 		lvl.EndReason = Aborted
 		return lvl, ab.err(c)
-	case tk.expired():
+	case tk.expired(), errors.Is(context.Cause(rctx), errDrained):
 		lvl.EndReason = Deadline
 	}
 	return lvl, nil
+}
+
+// withDrain returns the context a level's requests run under: with a
+// Duration, it is canceled (cause errDrained) DrainTimeout after the
+// deadline, by a timer that the first measured ticket arms. The returned
+// func disarms it.
+func withDrain(lctx context.Context, cfg Config, tk *tickets) (context.Context, func()) {
+	rctx, drained := context.WithCancelCause(lctx)
+	if cfg.Duration > 0 {
+		tk.cut = func() { drained(errDrained) }
+		tk.drain = cmp.Or(cfg.DrainTimeout, DefaultDrainTimeout)
+	}
+	return rctx, func() { tk.stop(); drained(nil) }
 }
 
 // work is one closed-loop worker. It returns its records and the worst delay
@@ -205,6 +236,9 @@ func work(ctx context.Context, cfg Config, d Doer, tk *tickets, ab *aborter, can
 		p := cfg.Prompts[seq%len(cfg.Prompts)]
 		rec := d.Do(ctx, p)
 		rec.Concurrency, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = c, repeat, w, seq, warm
+		if rec.ErrorClass == client.Canceled && errors.Is(context.Cause(ctx), errDrained) {
+			rec.Error = DrainedError
+		}
 		if prevEnd > 0 {
 			lag = max(lag, rec.Start-prevEnd)
 		}

@@ -274,3 +274,31 @@ func TestRunWarmsConnectionsBeforeEachLevel(t *testing.T) {
 		t.Errorf("warm-ups %v after %v requests; want C=1 before any request and C=4 before level 2's", w.warms, w.first)
 	}
 }
+
+// TestRunDrainCancelsLongRequests: requests far longer than --duration are
+// canceled DrainTimeout after the deadline, marked as drained, and the
+// level ends on its deadline (not as an interrupted run).
+func TestRunDrainCancelsLongRequests(t *testing.T) {
+	f := newFake(time.Minute)
+	began := time.Now()
+	levels, err := collect(t, context.Background(), Config{Levels: []int{3}, Duration: 50 * time.Millisecond,
+		DrainTimeout: 100 * time.Millisecond, Prompts: prompts(1)}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 10*time.Second {
+		t.Errorf("the level took %v, want about 150ms", took)
+	}
+	l := levels[0]
+	if l.EndReason != Deadline || len(l.Records) != 3 {
+		t.Fatalf("end reason %s with %d records, want deadline with 3", l.EndReason, len(l.Records))
+	}
+	for _, r := range l.Records {
+		if r.ErrorClass != client.Canceled || r.Error != DrainedError {
+			t.Errorf("record %s %q, want canceled by the drain", r.ErrorClass, r.Error)
+		}
+		if d := r.End - r.Start; d < 100*time.Millisecond { // every one started before the 50ms deadline
+			t.Errorf("canceled after %v, before the 100ms drain ran out", d)
+		}
+	}
+}

@@ -21,6 +21,11 @@ type tickets struct {
 	deadline time.Duration // set when the first measured ticket is taken
 	late     bool          // a ticket was refused because of the deadline
 	now      func() time.Duration
+	// drain is how long requests in flight at the deadline may go on; cut,
+	// when set, cancels them, from a timer armed with the deadline.
+	drain time.Duration
+	cut   func()
+	timer *time.Timer
 }
 
 func newTickets(warmup, measured int, dur time.Duration, now func() time.Duration) *tickets {
@@ -41,6 +46,9 @@ func (t *tickets) take() (seq int, warm, ok bool) {
 		now := t.now()
 		if t.deadline == 0 {
 			t.deadline = now + t.dur
+			if t.cut != nil {
+				t.timer = time.AfterFunc(t.dur+t.drain, t.cut)
+			}
 		} else if now >= t.deadline {
 			t.late = true
 			return 0, false, false
@@ -48,6 +56,15 @@ func (t *tickets) take() (seq int, warm, ok bool) {
 	}
 	t.next++
 	return seq, warm, true
+}
+
+// stop disarms the drain timer.
+func (t *tickets) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timer != nil {
+		t.timer.Stop()
+	}
 }
 
 // expired reports whether the level ended on its deadline.

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// TestDurationBoundsTheLevel: --duration stops issuing, and the requests
+// still in flight get --drain-timeout, not --request-timeout (10 minutes
+// here), before they are canceled and recorded as err_canceled with a
+// message naming the drain.
+func TestDurationBoundsTheLevel(t *testing.T) {
+	const duration, drain = 300 * time.Millisecond, 200 * time.Millisecond
+	// The probe and the first four requests stream normally; every later
+	// one stalls after a token and would hold its worker for 10 minutes.
+	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) {
+		p.fault = func(n int64) streamFault {
+			if n > 5 {
+				return streamFault{kind: faultStall, after: 1}
+			}
+			return streamFault{}
+		}
+	})
+	out := t.TempDir() + "/run"
+	began := time.Now()
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", p.url(), "--levels", "2",
+		"--duration", duration.String(), "--drain-timeout", drain.String(), "--request-timeout", "10m", "--out", out)
+	took := time.Since(began)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if took > 3*time.Minute { // a generous bound: charts and HTML under -race on a busy box take a while
+
+		t.Errorf("the sweep took %v: the drain did not bound the level", took)
+	}
+	row := readLevels(t, out)[0]
+	if row["end_reason"] != string(sweep.Deadline) || row["err_canceled"] != "2" {
+		t.Errorf("end_reason %s, err_canceled %s; want deadline, 2 (one stalled request per worker)", row["end_reason"], row["err_canceled"])
+	}
+	var first time.Duration = -1
+	for _, r := range readRecords(t, out) {
+		if !r.Warmup && (first < 0 || r.Start < first) {
+			first = r.Start
+		}
+	}
+	for _, r := range readRecords(t, out) {
+		if r.ErrorClass != client.Canceled {
+			continue
+		}
+		if !strings.Contains(r.Error, "drain") {
+			t.Errorf("canceled request's error %q does not name the drain", r.Error)
+		}
+		// Canceled no earlier than duration + drain after the first
+		// measured start, and well before the request timeout.
+		if at := r.End - first; at < duration+drain-20*time.Millisecond || at > 10*time.Second {
+			t.Errorf("a stalled request ended %v after the first start, want about %v", at, duration+drain)
+		}
+	}
+}
+
+func TestDrainTimeoutMustBePositive(t *testing.T) {
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--drain-timeout", "0s", "--out", t.TempDir()+"/run")
+	if code != ExitUsage || !strings.Contains(stderr, "invalid --drain-timeout 0s") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("exit %d, stderr %q; want a one-line usage error", code, stderr)
+	}
+}
