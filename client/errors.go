@@ -49,6 +49,8 @@ func (e *RequestError) format(withURL bool) string {
 		return "incomplete stream" + from + ": " + msg
 	case e.Class == Malformed:
 		return "malformed response" + from + ": " + msg
+	case e.Class == Overrun:
+		return "stream over bounds" + from + ": " + msg
 	case e.Class == StreamError || e.Status >= 200 && e.Status < 300: // an HTTP429 may come as an event
 		return "error event in stream" + from + ": " + msg
 	}
