@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -164,6 +165,20 @@ func TestUsageAbsurd(t *testing.T) {
 		}
 		if got := r.OutputTokens(); got != want {
 			t.Errorf("usage %d over %d chunks: output tokens %d, want %d", tt.usage, tt.chunks, got, want)
+		}
+	}
+}
+
+// TestMaxEvents checks the bound's formula, also for a max_tokens near
+// MaxInt, which must not overflow into a negative bound.
+func TestMaxEvents(t *testing.T) {
+	t.Parallel()
+	for mt, want := range map[int]int{
+		0: defaultMaxEvents, -1: defaultMaxEvents, 1: 66, 2048: 4160,
+		hardMaxEvents: hardMaxEvents, math.MaxInt: hardMaxEvents,
+	} {
+		if got := maxEvents(mt); got != want {
+			t.Errorf("maxEvents(%d) = %d, want %d", mt, got, want)
 		}
 	}
 }

@@ -35,7 +35,7 @@ func maxEvents(maxTokens int) int {
 	if maxTokens <= 0 {
 		return defaultMaxEvents
 	}
-	return int(min(2*int64(maxTokens)+eventMargin, hardMaxEvents))
+	return min(2*min(maxTokens, hardMaxEvents/2)+eventMargin, hardMaxEvents) // no overflow near MaxInt
 }
 
 // errTooManyEvents ends a stream that sent more events than its bound.
