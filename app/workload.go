@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -55,8 +56,40 @@ type workSettings struct {
 	scrub           func(string) string // removes credentials from the endpoint's words (findMetrics)
 }
 
+// Bounds on the sizes the sweep flags give (README, "Bounds"); the
+// prompt sources' own bounds are workload's.
+const (
+	maxRequests  = 1_000_000 // --requests and --warmup: each request is a Record held until its level is written
+	maxRepeat    = 1000
+	maxLevelList = 1000    // entries of --levels
+	maxExtraBody = 1 << 20 // bytes of --extra-body
+)
+
+// checkBounds refuses sizes over their bounds. It runs first in prompt,
+// after counts and levels and before any input is read or parsed.
+func (o *options) checkBounds(c *cli.Context) error {
+	switch {
+	case o.MaxTokens > workload.MaxOutputTokens:
+		return usagef("invalid --max-tokens %d: at most %d, toksweep's bound", o.MaxTokens, workload.MaxOutputTokens)
+	case o.Requests > maxRequests:
+		return usagef("invalid --requests %d: at most %d per level, toksweep's bound", o.Requests, maxRequests)
+	case o.Warmup > maxRequests:
+		return usagef("invalid --warmup %d: at most %d per level, toksweep's bound", o.Warmup, maxRequests)
+	case o.Repeat > maxRepeat:
+		return usagef("invalid --repeat %d: at most %d, toksweep's bound", o.Repeat, maxRepeat)
+	case len(o.Levels) > maxLevelList:
+		return usagef("invalid --levels: %d levels, at most %d, toksweep's bound", len(o.Levels), maxLevelList)
+	case len(c.String("extra-body")) > maxExtraBody:
+		return usagef("invalid --extra-body: %d bytes, at most %d, toksweep's bound", len(c.String("extra-body")), maxExtraBody)
+	}
+	return nil
+}
+
 // prompt loads the prompt set from the one source the flags name.
 func (o *options) prompt(c *cli.Context) error {
+	if err := o.checkBounds(c); err != nil {
+		return err
+	}
 	wo := workload.Options{
 		Prompt: c.String("prompt"), PromptSet: c.IsSet("prompt"), PromptFile: c.String("prompt-file"),
 		Dataset: c.String("dataset"), Format: c.String("dataset-format"),
@@ -98,12 +131,19 @@ func parseInputTokens(raw string) (n, sd int, err error) {
 	bad := usagef("invalid --input-tokens %q: want N or N:STDDEV in tokens, e.g. 4000 or 4000:400", raw)
 	ns, sds, spread := strings.Cut(strings.TrimSpace(raw), ":")
 	if n, err = strconv.Atoi(ns); err != nil || n < 1 {
-		return 0, 0, bad
+		if errors.Is(err, strconv.ErrRange) && ns[0] != '-' {
+			n = math.MaxInt // too high: the bound below says so
+		} else {
+			return 0, 0, bad
+		}
 	}
 	if spread {
 		if sd, err = strconv.Atoi(sds); err != nil || sd < 0 {
 			return 0, 0, bad
 		}
+	}
+	if n > workload.MaxInputTokens || sd > workload.MaxInputTokens {
+		return 0, 0, usagef("invalid --input-tokens %q: at most %d tokens, toksweep's bound", raw, workload.MaxInputTokens)
 	}
 	return n, sd, nil
 }

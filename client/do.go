@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -63,6 +64,7 @@ func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit i
 		return c.failure(Connect, 0, c.showEndpoint, err.Error())
 	}
 	req.Header.Set("Accept", "text/event-stream")
+	bound := maxEvents(c.sentMaxTokens(maxTokens))
 	if maxTokens <= 0 {
 		maxTokens = defaultChunkCap
 	}
@@ -81,17 +83,27 @@ func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit i
 		rec.End = c.Now()
 		return e
 	}
-	return c.readStream(parent, ctx, cancel, resp, rec, limit)
+	return c.readStream(parent, ctx, cancel, resp, rec, stream{maxEvents: bound}, limit)
+}
+
+// sentMaxTokens is the output bound the server was sent: maxTokens, unless
+// --extra-body sets max_tokens or max_completion_tokens itself (0: unknown).
+func (c *Client) sentMaxTokens(maxTokens int) int {
+	_, mct := c.cfg.ExtraBody["max_completion_tokens"]
+	if !c.body.sendMax || mct {
+		return 0
+	}
+	return maxTokens
 }
 
 // readStream reads a 2xx response's events into rec and classifies the end.
 func (c *Client) readStream(parent, ctx context.Context, cancel context.CancelFunc,
-	resp *http.Response, rec *Record, limit int,
+	resp *http.Response, rec *Record, s stream, limit int,
 ) *RequestError {
 	defer resp.Body.Close()
 	r := newSSEReader(resp.Body, c.Now)
 	defer r.free()
-	s := stream{rec: rec, epochNS: c.epochNS, scrub: c.scrub}
+	s.rec, s.epochNS, s.scrub = rec, c.epochNS, c.scrub
 	err := s.read(r, limit)
 	if f := rec.FinishReason; f != "" && f != "stop" && f != "length" {
 		rec.FinishReason = c.scrub(f) // the server's text, saved in requests.jsonl
@@ -103,7 +115,7 @@ func (c *Client) readStream(parent, ctx context.Context, cancel context.CancelFu
 	switch {
 	case s.done:
 		drain(r, cancel)
-	case err == nil: // the probe's limit: stop the server's work
+	case err == nil, e != nil && e.Class == Overrun: // the probe's limit, or a bound: stop the server's work
 		cancel()
 	}
 	return e
@@ -111,8 +123,8 @@ func (c *Client) readStream(parent, ctx context.Context, cancel context.CancelFu
 
 // streamFailure classifies how a stream ended. readErr is what stopped the
 // reading: nil after [DONE] or the event limit, io.EOF at a clean end of
-// input. Priority: Canceled > Timeout > StreamError/HTTP429 > Truncated >
-// Malformed > Empty (a whole answer without a single token).
+// input. Priority: Canceled > Timeout > Overrun > StreamError/HTTP429 >
+// Truncated > Malformed > Empty (a whole answer without a single token).
 func (c *Client) streamFailure(parent, ctx context.Context, s *stream, readErr error, ctype string) *RequestError {
 	url, rec := c.showEndpoint, s.rec
 	ended := readErr == nil || rec.FinishReason != "" // finished, even if no [DONE] follows
@@ -127,6 +139,12 @@ func (c *Client) streamFailure(parent, ctx context.Context, s *stream, readErr e
 		}
 	}
 	switch {
+	case readErr == errTooManyEvents:
+		return c.failure(Overrun, rec.Status, url, fmt.Sprintf(
+			"more than %d events, the bound for this request (2×max_tokens+%d, or %d when max_tokens is not known); reading stopped",
+			cmp.Or(s.maxEvents, defaultMaxEvents), eventMargin, defaultMaxEvents))
+	case readErr == errEventTooLong:
+		return c.failure(Overrun, rec.Status, url, readErr.Error()+"; reading stopped")
 	case s.fail != OK:
 		return c.failure(s.fail, rec.Status, url, s.failMsg)
 	case !ended && s.events == 0 && readErr == io.EOF:

@@ -56,12 +56,17 @@
 // Do never returns an error: a failure is data, an ErrorClass and a one-line
 // message. When several happen the most telling wins: Canceled (the caller's
 // context ended), Timeout (Config.RequestTimeout expired, also when a stream
-// stalls), an error event in the stream (StreamError, or HTTP429 when its
+// stalls), Overrun (the stream passed a bound on what one request may hold:
+// more than 2×max_tokens+64 events, 131072 when max_tokens is not known, or
+// a line or event over 4 MiB; reading stops and the connection is closed,
+// so a server streaming forever costs bounded memory), an error event in
+// the stream (StreamError, or HTTP429 when its
 // code is 429: llm-d reports a full queue that way, inside an HTTP 200),
 // Truncated (the input ended without finish_reason or [DONE]), Malformed (a
 // data event was not a JSON object; reading goes on, and later tokens and
 // usage still count). Non-2xx responses are HTTP4xx, HTTP429 or HTTP5xx with
-// the server's message. Redirects are never followed, since the API key
+// the server's message, cut to 1000 bytes (a finish_reason to 64).
+// Redirects are never followed, since the API key
 // would go along: a 3xx is HTTP4xx and its message names the Location.
 // Connect covers DNS, dial, TLS and a connection lost before any response.
 //

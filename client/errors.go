@@ -51,6 +51,8 @@ func (e *RequestError) format(withURL bool) string {
 		return "malformed response" + from + ": " + msg
 	case e.Class == Empty:
 		return "empty answer" + from + ": " + msg
+	case e.Class == Overrun:
+		return "stream over bounds" + from + ": " + msg
 	case e.Class == StreamError || e.Status >= 200 && e.Status < 300: // an HTTP429 may come as an event
 		return "error event in stream" + from + ": " + msg
 	}

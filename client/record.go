@@ -18,12 +18,13 @@ const (
 	StreamError ErrorClass = "stream_error" // an {"error": ...} event inside an HTTP 200 stream
 	Truncated   ErrorClass = "truncated"    // the stream ended without a finish_reason or [DONE]
 	Malformed   ErrorClass = "malformed"    // at least one data event was not valid JSON
+	Overrun     ErrorClass = "overrun"      // the stream passed a per-request bound (events, line length): reading stopped
 	Canceled    ErrorClass = "canceled"     // the run was interrupted while the request was in flight, or its level's drain ran out
 	Empty       ErrorClass = "empty"        // the stream ended normally but carried no token (no content or reasoning chunk)
 )
 
 // ErrorClasses lists every failure class in report order.
-var ErrorClasses = []ErrorClass{HTTP4xx, HTTP429, HTTP5xx, Connect, Timeout, StreamError, Truncated, Malformed, Canceled, Empty}
+var ErrorClasses = []ErrorClass{HTTP4xx, HTTP429, HTTP5xx, Connect, Timeout, StreamError, Truncated, Malformed, Overrun, Canceled, Empty}
 
 // Record is everything measured about one request. It is plain data: the
 // sweep fills in the bookkeeping fields, the client the measurements, and
@@ -86,11 +87,30 @@ type Record struct {
 func (r *Record) OK() bool { return r.ErrorClass == OK }
 
 // OutputTokens is the number of output tokens the request produced:
-// the server's completion_tokens when HasUsage, else the number of
-// token-carrying chunks.
+// the server's completion_tokens when HasUsage and the count is plausible
+// (see UsageAbsurd), else the number of token-carrying chunks.
 func (r *Record) OutputTokens() int {
-	if r.HasUsage {
+	if r.HasUsage && !r.UsageAbsurd() {
 		return r.CompletionTokens
 	}
 	return len(r.ChunkAt)
+}
+
+// Bounds on a plausible completion_tokens: no request produces more than
+// MaxUsageTokens tokens, nor more than MaxTokensPerChunk per token-carrying
+// chunk (a server that batches its stream writes sends a few tokens per
+// chunk, not thousands).
+const (
+	MaxUsageTokens    = 1 << 24
+	MaxTokensPerChunk = 1024
+)
+
+// UsageAbsurd reports whether the server's completion_tokens cannot be true:
+// above MaxUsageTokens, or above MaxTokensPerChunk per token-carrying chunk
+// (one chunk counted when none came). Such a count is not used
+// (OutputTokens falls back to the chunks) and report flags the request as
+// a token count mismatch.
+func (r *Record) UsageAbsurd() bool {
+	u := r.CompletionTokens
+	return r.HasUsage && (u > MaxUsageTokens || u > MaxTokensPerChunk*max(len(r.ChunkAt), 1))
 }

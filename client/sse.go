@@ -2,6 +2,7 @@ package client
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -15,10 +16,14 @@ const (
 	// per chunk than 64 KiB (BenchmarkDo) while 64 KiB per stream was
 	// nearly half of toksweep's memory at 1000 streams (bench/results.md).
 	sseBufSize = 8 << 10
-	// maxEvent bounds what one line or event may hold. Data beyond it is
-	// dropped, which leaves an event that fails to parse: malformed.
+	// maxEvent bounds what one line or event may hold. A longer one ends
+	// the stream with errEventTooLong (class overrun): a server sending one
+	// endless line must not hold the request until its timeout.
 	maxEvent = 4 << 20
 )
+
+// errEventTooLong is a line or an event longer than maxEvent.
+var errEventTooLong = errors.New("an SSE line or event longer than 4 MiB")
 
 // stampReader records when each read that returned data completed: one
 // clock read per network read, not per line.
@@ -113,10 +118,14 @@ func (s *sseReader) next() ([]byte, time.Duration, eventKind, error) {
 		if len(value) > 0 && value[0] == ' ' {
 			value = value[1:]
 		}
+		if len(s.data)+min(lines, 1)+len(value) > maxEvent {
+			s.err = errEventTooLong
+			return nil, 0, k, s.err
+		}
 		if lines > 0 {
 			s.data = append(s.data, '\n')
 		}
-		s.data = append(s.data, value[:min(len(value), max(maxEvent-len(s.data), 0))]...)
+		s.data = append(s.data, value...)
 		lines++
 		at = s.tr.last
 	}
@@ -148,13 +157,16 @@ func (s *sseReader) line() ([]byte, error) {
 	return line[:n], nil
 }
 
-// longLine accumulates a line that does not fit the buffer, up to maxEvent.
+// longLine accumulates a line that does not fit the buffer, up to maxEvent
+// bytes; a longer one is errEventTooLong.
 func (s *sseReader) longLine(part []byte) ([]byte, error) {
 	s.long = append(s.long[:0], part...)
 	for {
 		part, err := s.br.ReadSlice('\n')
-		room := max(maxEvent-len(s.long), 0)
-		s.long = append(s.long, part[:min(len(part), room)]...)
+		if len(s.long)+len(part) > maxEvent+len("data: \r\n") {
+			return nil, errEventTooLong
+		}
+		s.long = append(s.long, part...)
 		if err != bufio.ErrBufferFull {
 			return s.long, err
 		}

@@ -52,7 +52,6 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 func TestSSEFraming(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("x", 100<<10) // longer than the 8 KiB buffer
-	huge := strings.Repeat("y", maxEvent+10)
 	tests := []struct {
 		name  string
 		reads []string
@@ -78,7 +77,8 @@ func TestSSEFraming(t *testing.T) {
 		// 513th (4 MiB / 8 KiB + 1).
 		{"long line", []string{"data: " + long[:50<<10], long[50<<10:] + "\n\ndata: z\n\n"},
 			[]event{{long, 14, 0}, {"z", 14, 0}}},
-		{"over maxEvent", []string{"data: " + huge + "\n\ndata: z\n\n"}, []event{{huge[:maxEvent-6], 513, 0}, {"z", 513, 0}}},
+		{"at maxEvent", []string{"data: " + strings.Repeat("y", maxEvent) + "\n\ndata: z\n\n"},
+			[]event{{strings.Repeat("y", maxEvent), 513, 0}, {"z", 513, 0}}},
 	}
 	for _, tt := range tests {
 		got := readAll(t, tt.reads)
@@ -95,4 +95,46 @@ func TestSSEFraming(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSSEBounds checks that a line or an event longer than maxEvent ends
+// the input with errEventTooLong, after the events before it, without
+// reading the rest: an endless line must not be read to its end.
+func TestSSEBounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		src  io.Reader
+	}{
+		{"long line", strings.NewReader("data: a\n\ndata: " + strings.Repeat("y", maxEvent+1) + "\n\ndata: z\n\n")},
+		{"endless line", io.MultiReader(strings.NewReader("data: a\n\ndata: "), endlessReader{})},
+		{"long event", strings.NewReader("data: a\n\n" + strings.Repeat("data: "+strings.Repeat("y", 1<<10)+"\n", 4<<10) + "\n")},
+	}
+	for _, tt := range tests {
+		r := newSSEReader(tt.src, func() time.Duration { return 1 })
+		data, _, _, err := r.next()
+		if err != nil || string(data) != "a" {
+			t.Errorf("%s: first event %q %v, want a", tt.name, data, err)
+		}
+		if _, _, _, err = r.next(); err != errEventTooLong {
+			t.Errorf("%s: got %v, want errEventTooLong", tt.name, err)
+		}
+		if _, _, _, err = r.next(); err != errEventTooLong {
+			t.Errorf("%s: then %v, want errEventTooLong again", tt.name, err)
+		}
+		if n := cap(r.long) + cap(r.data); n > 3*maxEvent {
+			t.Errorf("%s: holds %d bytes of buffers", tt.name, n)
+		}
+		r.free()
+	}
+}
+
+// endlessReader yields 'x' forever, without a line end.
+type endlessReader struct{}
+
+func (endlessReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
 }

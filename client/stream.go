@@ -4,19 +4,51 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
+// Bounds on what one request may hold (README, "Bounds"). Every
+// token-carrying chunk costs a timestamp (two with send stamps), so a
+// server that streams forever would otherwise grow a Record without end.
+const (
+	// A request may receive 2×max_tokens+eventMargin events (data or
+	// error, [DONE] aside): one token per chunk plus the role, finish and
+	// usage chunks fit many times over.
+	eventMargin = 64
+	// defaultMaxEvents bounds a request whose max_tokens toksweep does not
+	// know (not sent, or set through --extra-body); hardMaxEvents bounds
+	// any request (32 MiB of timestamps).
+	defaultMaxEvents = 1 << 17
+	hardMaxEvents    = 1 << 22
+	// maxFinishReason bounds the finish_reason kept from the server.
+	maxFinishReason = 64
+)
+
+// maxEvents is the event bound of a request with this max_tokens (≤ 0:
+// unknown).
+func maxEvents(maxTokens int) int {
+	if maxTokens <= 0 {
+		return defaultMaxEvents
+	}
+	return min(2*min(maxTokens, hardMaxEvents/2)+eventMargin, hardMaxEvents) // no overflow near MaxInt
+}
+
+// errTooManyEvents ends a stream that sent more events than its bound.
+var errTooManyEvents = errors.New("too many events")
+
 // stream turns one response's events into the measurements of its Record.
 // It knows SSE events and chunks, not HTTP.
 type stream struct {
-	rec     *Record
-	epochNS int64               // the run epoch in Unix nanoseconds, for SendLag
-	scrub   func(string) string // removes credentials from server text
-	c       chunk               // reused for every event
+	rec       *Record
+	epochNS   int64               // the run epoch in Unix nanoseconds, for SendLag
+	scrub     func(string) string // removes credentials from server text
+	maxEvents int                 // the bound on events; 0 means defaultMaxEvents
+	c         chunk               // reused for every event
 
 	done    bool       // [DONE] seen
 	events  int        // non-empty events seen, of any kind
@@ -34,13 +66,18 @@ type stream struct {
 
 // read consumes events until [DONE], the end of input, or limit events
 // (0: no limit). It returns nil after [DONE] or at the limit, else what
-// ended the input (io.EOF when it ended cleanly).
+// ended the input (io.EOF when it ended cleanly, errTooManyEvents or
+// errEventTooLong at a bound).
 func (s *stream) read(r *sseReader, limit int) error {
 	defer s.settleUsage()
+	bound := cmp.Or(s.maxEvents, defaultMaxEvents)
 	for {
 		data, at, k, err := r.next()
 		if err != nil {
 			return err
+		}
+		if s.events >= bound && (k == errorEvent || len(data) > 0 && !isDone(data)) {
+			return errTooManyEvents
 		}
 		s.event(data, at, k)
 		if s.done {
@@ -64,7 +101,7 @@ func (s *stream) event(data []byte, at time.Duration, k eventKind) {
 		return // "data:" alone carries nothing
 	}
 	s.events++
-	if len(data) < 16 && string(bytes.TrimSpace(data)) == "[DONE]" {
+	if isDone(data) {
 		s.done = true
 		return
 	}
@@ -77,6 +114,11 @@ func (s *stream) event(data []byte, at time.Duration, k eventKind) {
 		return
 	}
 	s.apply(&s.c, at)
+}
+
+// isDone reports whether an event's data is the [DONE] sentinel.
+func isDone(data []byte) bool {
+	return len(data) < 16 && string(bytes.TrimSpace(data)) == "[DONE]"
 }
 
 // apply records one well-formed chunk.
@@ -100,8 +142,8 @@ func (s *stream) apply(c *chunk, at time.Duration) {
 			rec.SendLag = append(rec.SendLag, time.Duration(s.epochNS+int64(at)-c.sent))
 		}
 	}
-	if len(c.finish) > 0 && string(c.finish) != rec.FinishReason {
-		rec.FinishReason = string(c.finish)
+	if f := cutUTF8(c.finish, maxFinishReason); len(f) > 0 && string(f) != rec.FinishReason {
+		rec.FinishReason = string(f)
 	}
 	if c.hasUsage { // all-zero usage never counts: see the package doc
 		s.usage, s.sawUsage = c.usage, true
@@ -142,7 +184,20 @@ func (s *stream) streamError(raw []byte) {
 	if s.fail != OK {
 		return
 	}
-	s.fail, s.failMsg = errorEventInfo([]byte(s.scrub(string(raw))))
+	var msg string
+	s.fail, msg = errorEventInfo([]byte(s.scrub(string(raw))))
+	s.failMsg = oneLine(msg, maxMessage) // the event may be megabytes
+}
+
+// cutUTF8 returns b cut to at most n bytes, at a UTF-8 boundary.
+func cutUTF8(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return b[:n]
 }
 
 // errorEventInfo reads an error event: an OpenAI error object (its code an

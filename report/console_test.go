@@ -69,7 +69,7 @@ func TestErrorCountsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"http_4xx":1,"http_429":0,"http_5xx":0,"connect":0,"timeout":2,"stream_error":0,"truncated":0,"malformed":0,"canceled":0,"empty":0}`
+	want := `{"http_4xx":1,"http_429":0,"http_5xx":0,"connect":0,"timeout":2,"stream_error":0,"truncated":0,"malformed":0,"overrun":0,"canceled":0,"empty":0}`
 	if string(b) != want {
 		t.Errorf("MarshalJSON = %s\nwant %s", b, want)
 	}

@@ -160,12 +160,12 @@ func (s *LevelStats) countTokens(ok []client.Record) {
 	if len(ok) == 0 {
 		return
 	}
-	withUsage, sum := 0, 0
+	withUsage, sum := 0, 0.0 // float64: no sum of counts can overflow
 	s.CompletionTokensMin = math.MaxInt
 	for i := range ok {
 		r := &ok[i]
 		u, k := r.OutputTokens(), len(r.ChunkAt)
-		sum += u
+		sum += float64(u)
 		s.CompletionTokensMin = min(s.CompletionTokensMin, u)
 		s.CompletionTokensMax = max(s.CompletionTokensMax, u)
 		switch r.FinishReason {
@@ -178,11 +178,11 @@ func (s *LevelStats) countTokens(ok []client.Record) {
 			continue
 		}
 		withUsage++
-		if mismatched(u, k) {
+		if r.UsageAbsurd() || mismatched(u, k) { // an absurd count is flagged, and u is the chunk count
 			s.TokenCountMismatch++
 		}
 	}
-	s.CompletionTokensMean = float64(sum) / float64(len(ok))
+	s.CompletionTokensMean = sum / float64(len(ok))
 	switch withUsage {
 	case len(ok):
 		s.TokenSource = TokensUsage

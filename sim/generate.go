@@ -170,11 +170,11 @@ func (s *Server) checkLengths(prompt, maxTokens, minTokens int) *apiError {
 			s.cfg.MaxModelLen, prompt)
 	case maxTokens < 1:
 		return newAPIError(http.StatusBadRequest, "max_tokens must be at least 1, got %d.", maxTokens)
-	case prompt+maxTokens > s.cfg.MaxModelLen:
+	case maxTokens > s.cfg.MaxModelLen-prompt: // not prompt+maxTokens, which a max_tokens near MaxInt overflows
 		return newAPIError(http.StatusBadRequest, "This model's maximum context length is %d tokens. "+
 			"However, you requested %d tokens (%d in the messages, %d in the completion). "+
 			"Please reduce the length of the messages or completion.",
-			s.cfg.MaxModelLen, prompt+maxTokens, prompt, maxTokens)
+			s.cfg.MaxModelLen, uint64(prompt)+uint64(maxTokens), prompt, maxTokens)
 	case minTokens < 0:
 		return newAPIError(http.StatusBadRequest, "min_tokens must be greater than or equal to 0, got %d.", minTokens)
 	case minTokens > maxTokens:

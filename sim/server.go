@@ -23,6 +23,8 @@ type Server struct {
 	created int64         // Unix seconds, reported by /v1/models and in chunks' ids
 	ids     atomic.Uint64 // request ids
 
+	timeouts timeouts // of the HTTP server Start runs
+
 	rngMu sync.Mutex // guards rng
 	rng   *rand.Rand // failure injection draws
 
@@ -47,6 +49,8 @@ func New(cfg Config) (*Server, error) {
 		met:     met,
 		created: time.Now().Unix(),
 		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0xfa11)),
+
+		timeouts: defaultTimeouts,
 	}
 	s.mux = s.routes()
 	s.eng = newEngine(cfg, met)
@@ -76,7 +80,8 @@ func (s *Server) Start(ctx context.Context, addr string) (net.Addr, error) {
 		ln.Close()
 		return nil, errors.New("sim: Start called twice or after Close")
 	}
-	s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+	t := s.timeouts
+	s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: t.header, ReadTimeout: t.read, IdleTimeout: t.idle}
 	s.serveDone = make(chan struct{})
 	go func(srv *http.Server, done chan struct{}) {
 		defer close(done)
@@ -85,6 +90,17 @@ func (s *Server) Start(ctx context.Context, addr string) (net.Addr, error) {
 	s.stopCtx = context.AfterFunc(ctx, func() { _ = s.Close() })
 	return ln.Addr(), nil
 }
+
+// timeouts are the HTTP server's: a client that trickles its headers or
+// body, or leaves a connection idle, cannot hold it forever. There is no
+// write timeout: a stream lasts as long as its output does.
+type timeouts struct {
+	header time.Duration // to read the request headers
+	read   time.Duration // to read the whole request, body included
+	idle   time.Duration // a keep-alive connection between requests
+}
+
+var defaultTimeouts = timeouts{header: 10 * time.Second, read: time.Minute, idle: 2 * time.Minute}
 
 // Close stops the scheduler, the listener and every open connection, and
 // waits for the scheduler and the serving goroutine to exit. Streams still

@@ -25,29 +25,38 @@ type jsonlEntry struct {
 // or {"messages": [...]}, with an optional positive integer "max_tokens".
 // Blank lines are skipped and other members ignored. A prompt's ID is its
 // 0-based line index. name is used in errors, which read "NAME:LINE: why".
+// A line may hold MaxPromptBytes, the file MaxPrompts requests.
 func ReadJSONL(r io.Reader, name string) ([]client.Prompt, error) {
-	br := bufio.NewReader(r)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxPromptBytes)
 	var out []client.Prompt
-	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
-		}
+	lineNo := 1
+	for ; sc.Scan(); lineNo++ {
+		line := sc.Bytes()
 		if lineNo == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 BOM
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			p, perr := parseJSONLLine(t)
-			if perr != nil {
-				return nil, fmt.Errorf("%s:%d: %w", name, lineNo, perr)
-			}
-			p.ID = lineNo - 1
-			out = append(out, p)
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
 		}
-		if err != nil { // io.EOF
-			return out, nil
+		if len(out) == MaxPrompts {
+			return nil, fmt.Errorf("%s:%d: more than %d requests, toksweep's bound on a dataset", name, lineNo, MaxPrompts)
 		}
+		p, err := parseJSONLLine(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+		}
+		p.ID = lineNo - 1
+		out = append(out, p)
 	}
+	switch err := sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, fmt.Errorf("%s:%d: line longer than %d MiB, toksweep's bound on one request", name, lineNo, MaxPromptBytes>>20)
+	case err != nil:
+		return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+	}
+	return out, nil
 }
 
 func parseJSONLLine(line []byte) (client.Prompt, error) {
@@ -81,8 +90,11 @@ func parseJSONLLine(line []byte) (client.Prompt, error) {
 	}
 	if present(e.MaxTokens) {
 		n, err := strconv.Atoi(string(e.MaxTokens))
-		if err != nil || n < 1 {
-			return p, fmt.Errorf(`"max_tokens" must be a positive integer, got %s`, e.MaxTokens)
+		switch {
+		case err == nil && n > MaxOutputTokens, errors.Is(err, strconv.ErrRange) && e.MaxTokens[0] != '-':
+			return p, fmt.Errorf(`"max_tokens" %.40s is over %d, toksweep's bound`, e.MaxTokens, MaxOutputTokens)
+		case err != nil || n < 1:
+			return p, fmt.Errorf(`"max_tokens" must be a positive integer, got %.40s`, e.MaxTokens)
 		}
 		p.MaxTokens = n
 	}
@@ -170,22 +182,25 @@ var (
 // sets the request's max_tokens to its EstimateTokens count. A prompt's ID
 // is the conversation's 0-based index in the array. Conversations without a
 // non-empty human turn followed by a non-empty model turn are skipped and
-// counted. name is used in errors, which read "NAME:LINE: why".
+// counted. name is used in errors, which read "NAME:LINE: why". The file
+// is decoded as it is read, one conversation at a time (a file that is not
+// an array fails at its first byte), and may hold MaxPrompts requests.
 func ReadShareGPT(r io.Reader, name string) (prompts []client.Prompt, skipped int, err error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", name, err)
+	br := bufio.NewReader(r)
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		_, _ = br.Discard(3)
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	dec := json.NewDecoder(bytes.NewReader(data))
+	lr := &lineReader{r: br}
+	dec := json.NewDecoder(lr)
 	fail := func(off int64, format string, args ...any) error {
-		return fmt.Errorf("%s:%d: %s", name, lineAt(data, off), fmt.Sprintf(format, args...))
+		return fmt.Errorf("%s:%d: %s", name, lr.lineAt(off), fmt.Sprintf(format, args...))
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return nil, 0, fail(dec.InputOffset(), "want a JSON array of conversations (the ShareGPT layout)")
 	}
 	for i := 0; dec.More(); i++ {
 		start := dec.InputOffset()
+		lr.forget(start)
 		var c shareGPTConversation
 		if err := dec.Decode(&c); err != nil {
 			return nil, 0, fail(errorOffset(err, start), "conversation %d: %s", i, jsonReason(err))
@@ -194,6 +209,9 @@ func ReadShareGPT(r io.Reader, name string) (prompts []client.Prompt, skipped in
 		if !ok {
 			skipped++
 			continue
+		}
+		if len(prompts) == MaxPrompts {
+			return nil, 0, fail(start, "more than %d requests, toksweep's bound on a dataset", MaxPrompts)
 		}
 		p.ID = i
 		prompts = append(prompts, p)
@@ -233,10 +251,4 @@ func errorOffset(err error, start int64) int64 {
 		return start + te.Offset
 	}
 	return start
-}
-
-// lineAt is the 1-based line of data that byte offset off is on.
-func lineAt(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return bytes.Count(data[:off], []byte("\n")) + 1
 }

@@ -72,4 +72,13 @@
 // runs. Lengths vary when Options.InputStddev > 0: each prompt's n is drawn
 // from a normal distribution around InputTokens, rounded, and clamped to
 // [K + 2, 2 × InputTokens].
+//
+// # Bounds
+//
+// Every input has an upper bound (bounds.go), checked before or while it is
+// read, so that a mistyped size or a device given as a file (/dev/zero) is
+// a one-line error and not gigabytes of memory: MaxInputTokens,
+// MaxOutputTokens (a JSONL "max_tokens"), MaxPromptBytes (a prompt file,
+// one JSONL line), MaxDatasetBytes and MaxPrompts. Files are read through a
+// limit and datasets decoded as they are read, never read whole first.
 package workload

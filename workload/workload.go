@@ -107,6 +107,8 @@ func (o *Options) check() error {
 		return errors.New("--dataset-format needs --dataset")
 	case o.InputTokens < 0:
 		return fmt.Errorf("invalid --input-tokens %d: want a positive token count", o.InputTokens)
+	case o.InputTokens > MaxInputTokens || o.InputStddev > MaxInputTokens:
+		return fmt.Errorf("invalid --input-tokens %d:%d: at most %d tokens, toksweep's bound", o.InputTokens, o.InputStddev, MaxInputTokens)
 	case o.InputStddev != 0 && o.InputTokens == 0, o.SharedPrefixTokens != 0 && o.InputTokens == 0:
 		return errors.New("--input-tokens N:STDDEV and --shared-prefix-tokens shape synthetic prompts: they need --input-tokens")
 	case o.InputStddev < 0:
@@ -123,9 +125,9 @@ func fixed(o Options) (*Set, error) {
 	text, src := o.DefaultPrompt, "default prompt"
 	switch {
 	case o.PromptFile != "":
-		b, err := os.ReadFile(o.PromptFile)
+		b, err := readPromptFile(o.PromptFile)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read --prompt-file: %w", err)
+			return nil, err
 		}
 		if strings.TrimSpace(string(b)) == "" {
 			return nil, fmt.Errorf("--prompt-file %s is empty", o.PromptFile)
@@ -138,6 +140,24 @@ func fixed(o Options) (*Set, error) {
 		text, src = o.Prompt, "--prompt"
 	}
 	return &Set{Prompts: []client.Prompt{{ID: 0, Text: text}}, Source: src}, nil
+}
+
+// readPromptFile reads --prompt-file through a limit, so that a device
+// such as /dev/zero is refused after MaxPromptBytes, not read to its end.
+func readPromptFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read --prompt-file: %w", err)
+	}
+	defer f.Close()
+	b, ok, err := readBounded(f, MaxPromptBytes)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("cannot read --prompt-file: %w", err)
+	case !ok:
+		return nil, fmt.Errorf("--prompt-file %q is larger than %d MiB, toksweep's bound on a prompt", name, MaxPromptBytes>>20)
+	}
+	return b, nil
 }
 
 // loadDataset reads --dataset in its format.
@@ -154,14 +174,18 @@ func loadDataset(o Options) (*Set, error) {
 		return nil, fmt.Errorf("cannot read --dataset: %w", err)
 	}
 	defer f.Close()
+	r := &boundedReader{r: f, n: MaxDatasetBytes}
 	set := &Set{}
 	switch format {
 	case JSONL:
-		set.Prompts, err = ReadJSONL(f, o.Dataset)
+		set.Prompts, err = ReadJSONL(r, o.Dataset)
 	case ShareGPT:
-		set.Prompts, set.Skipped, err = ReadShareGPT(f, o.Dataset)
+		set.Prompts, set.Skipped, err = ReadShareGPT(r, o.Dataset)
 	default:
 		return nil, fmt.Errorf("invalid --dataset-format %q: want %s or %s", format, JSONL, ShareGPT)
+	}
+	if r.over { // whatever the cut made of the last line
+		return nil, fmt.Errorf("--dataset %q is %v", o.Dataset, errTooLarge)
 	}
 	if err != nil {
 		return nil, err
