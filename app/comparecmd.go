@@ -25,10 +25,11 @@ const CompareFile = "compare.csv"
 func compareCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "compare",
-		Usage: "compare saved runs level by level: per-stream decode tok/s, TTFT, aggregate tok/s, with bootstrap intervals and a verdict",
+		Usage: "compare saved runs level by level: per-stream decode tok/s, TTFT, aggregate tok/s, with confidence intervals and a verdict",
 		UsageText: "toksweep compare [--out DIR] DIR_A DIR_B [DIR_C ...]\n\n" +
 			"DIR_A is the baseline; every other run is compared with it on the levels the two share.\n" +
-			"Figures are recomputed from each run's requests.jsonl.",
+			"Figures are recomputed from each run's requests.jsonl. Sweep both runs with --repeat 2 or more\n" +
+			"for intervals that include run-to-run noise; with one run a side it is not measured.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "write " + CompareFile + " and the overlay charts here (default: results/compare-YYYYMMDD-HHMMSS)"},
 			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Usage: "bootstrap resamples per interval (≥ 100)"},

@@ -309,9 +309,10 @@ func TestCompareSlowerSim(t *testing.T) {
 }
 
 // onSchedule reports whether a run's stamped decode rates (sorted) kept to
-// the simulator's configured rate: p10 and p90 within 3% of it.
+// the simulator's configured rate: p10 and p90 within 5% of it (under
+// load, late steps slow some requests and catching up speeds others).
 func onSchedule(rates []float64, rate float64) bool {
-	return within(report.Percentile(rates, 10), rate, 0.03) && within(report.Percentile(rates, 90), rate, 0.03)
+	return within(report.Percentile(rates, 10), rate, 0.05) && within(report.Percentile(rates, 90), rate, 0.05)
 }
 
 // checkVerdict checks a decode row of compare.csv: a meaningful difference
