@@ -89,26 +89,36 @@ func compareLevel(a, b *pool, seed [2]uint64, o Options) LevelComparison {
 		}
 		e.Metric, e.MinEffect = m, o.MinEffect
 		e.RA, e.RB = len(a.repeats[i]), len(b.repeats[i])
-		switch {
-		case math.IsNaN(e.Ratio) || e.Ratio <= 0:
-		case e.RA >= MinRepeats && e.RB >= MinRepeats:
-			e.Low, e.High = betweenRuns(e.Ratio, a.repeats[i], b.repeats[i], o.Confidence)
-			e.Interval = Repeats
-		case (m == DecodeP50 || m == TTFTP50) && e.NA >= MinSamples && e.NB >= MinSamples:
-			xa, xb := a.decode, b.decode
-			if m == TTFTP50 {
-				xa, xb = a.ttft, b.ttft
-			}
-			rng := rand.New(rand.NewPCG(seed[0], seed[1]<<8|uint64(i)))
-			e.Low, e.High = bootstrapRatio(rng, xa, xb, 50, o.Resamples, o.Confidence)
-			e.Interval = Requests
-		}
-		if !e.HasCI() {
-			e.Interval = NoInterval
-		}
+		e.setInterval(a, b, i, seed, o)
 		l.Estimates = append(l.Estimates, e)
 	}
 	return l
+}
+
+// setInterval gives e, the i-th of Metrics, its interval: between runs
+// when both sides have MinRepeats repetitions with the figure, else a
+// bootstrap over requests for the medians, else none.
+func (e *Estimate) setInterval(a, b *pool, i int, seed [2]uint64, o Options) {
+	switch {
+	case math.IsNaN(e.Ratio) || e.Ratio <= 0:
+	case e.RA >= MinRepeats && e.RB >= MinRepeats:
+		e.Low, e.High = betweenRuns(e.Ratio, a.repeats[i], b.repeats[i], o.Confidence)
+		e.Interval = Repeats
+	case e.Metric == DecodeP50 && e.NA >= MinSamples && e.NB >= MinSamples:
+		e.Low, e.High = bootstrapRatio(resampler(seed, i), a.decode, b.decode, 50, o.Resamples, o.Confidence)
+		e.Interval = Requests
+	case e.Metric == TTFTP50 && e.NA >= MinSamples && e.NB >= MinSamples:
+		e.Low, e.High = bootstrapRatio(resampler(seed, i), a.ttft, b.ttft, 50, o.Resamples, o.Confidence)
+		e.Interval = Requests
+	}
+	if !e.HasCI() {
+		e.Interval = NoInterval
+	}
+}
+
+// resampler seeds the bootstrap of the i-th figure of a level.
+func resampler(seed [2]uint64, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed[0], seed[1]<<8|uint64(i)))
 }
 
 func newEstimate(a, b float64, na, nb int) Estimate {
