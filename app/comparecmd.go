@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,18 +26,21 @@ const CompareFile = "compare.csv"
 func compareCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "compare",
-		Usage: "compare saved runs level by level: per-stream decode tok/s, TTFT, aggregate tok/s, with bootstrap intervals and a verdict",
+		Usage: "compare saved runs level by level: per-stream decode tok/s, TTFT, aggregate tok/s, with confidence intervals and a verdict",
 		UsageText: "toksweep compare [--out DIR] DIR_A DIR_B [DIR_C ...]\n\n" +
 			"DIR_A is the baseline; every other run is compared with it on the levels the two share.\n" +
-			"Figures are recomputed from each run's requests.jsonl.",
+			"Figures are recomputed from each run's requests.jsonl. Sweep both runs with --repeat 2 or more\n" +
+			"for intervals that include run-to-run noise; with one run a side it is not measured.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "write " + CompareFile + " and the overlay charts here (default: results/compare-YYYYMMDD-HHMMSS)"},
 			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Usage: "bootstrap resamples per interval (≥ 100)"},
 			&cli.Float64Flag{Name: "confidence", Value: compare.DefaultConfidence, Usage: "confidence level of the intervals, in (0, 1)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the bootstrap: the same runs and seed give the same intervals"},
+			&cli.StringFlag{Name: "min-effect", Value: minEffectText(compare.DefaultMinEffect),
+				Usage: "practical-significance floor in percent: a significant difference smaller than this is \"no meaningful difference\" (0: none)"},
 		},
 		OnUsageError: onUsageError,
-		Action: func(c *cli.Context) error {
+		Action: func(c *cli.Context) (err error) {
 			dirs := c.Args().Slice()
 			if err := flagsFirst(dirs, "compare"); err != nil {
 				return err
@@ -51,6 +55,9 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if !(opts.Confidence > 0 && opts.Confidence < 1) {
 				return usagef("invalid --confidence %v: want a fraction in (0, 1), e.g. 0.95", opts.Confidence)
 			}
+			if opts.MinEffect, err = parseMinEffect(c.String("min-effect")); err != nil {
+				return err
+			}
 			out := c.String("out")
 			if out == "" {
 				out = "results/compare-" + time.Now().Format("20060102-150405")
@@ -58,6 +65,21 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			return runCompare(dirs, out, opts, stdout, stderr)
 		},
 	}
+}
+
+// minEffectText formats a floor for --min-effect, e.g. "2%".
+func minEffectText(f float64) string {
+	return strconv.FormatFloat(100*f, 'f', -1, 64) + "%"
+}
+
+// parseMinEffect reads --min-effect, a percentage with or without "%", as
+// a fraction.
+func parseMinEffect(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || !(v >= 0 && v < 100) {
+		return 0, usagef("invalid --min-effect %q: want a percentage in [0, 100), e.g. 2%%", s)
+	}
+	return v / 100, nil
 }
 
 // runCompare reads the runs, prints the comparison, and writes compare.csv

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
@@ -17,6 +18,12 @@ const (
 	DefaultConfidence = 0.95
 	// MinSamples is the fewest requests a side needs for an interval.
 	MinSamples = 5
+	// MinRepeats is the fewest repetitions of a level each side needs for
+	// an interval between runs.
+	MinRepeats = 2
+	// DefaultMinEffect is the command's practical-significance floor: a
+	// relative difference under 2% is "no meaningful difference".
+	DefaultMinEffect = 0.02
 )
 
 // Run is one saved run as Compare reads it.
@@ -25,11 +32,16 @@ type Run struct {
 	Levels []sweep.Level // raw levels, warm-up records included (they are skipped)
 }
 
-// Options tunes the bootstrap. The zero value is the default.
+// Options tunes the intervals and verdicts.
 type Options struct {
 	Resamples  int     // resamples per interval; 0 means DefaultResamples
 	Confidence float64 // in (0, 1); 0 means DefaultConfidence
 	Seed       uint64  // seeds every resampling
+	// MinEffect is the practical-significance floor, a fraction: a
+	// significant difference B/A − 1 smaller than it in magnitude is "no
+	// meaningful difference". 0 means no floor; the command's default is
+	// DefaultMinEffect.
+	MinEffect float64
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -44,6 +56,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("compare: %d resamples: want at least 100", o.Resamples)
 	case !(o.Confidence > 0 && o.Confidence < 1):
 		return o, fmt.Errorf("compare: confidence %v: want a fraction in (0, 1)", o.Confidence)
+	case !(o.MinEffect >= 0 && o.MinEffect < 1):
+		return o, fmt.Errorf("compare: minimum effect %v: want a fraction in [0, 1)", o.MinEffect)
 	}
 	return o, nil
 }
@@ -54,6 +68,7 @@ type Table struct {
 	Comparisons []Comparison // Runs[i] against Runs[0], for i ≥ 1
 	Resamples   int
 	Confidence  float64
+	MinEffect   float64
 }
 
 // Comparison is one run B against the baseline A.
@@ -100,7 +115,7 @@ func Compare(runs []Run, opts Options) (Table, error) {
 	if err != nil {
 		return Table{}, err
 	}
-	t := Table{Resamples: opts.Resamples, Confidence: opts.Confidence}
+	t := Table{Resamples: opts.Resamples, Confidence: opts.Confidence, MinEffect: opts.MinEffect}
 	pooled := make([][]pool, len(runs))
 	for i, r := range runs {
 		t.Runs = append(t.Runs, r.Name)
@@ -119,29 +134,36 @@ func Compare(runs []Run, opts Options) (Table, error) {
 	return t, nil
 }
 
-// pool is every repetition of one concurrency level of a run, pooled.
+// pool is every repetition of one concurrency level of a run: its
+// successful measured requests pooled, and each repetition's own figures.
 type pool struct {
 	concurrency int
 	decode      []float64 // per-request decode tok/s, sorted
 	ttft        []float64 // per-request TTFT in ms, sorted
-	aggregate   []float64 // aggregate output tok/s per repetition that has one
+	// repeats holds, per Metrics entry, the figure of each repetition that
+	// has it (report.Summarize of that repetition alone).
+	repeats [][]float64
 }
 
-// poolLevels groups levels by concurrency, in first-appearance order.
+// poolLevels groups levels by concurrency, in first-appearance order. Each
+// sweep.Level is one repetition.
 func poolLevels(levels []sweep.Level) []pool {
 	var pools []pool
 	for _, l := range levels {
 		i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == l.Concurrency })
 		if i < 0 {
-			pools = append(pools, pool{concurrency: l.Concurrency})
+			pools = append(pools, pool{concurrency: l.Concurrency, repeats: make([][]float64, len(Metrics))})
 			i = len(pools) - 1
 		}
 		p := &pools[i]
 		for j := range l.Records {
 			p.add(&l.Records[j])
 		}
-		if agg := report.Summarize(l).AggregateOutputTPS; !math.IsNaN(agg) {
-			p.aggregate = append(p.aggregate, agg)
+		s := report.Summarize(l)
+		for k, m := range Metrics {
+			if v := figure(s, m); v > 0 { // NaN and non-positive figures are undefined
+				p.repeats[k] = append(p.repeats[k], v)
+			}
 		}
 	}
 	for i := range pools {
@@ -149,6 +171,28 @@ func poolLevels(levels []sweep.Level) []pool {
 		slices.Sort(pools[i].ttft)
 	}
 	return pools
+}
+
+// figure is metric m of one repetition's summary (TTFT in ms), NaN when
+// undefined.
+func figure(s report.LevelStats, m Metric) float64 {
+	ms := func(d time.Duration) float64 {
+		if d == report.NoSample {
+			return math.NaN()
+		}
+		return float64(d) / 1e6
+	}
+	switch m {
+	case DecodeP50:
+		return s.DecodeTPSP50
+	case TTFTP50:
+		return ms(s.TTFTP50)
+	case TTFTP95:
+		return ms(s.TTFTP95)
+	case AggregateOutput:
+		return s.AggregateOutputTPS
+	}
+	return math.NaN()
 }
 
 // add takes r's figures when it is a successful measured request, as

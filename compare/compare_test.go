@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // TestKnownDifference: B's decode rates are drawn 10% faster than A's; the
@@ -170,6 +172,8 @@ func TestOptionErrors(t *testing.T) {
 		{"few resamples", runs, Options{Resamples: 10}},
 		{"confidence 1", runs, Options{Confidence: 1}},
 		{"confidence negative", runs, Options{Confidence: -0.5}},
+		{"min effect negative", runs, Options{MinEffect: -0.01}},
+		{"min effect 1", runs, Options{MinEffect: 1}},
 	}
 	for _, tt := range tests {
 		if _, err := Compare(tt.runs, tt.opts); err == nil {
@@ -219,5 +223,119 @@ func TestVerdict(t *testing.T) {
 		if got := tt.e.Verdict("B", 0.95); got != tt.want {
 			t.Errorf("Verdict(%+v) = %q, want %q", tt.e, got, tt.want)
 		}
+	}
+}
+
+// TestBetweenRunsInterval checks the interval between runs on figures whose
+// logs are round: A's repetitions have logs 0 and 0.2, B's 0.1 and 0.3, so
+// each side's log variance is 0.2²/2 = 0.02, se² = 0.02/2 + 0.02/2 = 0.02,
+// Welch's degrees of freedom are 0.02² / (2 × 0.01²) = 2, and the interval
+// is ratio × exp(±t(0.025, 2) × √0.02).
+func TestBetweenRunsInterval(t *testing.T) {
+	a := []float64{1, math.Exp(0.2)}
+	b := []float64{math.Exp(0.1), math.Exp(0.3)}
+	const ratio = 1.1
+	half := 4.302652729911275 * math.Sqrt(0.02) // t(0.025, 2), two-sided 95% tables
+	lo, hi := betweenRuns(ratio, a, b, 0.95)
+	if math.Abs(lo-ratio*math.Exp(-half)) > 1e-9 || math.Abs(hi-ratio*math.Exp(half)) > 1e-9 {
+		t.Errorf("interval [%v, %v], want [%v, %v]", lo, hi, ratio*math.Exp(-half), ratio*math.Exp(half))
+	}
+	// Identical repetitions: no spread, a point.
+	if lo, hi := betweenRuns(ratio, []float64{2, 2}, []float64{3, 3, 3}, 0.95); lo != ratio || hi != ratio {
+		t.Errorf("no spread: [%v, %v], want the point %v", lo, hi, ratio)
+	}
+}
+
+// TestRepeatsDecideTheInterval: B's requests are drawn 5% slower than A's
+// overall, with two repetitions a side. When each side's repetitions
+// disagree by 10% (run-to-run noise bigger than the difference) the
+// interval between runs is wide and shows no significant difference, though
+// a bootstrap over the pooled requests would call it; when the repetitions
+// agree, the interval is narrow and B is slower.
+func TestRepeatsDecideTheInterval(t *testing.T) {
+	sides := func(spread float64) (a, b Run) {
+		a, b = Run{Name: "a"}, Run{Name: "b"}
+		for rep, f := range []float64{1 - spread/2, 1 + spread/2} {
+			rngA, rngB := rand.New(rand.NewPCG(uint64(rep), 1)), rand.New(rand.NewPCG(uint64(rep), 2))
+			a.Levels = append(a.Levels, base.scaled(f).level(rngA, 8, 16, rep, 0))
+			b.Levels = append(b.Levels, base.scaled(0.95*f).level(rngB, 8, 16, rep, 0))
+		}
+		return a, b
+	}
+	decode := func(a, b Run) Estimate {
+		tab, err := Compare([]Run{a, b}, Options{Seed: 1, MinEffect: DefaultMinEffect})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab.Comparisons[0].Levels[0].Estimate(DecodeP50)
+	}
+	noisyA, noisyB := sides(0.10)
+	noisy := decode(noisyA, noisyB)
+	if noisy.Interval != Repeats || noisy.RA != 2 || noisy.RB != 2 {
+		t.Fatalf("interval %q over %d and %d repetitions, want repeats over 2 and 2", noisy.Interval, noisy.RA, noisy.RB)
+	}
+	if noisy.Significant() || !strings.HasPrefix(noisy.Verdict("B", 0.95), "no significant difference") {
+		t.Errorf("repetitions 10%% apart: %s, want no significant difference", noisy.Verdict("B", 0.95))
+	}
+	// The same requests as one run a side: the bootstrap sees only the
+	// request-to-request noise and calls the difference.
+	pooled := decode(oneRun(noisyA), oneRun(noisyB))
+	if pooled.Interval != Requests || !pooled.Meaningful() || pooled.Low > 1 {
+		t.Errorf("pooled as one run: %s (%q interval), want the bootstrap to call B slower", pooled.Verdict("B", 0.95), pooled.Interval)
+	}
+	if !(noisy.High-noisy.Low > 2*(pooled.High-pooled.Low)) {
+		t.Errorf("between-run interval [%.3f, %.3f] not wider than the bootstrap's [%.3f, %.3f]", noisy.Low, noisy.High, pooled.Low, pooled.High)
+	}
+	steady := decode(sides(0))
+	t.Logf("repetitions 10%% apart: %s; pooled: %s; consistent: %s",
+		noisy.Verdict("B", 0.95), pooled.Verdict("B", 0.95), steady.Verdict("B", 0.95))
+	if steady.Interval != Repeats || !steady.Meaningful() || !(steady.High < 1) {
+		t.Errorf("consistent repetitions: %s, want B slower", steady.Verdict("B", 0.95))
+	}
+	if !(steady.Low <= 0.95 && 0.95 <= steady.High) || steady.High-steady.Low > 0.1 {
+		t.Errorf("consistent repetitions: CI [%.3f, %.3f], want a narrow one around 0.95", steady.Low, steady.High)
+	}
+}
+
+// oneRun relabels every level of r as repetition 0 of one run: the same
+// requests, pooled as one level.
+func oneRun(r Run) Run {
+	var recs []client.Record
+	for _, l := range r.Levels {
+		recs = append(recs, l.Records...)
+	}
+	l := r.Levels[0]
+	l.Records, l.Repeat = recs, 0
+	l.End = r.Levels[len(r.Levels)-1].End
+	return Run{Name: r.Name, Levels: []sweep.Level{l}}
+}
+
+// TestMinEffect: a significant difference under the floor is no meaningful
+// difference, at or over it a verdict; the floor 0 turns it off.
+func TestMinEffect(t *testing.T) {
+	sig := Estimate{Metric: DecodeP50, Ratio: 0.9984, Low: 0.9981, High: 0.9995, Interval: Requests}
+	tests := []struct {
+		e         Estimate
+		minEffect float64
+		want      string
+	}{
+		{sig, 0.02, "no meaningful difference (-0.16%, 95% CI -0.19% to -0.05%, under the 2% floor)"},
+		{sig, 0, "B is 0.16% slower (95% CI 0.05–0.19%)"},
+		{Estimate{Metric: DecodeP50, Ratio: 1.02, Low: 1.01, High: 1.03}, 0.02, "B is 2.0% faster (95% CI 1.0–3.0%)"},
+		{Estimate{Metric: TTFTP50, Ratio: 0.985, Low: 0.97, High: 0.99}, 0.015, "B's TTFT p50 is 1.5% lower (95% CI 1.0–3.0%)"},
+		{Estimate{Metric: TTFTP50, Ratio: 1.04, Low: 1.01, High: 1.07}, 0.05, "no meaningful difference (+4.0%, 95% CI +1.0% to +7.0%, under the 5% floor)"},
+		{Estimate{Metric: DecodeP50, Ratio: 0.97, Low: 0.94, High: 1.01}, 0.02, "no significant difference (-3.0%, 95% CI -6.0% to +1.0%)"},
+	}
+	for _, tt := range tests {
+		tt.e.MinEffect = tt.minEffect
+		if got := tt.e.Verdict("B", 0.95); got != tt.want {
+			t.Errorf("Verdict(%+v) = %q, want %q", tt.e, got, tt.want)
+		}
+	}
+	// Overall groups the level under the floor apart.
+	c := Comparison{Label: "B", Levels: []LevelComparison{{Concurrency: 4, Estimates: []Estimate{{Metric: DecodeP50, Ratio: sig.Ratio, Low: sig.Low, High: sig.High, Interval: Requests, MinEffect: 0.02}}}}}
+	want := "B vs A, per-stream decode tok/s p50: no meaningful difference at C=4 (run-to-run noise not measured at C=4: a side ran the level once)"
+	if got := c.Overall(); got != want {
+		t.Errorf("Overall = %q, want %q", got, want)
 	}
 }

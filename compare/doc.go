@@ -5,30 +5,53 @@
 //
 // The first run is the baseline A; every other run (B, C, …) is compared
 // with it on the concurrency levels the two share. Repetitions of a level
-// (--repeat) are pooled: their successful measured requests form one sample.
+// (--repeat; each sweep.Level is one) are pooled for the point estimates:
+// their successful measured requests form one sample. Each repetition's own
+// figures (report.Summarize of it alone) are kept for the interval.
 //
 // For each shared level it estimates four figures and their ratio B/A:
 //
 //   - per-stream decode tok/s p50 (the headline): the median over requests
-//     of report.RequestDecodeTPS, with a bootstrap confidence interval;
-//   - TTFT p50 (report.RequestTTFT), with a bootstrap interval;
-//   - TTFT p95, ratio only: a tail percentile of a few hundred requests is
-//     too coarse to resample honestly;
-//   - aggregate output tok/s, ratio only: it is one measurement over the
-//     steady-state window (the mean over repetitions when there are
-//     several), not a statistic over independent requests, so there is
-//     nothing to resample without inventing a model of the window.
+//     of report.RequestDecodeTPS;
+//   - TTFT p50 (report.RequestTTFT);
+//   - TTFT p95;
+//   - aggregate output tok/s: the mean over repetitions of each one's
+//     figure over its steady-state window.
 //
-// # Bootstrap
+// # Intervals
 //
-// The interval is a percentile bootstrap: each resample draws nA requests
-// from A's sample and nB from B's, with replacement, and takes the ratio of
-// their medians (nearest rank, as report.Percentile); the interval is the
-// central Confidence fraction of Resamples such ratios, again by nearest
-// rank. Resampling is seeded (math/rand/v2 PCG, from Options.Seed, the run,
-// the level and the figure), so the same inputs give the same intervals. A
-// difference is significant when the interval of B/A excludes 1 (the
-// interval of the relative difference B/A − 1 excludes 0). A side with fewer
-// than MinSamples requests gets no interval. Each level is a separate test:
-// with many levels, expect an occasional significant result by chance alone.
+// Where both sides ran the level at least MinRepeats times, every figure
+// gets an interval between runs (Repeats): on the log scale, the pooled
+// ratio times exp(±t·se), where se² = s²_A/k_A + s²_B/k_B over the logs of
+// each side's per-repetition figures and t is Student's quantile with
+// Welch–Satterthwaite degrees of freedom. A repetition's figure carries
+// both the request-to-request and the run-to-run noise, so the interval
+// includes both. A t-interval rather than a bootstrap over repetitions:
+// with the usual two to five repetitions, resampling them cannot show more
+// spread than the repetitions do (it understates the variance by (k−1)/k
+// and its percentiles sit on the extreme repetitions), while t widens the
+// interval by what so few runs cannot tell (t = 4.3 for two a side).
+//
+// Otherwise the medians get a percentile bootstrap (Requests): each
+// resample draws nA requests from A's pooled sample and nB from B's, with
+// replacement, and takes the ratio of their medians (nearest rank, as
+// report.Percentile); the interval is the central Confidence fraction of
+// Resamples such ratios, again by nearest rank. Resampling is seeded
+// (math/rand/v2 PCG, from Options.Seed, the run, the level and the
+// figure), so the same inputs give the same intervals. This interval sees
+// request-to-request noise only: run-to-run noise was not measured, and two
+// back-to-back runs of one server can differ by more than it. TTFT p95 and
+// the aggregate get no interval then: a tail percentile of a few hundred
+// requests is too coarse to resample, and one window is one measurement.
+// A side with fewer than MinSamples requests gets no interval.
+//
+// # Verdicts
+//
+// A difference is significant when the interval of B/A excludes 1, and
+// meaningful when it is significant and |B/A − 1| is at least
+// Options.MinEffect (the practical-significance floor, by default 2% in
+// the command). Only a meaningful difference is called faster, slower,
+// higher or lower; a significant one under the floor is "no meaningful
+// difference". Each level is a separate test: with many levels, expect an
+// occasional significant result by chance alone.
 package compare

@@ -25,6 +25,20 @@ var Metrics = []Metric{DecodeP50, TTFTP50, TTFTP95, AggregateOutput}
 // higherIsBetter tells the direction of each figure, for verdicts.
 func (m Metric) higherIsBetter() bool { return m == DecodeP50 || m == AggregateOutput }
 
+// Interval names what an estimate's confidence interval accounts for.
+type Interval string
+
+// The kinds of interval.
+const (
+	NoInterval Interval = ""
+	// Requests: a bootstrap over the requests of one run a side. It sees
+	// request-to-request noise only; run-to-run noise is not measured.
+	Requests Interval = "requests"
+	// Repeats: a t-interval over the figures of each side's repetitions
+	// (--repeat), so it includes run-to-run noise.
+	Repeats Interval = "repeats"
+)
+
 // Estimate is one figure of one level in the baseline A and in run B.
 type Estimate struct {
 	Metric Metric
@@ -32,10 +46,15 @@ type Estimate struct {
 	// NA and NB count the samples behind A and B: requests with the figure
 	// defined, or repetitions for the aggregate.
 	NA, NB int
+	// RA and RB count the repetitions of the level that have the figure.
+	RA, RB int
 	Ratio  float64 // B / A; NaN when either is undefined or A is 0
 	// Low and High bound the confidence interval of Ratio; both are NaN
 	// when the figure has no interval (see the package doc).
 	Low, High float64
+	Interval  Interval // what the interval accounts for
+	// MinEffect is the practical-significance floor (Options.MinEffect).
+	MinEffect float64
 }
 
 // HasCI reports whether the estimate has a confidence interval.
@@ -44,25 +63,62 @@ func (e Estimate) HasCI() bool { return !math.IsNaN(e.Low) && !math.IsNaN(e.High
 // Significant reports whether the interval of B/A excludes 1.
 func (e Estimate) Significant() bool { return e.HasCI() && (e.Low > 1 || e.High < 1) }
 
-// compareLevel estimates every figure of one shared level.
+// Meaningful reports whether the difference is significant and at least
+// MinEffect in magnitude: only then does a verdict call B faster or slower.
+func (e Estimate) Meaningful() bool {
+	return e.Significant() && math.Abs(e.Ratio-1) >= e.MinEffect
+}
+
+// compareLevel estimates every figure of one shared level. A figure gets an
+// interval between runs when both sides have MinRepeats repetitions with
+// it; otherwise the medians get a bootstrap over requests.
 func compareLevel(a, b *pool, seed [2]uint64, o Options) LevelComparison {
 	l := LevelComparison{Concurrency: a.concurrency}
 	for i, m := range Metrics {
 		var e Estimate
 		switch m {
 		case DecodeP50:
-			e = percentileEstimate(a.decode, b.decode, 50, true, o, seed, i)
+			e = percentileEstimate(a.decode, b.decode, 50)
 		case TTFTP50:
-			e = percentileEstimate(a.ttft, b.ttft, 50, true, o, seed, i)
+			e = percentileEstimate(a.ttft, b.ttft, 50)
 		case TTFTP95:
-			e = percentileEstimate(a.ttft, b.ttft, 95, false, o, seed, i)
+			e = percentileEstimate(a.ttft, b.ttft, 95)
 		case AggregateOutput:
-			e = newEstimate(report.Mean(a.aggregate), report.Mean(b.aggregate), len(a.aggregate), len(b.aggregate))
+			ra, rb := a.repeats[i], b.repeats[i]
+			e = newEstimate(report.Mean(ra), report.Mean(rb), len(ra), len(rb))
 		}
-		e.Metric = m
+		e.Metric, e.MinEffect = m, o.MinEffect
+		e.RA, e.RB = len(a.repeats[i]), len(b.repeats[i])
+		e.setInterval(a, b, i, seed, o)
 		l.Estimates = append(l.Estimates, e)
 	}
 	return l
+}
+
+// setInterval gives e, the i-th of Metrics, its interval: between runs
+// when both sides have MinRepeats repetitions with the figure, else a
+// bootstrap over requests for the medians, else none.
+func (e *Estimate) setInterval(a, b *pool, i int, seed [2]uint64, o Options) {
+	switch {
+	case math.IsNaN(e.Ratio) || e.Ratio <= 0:
+	case e.RA >= MinRepeats && e.RB >= MinRepeats:
+		e.Low, e.High = betweenRuns(e.Ratio, a.repeats[i], b.repeats[i], o.Confidence)
+		e.Interval = Repeats
+	case e.Metric == DecodeP50 && e.NA >= MinSamples && e.NB >= MinSamples:
+		e.Low, e.High = bootstrapRatio(resampler(seed, i), a.decode, b.decode, 50, o.Resamples, o.Confidence)
+		e.Interval = Requests
+	case e.Metric == TTFTP50 && e.NA >= MinSamples && e.NB >= MinSamples:
+		e.Low, e.High = bootstrapRatio(resampler(seed, i), a.ttft, b.ttft, 50, o.Resamples, o.Confidence)
+		e.Interval = Requests
+	}
+	if !e.HasCI() {
+		e.Interval = NoInterval
+	}
+}
+
+// resampler seeds the bootstrap of the i-th figure of a level.
+func resampler(seed [2]uint64, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed[0], seed[1]<<8|uint64(i)))
 }
 
 func newEstimate(a, b float64, na, nb int) Estimate {
@@ -73,16 +129,40 @@ func newEstimate(a, b float64, na, nb int) Estimate {
 	return Estimate{A: a, B: b, NA: na, NB: nb, Ratio: ratio, Low: math.NaN(), High: math.NaN()}
 }
 
-// percentileEstimate compares the p-th percentiles of two sorted samples,
-// with a bootstrap interval when withCI and both samples are big enough.
-func percentileEstimate(a, b []float64, p float64, withCI bool, o Options, seed [2]uint64, metric int) Estimate {
-	e := newEstimate(report.Percentile(a, p), report.Percentile(b, p), len(a), len(b))
-	if !withCI || len(a) < MinSamples || len(b) < MinSamples || math.IsNaN(e.Ratio) {
-		return e
+// percentileEstimate compares the p-th percentiles of two sorted samples.
+func percentileEstimate(a, b []float64, p float64) Estimate {
+	return newEstimate(report.Percentile(a, p), report.Percentile(b, p), len(a), len(b))
+}
+
+// betweenRuns is the interval of ratio from the spread between repetitions:
+// on the log scale, ratio × exp(±t·se), where se² = s²_A/k_A + s²_B/k_B
+// over the logs of each side's per-repetition figures (positive, at least
+// two a side), and t is Student's quantile with Welch–Satterthwaite degrees
+// of freedom. It is centred on the pooled ratio, the figure the output
+// shows; its width is what the repetitions disagree by.
+func betweenRuns(ratio float64, a, b []float64, conf float64) (lo, hi float64) {
+	va, vb := logVariance(a)/float64(len(a)), logVariance(b)/float64(len(b))
+	se2 := va + vb
+	if se2 == 0 {
+		return ratio, ratio
 	}
-	rng := rand.New(rand.NewPCG(seed[0], seed[1]<<8|uint64(metric)))
-	e.Low, e.High = bootstrapRatio(rng, a, b, p, o.Resamples, o.Confidence)
-	return e
+	df := se2 * se2 / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
+	half := studentT((1-conf)/2, df) * math.Sqrt(se2)
+	return ratio * math.Exp(-half), ratio * math.Exp(half)
+}
+
+// logVariance is the sample variance (n − 1) of the logs of xs.
+func logVariance(xs []float64) float64 {
+	logs := make([]float64, len(xs))
+	for i, x := range xs {
+		logs[i] = math.Log(x)
+	}
+	m := report.Mean(logs)
+	ss := 0.0
+	for _, x := range logs {
+		ss += (x - m) * (x - m)
+	}
+	return ss / float64(len(xs)-1)
 }
 
 // bootstrapRatio returns the percentile interval, at confidence conf, of

@@ -11,15 +11,17 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // goldenTable compares three synthetic runs: B is drawn 10% faster than A
-// and shares only some of its levels; C is drawn like A.
+// and shares only some of its levels; C is drawn like A. A and C ran C=2
+// three times, so that level gets intervals between runs.
 func goldenTable(t *testing.T) Table {
 	t.Helper()
-	runs := []Run{
-		base.run("runs/a", 11, 8, 1, 2, 4),
-		base.scaled(1.10).run("runs/b", 12, 8, 2, 4, 8),
-		base.run("runs/c", 13, 8, 1, 2),
+	a := base.run("runs/a", 11, 8, 1, 2, 4)
+	c := base.run("runs/c", 13, 8, 1, 2)
+	for i := range uint64(2) {
+		a, c = base.repeat(a, 21+i, 2, 8), base.repeat(c, 31+i, 2, 8)
 	}
-	tab, err := Compare(runs, Options{Seed: 1})
+	runs := []Run{a, base.scaled(1.10).run("runs/b", 12, 8, 2, 4, 8), c}
+	tab, err := Compare(runs, Options{Seed: 1, MinEffect: DefaultMinEffect})
 	if err != nil {
 		t.Fatal(err)
 	}

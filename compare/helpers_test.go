@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -68,5 +69,19 @@ func (d dist) run(name string, seed uint64, n int, cs ...int) Run {
 		r.Levels = append(r.Levels, l)
 		at = l.End + time.Second
 	}
+	return r
+}
+
+// repeat appends another repetition of level c (n requests per worker,
+// drawn from seed) to r, after its last level.
+func (d dist) repeat(r Run, seed uint64, c, n int) Run {
+	rep, at := 0, time.Duration(0)
+	for _, l := range r.Levels {
+		if l.Concurrency == c {
+			rep = max(rep, l.Repeat+1)
+		}
+		at = max(at, l.End+time.Second)
+	}
+	r.Levels = append(slices.Clone(r.Levels), d.level(rand.New(rand.NewPCG(seed, 1)), c, n, rep, at))
 	return r
 }

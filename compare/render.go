@@ -25,15 +25,20 @@ import (
 //	ci_low          lower bound of the confidence interval of B/A; empty without one
 //	ci_high         upper bound
 //	significant     true when the interval excludes 1; empty without one
+//	meaningful      true when significant and |B/A − 1| ≥ the minimum effect; empty without an interval
 //	baseline_n      samples behind A: requests, or repetitions for the aggregate
 //	n               samples behind B
+//	baseline_repeats  repetitions of the level in A that have the figure
+//	repeats         repetitions in B
+//	interval        what the interval accounts for: "repeats" (between runs),
+//	                "requests" (within one run a side); empty without one
 //	verdict         the plain-words verdict; empty without an interval
 //
 // Undefined figures are empty cells.
 var CSVHeader = []string{
 	"baseline", "run", "label", "concurrency", "metric",
-	"baseline_value", "value", "ratio", "ci_low", "ci_high", "significant",
-	"baseline_n", "n", "verdict",
+	"baseline_value", "value", "ratio", "ci_low", "ci_high", "significant", "meaningful",
+	"baseline_n", "n", "baseline_repeats", "repeats", "interval", "verdict",
 }
 
 // WriteCSV writes the table as compare.csv.
@@ -45,14 +50,15 @@ func (t Table) WriteCSV(w io.Writer) error {
 	for _, c := range t.Comparisons {
 		for _, l := range c.Levels {
 			for _, e := range l.Estimates {
-				sig := ""
+				sig, meaningful := "", ""
 				if e.HasCI() {
-					sig = strconv.FormatBool(e.Significant())
+					sig, meaningful = strconv.FormatBool(e.Significant()), strconv.FormatBool(e.Meaningful())
 				}
 				row := []string{
 					c.Baseline, c.Run, c.Label, strconv.Itoa(l.Concurrency), string(e.Metric),
-					fixed(e.A, 3), fixed(e.B, 3), fixed(e.Ratio, 4), fixed(e.Low, 4), fixed(e.High, 4), sig,
-					strconv.Itoa(e.NA), strconv.Itoa(e.NB), e.Verdict(c.Label, t.Confidence),
+					fixed(e.A, 3), fixed(e.B, 3), fixed(e.Ratio, 4), fixed(e.Low, 4), fixed(e.High, 4), sig, meaningful,
+					strconv.Itoa(e.NA), strconv.Itoa(e.NB), strconv.Itoa(e.RA), strconv.Itoa(e.RB),
+					string(e.Interval), e.Verdict(c.Label, t.Confidence),
 				}
 				if err := cw.Write(row); err != nil {
 					return err
@@ -64,16 +70,15 @@ func (t Table) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// WriteText writes the human comparison: the runs, then per compared run
-// the levels it shares with A, a headline table with verdicts, a table of
-// the other figures, and a one-line summary.
+// WriteText writes the human comparison: the runs, how the intervals were
+// made, then per compared run the levels it shares with A, a headline table
+// with verdicts, a table of the other figures, and a one-line summary.
 func (t Table) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for i, name := range t.Runs {
 		fmt.Fprintf(&b, "%s = %s\n", Label(i), name)
 	}
-	fmt.Fprintf(&b, "Intervals: %s%% percentile bootstrap, %d resamples of each level's successful requests; TTFT p95 and aggregate tok/s are ratios only.\n",
-		strconv.FormatFloat(100*t.Confidence, 'f', -1, 64), t.Resamples)
+	t.method(&b)
 	for _, c := range t.Comparisons {
 		fmt.Fprintf(&b, "\n%s vs A: compared C=%s (only in A: %s; only in %s: %s)\n",
 			c.Label, ints(c.Compared), ints(c.OnlyBaseline), c.Label, ints(c.OnlyRun))
@@ -88,14 +93,39 @@ func (t Table) WriteText(w io.Writer) error {
 	return err
 }
 
+// method says how the intervals were made and what they leave out, for the
+// kinds of interval the table uses.
+func (t Table) method(b *strings.Builder) {
+	conf := strconv.FormatFloat(100*t.Confidence, 'f', -1, 64) + "%"
+	used := map[Interval]bool{}
+	for _, c := range t.Comparisons {
+		for _, l := range c.Levels {
+			for _, e := range l.Estimates {
+				used[e.Interval] = true
+			}
+		}
+	}
+	if used[Repeats] {
+		fmt.Fprintf(b, "Levels repeated on both sides (--repeat ≥ 2): %s t-interval over each repetition's own figure, so run-to-run noise is included.\n", conf)
+	}
+	if used[Requests] {
+		fmt.Fprintf(b, "Levels run once on a side: %s percentile bootstrap of the successful requests (%d resamples), medians only.\n"+
+			"  It measures request-to-request noise only: run-to-run noise was not measured (sweep both sides with --repeat ≥ 2 to measure it).\n",
+			conf, t.Resamples)
+	}
+	if t.MinEffect > 0 {
+		fmt.Fprintf(b, "A significant difference under %s (--min-effect) is called no meaningful difference.\n", floor(t.MinEffect))
+	}
+}
+
 // headline is the table of the per-stream decode rate, with verdicts.
 func (t Table) headline(b *strings.Builder, c Comparison) {
 	fmt.Fprintf(b, "\n%s\n", DecodeP50.Title())
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "C\tA\t%s\t%s/A\t%s\t  verdict\n", c.Label, c.Label, ciHead(t.Confidence, c.Label))
+	fmt.Fprintf(tw, "C\truns\tA\t%s\t%s/A\t%s\t  verdict\n", c.Label, c.Label, ciHead(t.Confidence, c.Label))
 	for _, l := range c.Levels {
 		e := l.Estimate(DecodeP50)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t  %s\n", l.Concurrency, num(e.A, 1), num(e.B, 1),
+		fmt.Fprintf(tw, "%d\t%d/%d\t%s\t%s\t%s\t%s\t  %s\n", l.Concurrency, e.RA, e.RB, num(e.A, 1), num(e.B, 1),
 			num(e.Ratio, 3), interval(e), e.Verdict(c.Label, t.Confidence))
 	}
 	tw.Flush()
@@ -106,14 +136,15 @@ func (t Table) others(b *strings.Builder, c Comparison) {
 	b.WriteString("\nTTFT ms and aggregate output tok/s\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	l := c.Label
-	fmt.Fprintf(tw, "C\tTTFT p50 A\t%s\t%s/A\t%s\tTTFT p95 A\t%s\t%s/A\taggregate A\t%s\t%s/A\t\n",
-		l, l, ciHead(t.Confidence, c.Label), l, l, l, l)
+	ci := strconv.FormatFloat(100*t.Confidence, 'f', -1, 64) + "% CI"
+	fmt.Fprintf(tw, "C\tTTFT p50 A\t%s\t%s/A\t%s\tTTFT p95 A\t%s\t%s/A\t%s\taggregate A\t%s\t%s/A\t%s\t\n",
+		l, l, ci, l, l, ci, l, l, ci)
 	for _, lv := range c.Levels {
-		p50, p95, agg := lv.Estimate(TTFTP50), lv.Estimate(TTFTP95), lv.Estimate(AggregateOutput)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", lv.Concurrency,
-			num(p50.A, 1), num(p50.B, 1), num(p50.Ratio, 3), interval(p50),
-			num(p95.A, 1), num(p95.B, 1), num(p95.Ratio, 3),
-			num(agg.A, 1), num(agg.B, 1), num(agg.Ratio, 3))
+		fmt.Fprintf(tw, "%d", lv.Concurrency)
+		for _, e := range []Estimate{lv.Estimate(TTFTP50), lv.Estimate(TTFTP95), lv.Estimate(AggregateOutput)} {
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s", num(e.A, 1), num(e.B, 1), num(e.Ratio, 3), interval(e))
+		}
+		fmt.Fprint(tw, "\t\n")
 	}
 	tw.Flush()
 }

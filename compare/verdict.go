@@ -24,9 +24,11 @@ func (m Metric) Title() string {
 
 // Verdict says in plain words what the estimate shows about run label
 // against the baseline, at confidence conf: "B is 3.1% faster (95% CI
-// 1.2–5.0%)", "B's TTFT p50 is 8.0% lower (95% CI 2.0–13.9%)" or "no
-// significant difference (-0.4%, 95% CI -2.1% to +1.3%)". It is empty when
-// the estimate has no interval.
+// 1.2–5.0%)", "B's TTFT p50 is 8.0% lower (95% CI 2.0–13.9%)", "no
+// significant difference (-0.4%, 95% CI -2.1% to +1.3%)" when the interval
+// includes no change, or "no meaningful difference (-0.16%, 95% CI -0.19%
+// to -0.05%, under the 2% floor)" when the difference is significant but
+// smaller than MinEffect. It is empty when the estimate has no interval.
 func (e Estimate) Verdict(label string, conf float64) string {
 	if !e.HasCI() {
 		return ""
@@ -40,8 +42,12 @@ func (e Estimate) Verdict(label string, conf float64) string {
 		f = "%.2f"
 	}
 	sf := strings.Replace(f, "%", "%+", 1)
-	if !e.Significant() {
+	switch {
+	case !e.Significant():
 		return fmt.Sprintf("no significant difference ("+sf+"%%, %s "+sf+"%% to "+sf+"%%)", d, ci, lo, hi)
+	case !e.Meaningful():
+		return fmt.Sprintf("no meaningful difference ("+sf+"%%, %s "+sf+"%% to "+sf+"%%, under the %s floor)",
+			d, ci, lo, hi, floor(e.MinEffect))
 	}
 	up, down := "higher", "lower"
 	subject := label + "'s " + e.Metric.Title()
@@ -58,9 +64,15 @@ func (e Estimate) Verdict(label string, conf float64) string {
 // pct is a ratio as a relative difference in percent.
 func pct(ratio float64) float64 { return 100 * (ratio - 1) }
 
+// floor formats a minimum effect as a percentage, e.g. "2%".
+func floor(minEffect float64) string {
+	return strconv.FormatFloat(100*minEffect, 'f', -1, 64) + "%"
+}
+
 // Overall sums up the headline figure over the compared levels, e.g.
 // "B vs A, per-stream decode tok/s p50: faster at C=1,2; no significant
-// difference at C=4".
+// difference at C=4", and says at which levels the intervals leave out
+// run-to-run noise because a side ran the level once.
 func (c Comparison) Overall() string {
 	if len(c.Levels) == 0 {
 		return fmt.Sprintf("%s vs A: no level in common", c.Label)
@@ -68,18 +80,27 @@ func (c Comparison) Overall() string {
 	groups := []struct {
 		name string
 		cs   []string
-	}{{name: "faster"}, {name: "slower"}, {name: "no significant difference"}, {name: "no interval (too few requests)"}}
+	}{
+		{name: "faster"}, {name: "slower"}, {name: "no meaningful difference"},
+		{name: "no significant difference"}, {name: "no interval (too few requests)"},
+	}
+	var once []string
 	for _, l := range c.Levels {
-		e, g := l.Estimate(DecodeP50), 3
+		e, g := l.Estimate(DecodeP50), 4
 		switch {
-		case e.Significant() && e.Low > 1:
+		case e.Meaningful() && e.Low > 1:
 			g = 0
-		case e.Significant():
+		case e.Meaningful():
 			g = 1
-		case e.HasCI():
+		case e.Significant():
 			g = 2
+		case e.HasCI():
+			g = 3
 		}
 		groups[g].cs = append(groups[g].cs, strconv.Itoa(l.Concurrency))
+		if e.Interval == Requests {
+			once = append(once, strconv.Itoa(l.Concurrency))
+		}
 	}
 	var parts []string
 	for _, g := range groups {
@@ -87,5 +108,9 @@ func (c Comparison) Overall() string {
 			parts = append(parts, g.name+" at C="+strings.Join(g.cs, ","))
 		}
 	}
-	return fmt.Sprintf("%s vs A, %s: %s", c.Label, DecodeP50.Title(), strings.Join(parts, "; "))
+	s := fmt.Sprintf("%s vs A, %s: %s", c.Label, DecodeP50.Title(), strings.Join(parts, "; "))
+	if len(once) > 0 {
+		s += fmt.Sprintf(" (run-to-run noise not measured at C=%s: a side ran the level once)", strings.Join(once, ","))
+	}
+	return s
 }
