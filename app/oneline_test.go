@@ -40,6 +40,8 @@ func TestEveryErrorIsOneLine(t *testing.T) {
 		{"api with a line break", sw("--api", "chat\nx"), ExitUsage, []string{`invalid --api "chat\nx"`}},
 		{"url with a line break", []string{"sweep", "--url", "http://h\n/v1"}, ExitUsage, []string{"invalid --url"}},
 		{"sim preset", []string{"sweep", "--sim", "--sim-preset", "a\nb"}, ExitUsage, []string{`invalid --sim-preset "a\nb"`}},
+		{"unknown flag with a line break", []string{"sweep", "--lev\nels", "1"}, ExitUsage, []string{`unknown flag "--lev\nels"`}},
+		{"serve-sim address with a line break", []string{"serve-sim", "--addr", "127.0.0.1:0\n"}, ExitFailure, []string{`cannot listen on --addr "127.0.0.1:0\n"`}},
 		{"unknown command", []string{"swe\nep"}, ExitUsage, []string{`unknown command "swe\nep"`}},
 		{"stray argument", sw("a\nb"), ExitUsage, []string{`unexpected argument "a\nb"`}},
 		{"serve-sim negative decode-base", []string{"serve-sim", "--decode-base", "-1s"}, ExitUsage, []string{`invalid --decode-base "-1s"`, "≥ 0"}},

@@ -157,7 +157,7 @@ func serveSim(ctx context.Context, addr string, cfg sim.Config, stderr io.Writer
 	}
 	a, err := srv.Start(ctx, addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+		return fmt.Errorf("cannot listen on --addr %q: %w", addr, err)
 	}
 	fmt.Fprintf(stderr, "toksweep: simulator serving model %q on http://%s/v1 (Ctrl-C to stop)\n", srv.Config().Model, a)
 	<-ctx.Done()
