@@ -239,9 +239,9 @@ func (o *options) headers(c *cli.Context) error {
 		switch {
 		case !ok || k == "":
 			return usagef("invalid --header %q: want Name:Value", redactHeaderArg(h))
-		case !validHeaderName(k):
+		case !client.ValidHeaderName(k):
 			return usagef("invalid --header name %q: want letters, digits and !#$%%&'*+-.^_`|~ only, as in X-Request-Source:toksweep", headerNameShown(k))
-		case !validHeaderValue(v):
+		case !client.ValidHeaderValue(v):
 			return usagef("invalid --header %q: the value holds a line break or another control character (one header per --header)", k+":…")
 		}
 		o.Headers.Add(k, v)
@@ -257,29 +257,6 @@ func headerNameShown(k string) string {
 		return k[:i] + "…"
 	}
 	return k
-}
-
-// validHeaderValue reports whether v can be sent as a header value: no
-// control character but the tab (CR, LF and NUL above all), as net/http
-// requires.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderName reports whether name is an HTTP token (RFC 9110 5.1).
-func validHeaderName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 0x80 || !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return name != ""
 }
 
 // redactHeaderArg hides the value part of a malformed --header argument,
