@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -207,7 +208,7 @@ func (o *options) body(c *cli.Context) error {
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	err := dec.Decode(&o.ExtraBody)
-	if err == nil && dec.More() { // a second value after the object
+	if _, after := dec.Token(); err == nil && after != io.EOF { // text after the object
 		err = errors.New("text after the object")
 	}
 	if err != nil || o.ExtraBody == nil {

@@ -26,6 +26,8 @@ func TestEveryErrorIsOneLine(t *testing.T) {
 	}{
 		{"stream string with a line break", sw("--extra-body", `{"stream":"x\ny"}`), ExitUsage, []string{`"stream": "x\ny"`}},
 		{"stream false", sw("--extra-body", `{"stream":false}`), ExitUsage, []string{`"stream": false`}},
+		{"extra-body stray brace", sw("--extra-body", `{"a":1}}`), ExitUsage, []string{"invalid --extra-body"}},
+		{"extra-body stray bracket", sw("--extra-body", `{"a":1} ]`), ExitUsage, []string{"invalid --extra-body"}},
 		{"extra-body twice", sw("--extra-body", `{"a":1} {"b":2}`), ExitUsage, []string{"invalid --extra-body"}},
 		{"extra-body raw line break", sw("--extra-body", "{\"a\":\n"), ExitUsage, []string{"invalid --extra-body"}},
 		{"extra-body and a flag", sw("--extra-body", `{"min_tokens":"a\nb"}`, "--min-tokens", "1"), ExitUsage, []string{`"min_tokens" to "a\nb"`}},
