@@ -228,10 +228,11 @@ func jsonText(v any) string {
 }
 
 // headers parses the repeated --header K:V flags. A name must be an HTTP
-// token and a value may hold no control character but a tab (RFC 9110, as
-// net/http checks them when sending): a header that could never be sent, or that
-// would smuggle a second one, is the command line's mistake, found here
-// rather than reported as a connection failure.
+// token and a value may hold no control character but a tab (the rules
+// net/http applies when sending, see client.ValidHeaderName): a header
+// that could never be sent, or that would smuggle a second one, is the
+// command line's mistake, found here rather than reported as a connection
+// failure.
 func (o *options) headers(c *cli.Context) error {
 	o.Headers = http.Header{}
 	for _, h := range c.StringSlice("header") {
