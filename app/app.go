@@ -56,6 +56,9 @@ func New(stdout, stderr io.Writer) *cli.App {
 			}
 			return cli.ShowAppHelp(c)
 		},
+		// --header is the only slice flag, and a header value may hold
+		// commas ("Accept: a, b"): one --header is one header.
+		DisableSliceFlagSeparator: true,
 	}
 }
 

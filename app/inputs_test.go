@@ -18,8 +18,9 @@ import (
 type captureServer struct {
 	srv *httptest.Server
 
-	mu     sync.Mutex
-	bodies []string
+	mu      sync.Mutex
+	bodies  []string
+	headers []http.Header
 }
 
 func startCapture(t *testing.T, hangModels bool) *captureServer {
@@ -37,6 +38,7 @@ func startCapture(t *testing.T, hangModels bool) *captureServer {
 		b, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.bodies = append(s.bodies, string(b))
+		s.headers = append(s.headers, r.Header.Clone())
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		const pre = `data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[{"index":0,`
@@ -114,6 +116,28 @@ func TestHangingWarmupIsBounded(t *testing.T) {
 			if !strings.Contains(w, want) {
 				t.Errorf("warning %d lacks %q: %s", i+1, want, w)
 			}
+		}
+	}
+}
+
+// TestHeaderWithCommas: one --header is one header, commas and all, and
+// reaches the server as given.
+func TestHeaderWithCommas(t *testing.T) {
+	s := startCapture(t, false)
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", s.url(), "--model", "m", "--levels", "1", "--requests", "1",
+		"--warmup", "0", "--max-tokens", "2", "--metrics-url", "off", "--out", t.TempDir(),
+		"--header", "X-Tags: a, b,c", "--header", "X-Tags: d")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.headers) == 0 {
+		t.Fatal("the server saw no request")
+	}
+	for _, h := range s.headers {
+		if got := h.Values("X-Tags"); len(got) != 2 || got[0] != "a, b,c" || got[1] != "d" {
+			t.Errorf("X-Tags = %q, want [\"a, b,c\" \"d\"]", got)
 		}
 	}
 }
