@@ -11,6 +11,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 )
@@ -55,6 +56,9 @@ func New(stdout, stderr io.Writer) *cli.App {
 			}
 			return cli.ShowAppHelp(c)
 		},
+		// --header is the only slice flag, and a header value may hold
+		// commas ("Accept: a, b"): one --header is one header.
+		DisableSliceFlagSeparator: true,
 	}
 }
 
@@ -63,6 +67,9 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 }
 
 // Exit writes err as one line on stderr and returns the exit status for it.
+// It is the one place errors reach the user, so it is where one line is
+// guaranteed: whatever built the message (errors.Join, a server's words, a
+// value the user typed), its lines are joined with "; " (see oneLine).
 func Exit(ctx context.Context, err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
@@ -70,7 +77,7 @@ func Exit(ctx context.Context, err error, stderr io.Writer) int {
 	var ue *UsageError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "toksweep: %s\n", ue.Msg)
+		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(ue.Msg))
 		return ExitUsage
 	case errors.Is(err, Interrupted): // the sweep says where its levels are
 		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(err.Error()))
@@ -84,13 +91,38 @@ func Exit(ctx context.Context, err error, stderr io.Writer) int {
 	}
 }
 
-// oneLine keeps an error message to one line.
+// oneLine makes a message one line without dropping any of it: its lines
+// (split at any line break, Unicode's included) are trimmed and joined with
+// "; ", empty ones left out, and other control characters (a tab, a
+// terminal escape) become spaces.
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
+	var b strings.Builder
+	for _, l := range strings.FieldsFunc(s, isLineBreak) {
+		l = strings.TrimSpace(strings.Map(controlToSpace, l))
+		if l == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(l)
 	}
-	return s
+	return b.String()
+}
+
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
+}
+
+func controlToSpace(r rune) rune {
+	if unicode.IsControl(r) {
+		return ' '
+	}
+	return r
 }
 
 // Version is the module version, or the VCS revision for a development build.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -201,30 +202,67 @@ func joinInts(ns []int) string {
 	return strings.Join(s, ",")
 }
 
-// body parses --extra-body.
+// body parses --extra-body. Numbers are kept as written (json.Number): a
+// float64 would turn "seed": 9007199254740993 into 9007199254740992.
 func (o *options) body(c *cli.Context) error {
 	raw := c.String("extra-body")
 	if raw == "" {
 		return nil
 	}
-	if err := json.Unmarshal([]byte(raw), &o.ExtraBody); err != nil || o.ExtraBody == nil {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	err := dec.Decode(&o.ExtraBody)
+	if _, after := dec.Token(); err == nil && after != io.EOF { // text after the object
+		err = errors.New("text after the object")
+	}
+	if err != nil || o.ExtraBody == nil {
 		return usagef(`invalid --extra-body: want a JSON object such as '{"ignore_eos": true}'`)
 	}
 	return nil
 }
 
-// headers parses the repeated --header K:V flags.
+// jsonText renders a value from --extra-body as JSON: one line, strings
+// quoted, numbers as written.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%q", fmt.Sprint(v))
+	}
+	return string(b)
+}
+
+// headers parses the repeated --header K:V flags. A name must be an HTTP
+// token and a value may hold no control character but a tab (the rules
+// net/http applies when sending, see client.ValidHeaderName): a header
+// that could never be sent, or that would smuggle a second one, is the
+// command line's mistake, found here rather than reported as a connection
+// failure.
 func (o *options) headers(c *cli.Context) error {
 	o.Headers = http.Header{}
 	for _, h := range c.StringSlice("header") {
 		k, v, ok := strings.Cut(h, ":")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+		k, v = strings.TrimSpace(k), strings.Trim(v, " \t")
+		switch {
+		case !ok || k == "":
 			return usagef("invalid --header %q: want Name:Value", redactHeaderArg(h))
+		case !client.ValidHeaderName(k):
+			return usagef("invalid --header name %q: want letters, digits and !#$%%&'*+-.^_`|~ only, as in X-Request-Source:toksweep", headerNameShown(k))
+		case !client.ValidHeaderValue(v):
+			return usagef("invalid --header %q: the value holds a line break or another control character (one header per --header)", k+":…")
 		}
-		o.Headers.Add(k, strings.TrimSpace(v))
+		o.Headers.Add(k, v)
 	}
 	return nil
+}
+
+// headerNameShown is an invalid header name as an error quotes it: up to
+// its first space, since what follows may be a credential typed without
+// the colon ("Authorization Bearer sk-...:x").
+func headerNameShown(k string) string {
+	if i := strings.IndexAny(k, " \t"); i >= 0 {
+		return k[:i] + "…"
+	}
+	return k
 }
 
 // redactHeaderArg hides the value part of a malformed --header argument,

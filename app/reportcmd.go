@@ -57,7 +57,7 @@ func oneDirArg(c *cli.Context, cmd string) (string, error) {
 func flagsFirst(args []string, cmd string) error {
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
-			return usagef("%s: flag %s after the directories: put flags first (see 'toksweep %s --help')", cmd, a, cmd)
+			return usagef("%s: flag %q after the directories: put flags first (see 'toksweep %s --help')", cmd, a, cmd)
 		}
 	}
 	return nil

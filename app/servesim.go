@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -105,18 +106,58 @@ func simConfig(c *cli.Context) (sim.Config, error) {
 	set("disconnect-rate", func() { cfg.DisconnectRate = c.Float64("disconnect-rate") })
 	set("malformed-rate", func() { cfg.MalformedRate = c.Float64("malformed-rate") })
 	set("seed", func() { cfg.Seed = c.Int64("seed") })
-	return cfg, nil
+	return cfg, checkSimFlags(c, cfg)
+}
+
+// checkSimFlags names the first model flag given a value the simulator
+// refuses, and what it accepts. sim.New checks the whole configuration
+// again (and the presets), but words its errors for Go callers.
+func checkSimFlags(c *cli.Context, cfg sim.Config) error {
+	share := func(v float64) bool { return !(v >= 0 && v <= 1) }
+	const wantShare = "a share from 0 to 1"
+	checks := []struct {
+		flag string
+		bad  bool
+		want string
+	}{
+		{"max-model-len", cfg.MaxModelLen < 1, "an integer ≥ 1"},
+		{"max-num-seqs", cfg.MaxNumSeqs < 1, "an integer ≥ 1"},
+		{"prefill-rate", !(cfg.PrefillTokensPerSec > 0) || math.IsInf(cfg.PrefillTokensPerSec, 0), "a rate > 0 in tokens per second"},
+		{"decode-base", cfg.DecodeBase < 0, "a duration ≥ 0 such as 10ms"},
+		{"decode-per-seq", cfg.DecodePerSeq < 0, "a duration ≥ 0 such as 200us"},
+		{"decode-per-ctx-token", cfg.DecodePerCtxToken < 0, "a duration ≥ 0 such as 1us"},
+		{"jitter", !(cfg.Jitter >= 0 && cfg.Jitter < 1), "a number from 0 up to (not including) 1"},
+		{"reasoning-share", share(cfg.ReasoningShare), wantShare},
+		{"reasoning-field", cfg.ReasoningField != "" && cfg.ReasoningField != sim.ReasoningContent && cfg.ReasoningField != sim.ReasoningPlain,
+			sim.ReasoningContent + " or " + sim.ReasoningPlain},
+		{"tokens-per-chunk", cfg.TokensPerChunk < 0, "an integer ≥ 1"},
+		{"eos-after", cfg.EOSAfter < 0, "an integer ≥ 0"},
+		{"error-rate", share(cfg.ErrorRate500), wantShare},
+		{"queue-limit", cfg.QueueLimit429 < 0, "an integer ≥ 0"},
+		{"disconnect-rate", share(cfg.DisconnectRate), wantShare},
+		{"malformed-rate", share(cfg.MalformedRate), wantShare},
+	}
+	for _, ch := range checks {
+		if ch.bad && c.IsSet(ch.flag) {
+			return usagef("invalid --%s %q: want %s", ch.flag, fmt.Sprint(c.Value(ch.flag)), ch.want)
+		}
+	}
+	if (c.IsSet("decode-base") || c.IsSet("decode-per-seq")) && cfg.DecodeBase+cfg.DecodePerSeq <= 0 {
+		return usagef("--decode-base %v plus --decode-per-seq %v is %v: want a positive sum (a decode step cannot be free)",
+			cfg.DecodeBase, cfg.DecodePerSeq, cfg.DecodeBase+cfg.DecodePerSeq)
+	}
+	return nil
 }
 
 // serveSim serves until ctx is canceled (Ctrl-C), then shuts down cleanly.
 func serveSim(ctx context.Context, addr string, cfg sim.Config, stderr io.Writer) error {
 	srv, err := sim.New(cfg)
 	if err != nil {
-		return &UsageError{Msg: "invalid simulator settings: " + err.Error()}
+		return &UsageError{Msg: "invalid simulator settings: " + oneLine(err.Error())}
 	}
 	a, err := srv.Start(ctx, addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+		return fmt.Errorf("cannot listen on --addr %q: %w", addr, err)
 	}
 	fmt.Fprintf(stderr, "toksweep: simulator serving model %q on http://%s/v1 (Ctrl-C to stop)\n", srv.Config().Model, a)
 	<-ctx.Done()

@@ -129,7 +129,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
 	}
 	cfg.Server = o.Work.serverSampler()
-	runErr := sweep.Run(ctx, cfg, o.Work.doer(cl), run.level)
+	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: o.Work.doer(cl), warn: run.progress.levelDone}, run.level)
 	run.progress.stop()
 	return run.finish(ctx, runErr, stdout)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 )
@@ -13,7 +14,7 @@ import (
 // parse error"). flagProblem rewrites them as one line that names the flag
 // the way the user typed it (--levels) and says what it accepts.
 var (
-	reUnknownFlag = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
+	reUnknownFlag = regexp.MustCompile(`^flag provided but not defined: -+((?s).+)$`)
 	reBadValue    = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:]+): (.*)$`)
 	reNoArgument  = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
 )
@@ -27,7 +28,7 @@ func flagProblem(c *cli.Context, err error) *UsageError {
 		flags = c.Command.Flags
 	}
 	if m := reUnknownFlag.FindStringSubmatch(msg); m != nil {
-		return usageMsg("unknown flag --%s%s", m[1], unknownFlagHint(c, flags, m[1], help))
+		return usageMsg("unknown flag %s%s", flagShown(m[1]), unknownFlagHint(c, flags, m[1], help))
 	}
 	if m := reBadValue.FindStringSubmatch(msg); m != nil {
 		want := wantOf(findFlag(flags, m[2]))
@@ -50,6 +51,15 @@ func flagProblem(c *cli.Context, err error) *UsageError {
 		return usageMsg("--%s needs a value (%s)", m[1], help)
 	}
 	return usageMsg("%s (%s)", oneLine(msg), help)
+}
+
+// flagShown is an unknown flag as typed, quoted when it holds a space or
+// a character that does not print.
+func flagShown(name string) string {
+	if strings.ContainsFunc(name, func(r rune) bool { return r == ' ' || !unicode.IsPrint(r) }) {
+		return fmt.Sprintf("%q", "--"+name)
+	}
+	return "--" + name
 }
 
 func usageMsg(format string, args ...any) *UsageError {

@@ -152,7 +152,7 @@ func parseInputTokens(raw string) (n, sd int, err error) {
 // extensions, and refuses non-streaming requests. It runs after body.
 func (o *options) outputLength(c *cli.Context) error {
 	if v, ok := o.ExtraBody["stream"]; ok && v != true {
-		return usagef(`--extra-body sets "stream": %v, but toksweep measures streamed responses only: without streaming, the time to first token cannot be told apart from the rest of the request`, v)
+		return usagef(`--extra-body sets "stream": %s, but toksweep measures streamed responses only: without streaming, the time to first token cannot be told apart from the rest of the request`, jsonText(v))
 	}
 	ext := map[string]any{}
 	if c.Bool("ignore-eos") {
@@ -173,7 +173,7 @@ func (o *options) outputLength(c *cli.Context) error {
 	}
 	for k, v := range ext {
 		if old, ok := o.ExtraBody[k]; ok && old != v {
-			return usagef("--extra-body sets %q to %v and a flag sets it to %v: give it once", k, old, v)
+			return usagef("--extra-body sets %q to %s and a flag sets it to %s: give it once", k, jsonText(old), jsonText(v))
 		}
 		if o.ExtraBody == nil {
 			o.ExtraBody = map[string]any{}

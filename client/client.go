@@ -44,6 +44,9 @@ func New(cfg Config) (*Client, error) {
 	if strings.ContainsFunc(cfg.APIKey, func(r rune) bool { return r < ' ' || r == 0x7f }) {
 		return nil, errors.New("the API key contains control characters (a stray newline?)")
 	}
+	if err := checkHeaders(cfg.Headers); err != nil {
+		return nil, err
+	}
 	switch cfg.API {
 	case "":
 		c.cfg.API = Chat

@@ -1,7 +1,9 @@
 package client
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -71,4 +73,39 @@ func (c Config) Redacted() Config {
 		c.Headers = h
 	}
 	return c
+}
+
+// ValidHeaderName reports whether name can be sent as a header name: an
+// HTTP token (RFC 9110 5.1), as net/http requires.
+func ValidHeaderName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 0x80 || !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// ValidHeaderValue reports whether v can be sent as a header value: no
+// control character but the tab (CR, LF and NUL above all, which would
+// end the header or smuggle another), as net/http requires.
+func ValidHeaderValue(v string) bool {
+	return !strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f })
+}
+
+// checkHeaders refuses extra headers that net/http would refuse to send,
+// so that they fail in New rather than as a connection failure.
+func checkHeaders(h http.Header) error {
+	for name, values := range h {
+		if !ValidHeaderName(name) {
+			return fmt.Errorf("header name %q is not an HTTP token", name)
+		}
+		for _, v := range values {
+			if !ValidHeaderValue(v) {
+				return fmt.Errorf("the value of header %q holds a line break or another control character", name)
+			}
+		}
+	}
+	return nil
 }

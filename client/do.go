@@ -173,13 +173,18 @@ func drain(r *sseReader, cancel context.CancelFunc) {
 	_, _ = io.CopyN(io.Discard, r.br, maxDrain)
 }
 
-// transportFailure classifies a request that got no response.
+// transportFailure classifies a request that got no response: no
+// connection (Connect), or a reply net/http could not read as HTTP
+// (Malformed, with status 0).
 func (c *Client) transportFailure(parent, ctx context.Context, err error, url string) *RequestError {
 	switch {
 	case parent.Err() != nil:
 		return c.failure(Canceled, 0, url, "")
 	case ctx.Err() != nil:
 		return c.failure(Timeout, 0, url, fmt.Sprintf("no response within %s", c.cfg.RequestTimeout))
+	}
+	if msg := invalidResponse(err); msg != "" { // connected, but the reply is not HTTP
+		return c.failure(Malformed, 0, url, msg)
 	}
 	return c.failure(Connect, 0, c.showBase, describeNetError(err))
 }

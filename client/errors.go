@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,6 +48,8 @@ func (e *RequestError) format(withURL bool) string {
 		return "request" + to + " canceled"
 	case e.Class == Truncated:
 		return "incomplete stream" + from + ": " + msg
+	case e.Class == Malformed && e.Status == 0: // see invalidResponse
+		return "invalid HTTP response" + from + ": " + msg
 	case e.Class == Malformed:
 		return "malformed response" + from + ": " + msg
 	case e.Class == Empty:
@@ -135,6 +138,28 @@ func describeNetError(err error) string {
 		err = u // the innermost error has the words that matter
 	}
 	return err.Error()
+}
+
+// invalidResponse describes a reply that net/http could not read as an
+// HTTP response (a garbage status line, a malformed header, headers over
+// its limit), or returns "" for any other error. The connection succeeded
+// then, so it is no "cannot connect". net/http gives these errors no type
+// but textproto's, so the rest are known by their words.
+func invalidResponse(err error) string {
+	var pe textproto.ProtocolError
+	inner := err
+	for u := errors.Unwrap(inner); u != nil; u = errors.Unwrap(u) {
+		inner = u
+	}
+	msg := strings.TrimPrefix(inner.Error(), "net/http: ")
+	switch {
+	case strings.HasPrefix(msg, "server response headers exceeded"):
+		return "response header too large (" + msg + ")"
+	case errors.As(err, &pe), strings.HasPrefix(msg, "malformed HTTP "), strings.HasPrefix(msg, "bad Content-Length"),
+		strings.HasPrefix(msg, "unsupported transfer encoding"), strings.HasPrefix(msg, "too many transfer encodings"):
+		return msg
+	}
+	return ""
 }
 
 // describeReadError says why a stream stopped before its end.

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -13,8 +14,6 @@ const (
 	// maxWarmBody bounds what is read of a warm-up response. A longer body
 	// is cut, which closes its connection instead of pooling it.
 	maxWarmBody = 1 << 20
-	// defaultWarmTimeout bounds warm-up when Config.RequestTimeout is 0.
-	defaultWarmTimeout = 30 * time.Second
 )
 
 // WarmConns opens up to n connections ahead of the load, so that no
@@ -31,18 +30,17 @@ const (
 // so fewer than n may open.
 //
 // It never fails the run: its error, which says how many requests failed
-// and why, is for the caller to log. ctx, and Config.RequestTimeout (or
-// 30s when there is none), bound the whole warm-up.
+// and why, is for the caller to log. ctx and the connect timeout
+// (Config.ConnectTimeout, or 10s) bound the whole warm-up: a /models that
+// hangs delays a level by that much, not by the request timeout, and the
+// level's requests then open their own connections.
 func (c *Client) WarmConns(ctx context.Context, n int) error {
 	n = min(n, c.tr.MaxIdleConnsPerHost)
 	if n <= 0 {
 		return nil
 	}
 	parent := ctx
-	timeout := c.cfg.RequestTimeout
-	if timeout <= 0 {
-		timeout = defaultWarmTimeout
-	}
+	timeout := cmp.Or(max(c.cfg.ConnectTimeout, 0), defaultConnectTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -51,7 +49,7 @@ func (c *Client) WarmConns(ctx context.Context, n int) error {
 	arrived.Add(n)
 	for i := range n {
 		done.Go(func() {
-			resp, e := c.warmRequest(parent, ctx)
+			resp, e := c.warmRequest(parent, ctx, timeout)
 			errs[i] = e
 			arrived.Done()
 			arrived.Wait() // hold the connection until every request has one
@@ -67,13 +65,16 @@ func (c *Client) WarmConns(ctx context.Context, n int) error {
 
 // warmRequest sends one warm-up request and returns its response, or why
 // there is none.
-func (c *Client) warmRequest(parent, ctx context.Context) (*http.Response, *RequestError) {
+func (c *Client) warmRequest(parent, ctx context.Context, timeout time.Duration) (*http.Response, *RequestError) {
 	req, err := c.newRequest(ctx, http.MethodGet, c.modelsURL, nil)
 	if err != nil {
 		return nil, c.failure(Connect, 0, c.showModels, err.Error())
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
+	if err != nil && parent.Err() == nil && ctx.Err() != nil {
+		return nil, c.failure(Timeout, 0, c.showModels, fmt.Sprintf("no answer within %s (the warm-up's limit, the connect timeout)", timeout))
+	}
 	if err != nil {
 		return nil, c.transportFailure(parent, ctx, err, c.showModels)
 	}
