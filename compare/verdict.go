@@ -28,7 +28,9 @@ func (m Metric) Title() string {
 // significant difference (-0.4%, 95% CI -2.1% to +1.3%)" when the interval
 // includes no change, or "no meaningful difference (-0.16%, 95% CI -0.19%
 // to -0.05%, under the 2% floor)" when the difference is significant but
-// smaller than MinEffect. It is empty when the estimate has no interval.
+// smaller than MinEffect. A difference called from one run a side (a
+// Requests interval) says that run-to-run noise was not measured. It is
+// empty when the estimate has no interval.
 func (e Estimate) Verdict(label string, conf float64) string {
 	if !e.HasCI() {
 		return ""
@@ -58,7 +60,11 @@ func (e Estimate) Verdict(label string, conf float64) string {
 	if e.Low < 1 { // significant and below 1: the whole interval is below
 		word, d, lo, hi = down, -d, -hi, -lo
 	}
-	return fmt.Sprintf("%s is "+f+"%% %s (%s "+f+"–"+f+"%%)", subject, d, word, ci, lo, hi)
+	caveat := ""
+	if e.Interval == Requests {
+		caveat = "; run-to-run noise not measured"
+	}
+	return fmt.Sprintf("%s is "+f+"%% %s (%s "+f+"–"+f+"%%%s)", subject, d, word, ci, lo, hi, caveat)
 }
 
 // pct is a ratio as a relative difference in percent.
