@@ -218,6 +218,8 @@ func TestVerdict(t *testing.T) {
 		// Small but significant: two decimals, never "0.0% faster".
 		{Estimate{Metric: DecodeP50, Ratio: 1.0004, Low: 1.0001, High: 1.0009}, "B is 0.04% faster (95% CI 0.01–0.09%)"},
 		{Estimate{Metric: DecodeP50, Ratio: 0.9996, Low: 0.999, High: 1.0003}, "no significant difference (-0.04%, 95% CI -0.10% to +0.03%)"},
+		// A difference that rounds to zero has no sign.
+		{Estimate{Metric: DecodeP50, Ratio: 0.999999, Low: 0.996, High: 1.004}, "no significant difference (+0.00%, 95% CI -0.40% to +0.40%)"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Verdict("B", 0.95); got != tt.want {
