@@ -218,6 +218,8 @@ func TestVerdict(t *testing.T) {
 		// Small but significant: two decimals, never "0.0% faster".
 		{Estimate{Metric: DecodeP50, Ratio: 1.0004, Low: 1.0001, High: 1.0009}, "B is 0.04% faster (95% CI 0.01–0.09%)"},
 		{Estimate{Metric: DecodeP50, Ratio: 0.9996, Low: 0.999, High: 1.0003}, "no significant difference (-0.04%, 95% CI -0.10% to +0.03%)"},
+		// A difference that rounds to zero has no sign.
+		{Estimate{Metric: DecodeP50, Ratio: 0.999999, Low: 0.996, High: 1.004}, "no significant difference (+0.00%, 95% CI -0.40% to +0.40%)"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Verdict("B", 0.95); got != tt.want {
@@ -320,8 +322,8 @@ func TestMinEffect(t *testing.T) {
 		want      string
 	}{
 		{sig, 0.02, "no meaningful difference (-0.16%, 95% CI -0.19% to -0.05%, under the 2% floor)"},
-		{sig, 0, "B is 0.16% slower (95% CI 0.05–0.19%)"},
-		{Estimate{Metric: DecodeP50, Ratio: 1.02, Low: 1.01, High: 1.03}, 0.02, "B is 2.0% faster (95% CI 1.0–3.0%)"},
+		{sig, 0, "B is 0.16% slower (95% CI 0.05–0.19%; run-to-run noise not measured)"},
+		{Estimate{Metric: DecodeP50, Ratio: 1.02, Low: 1.01, High: 1.03, Interval: Repeats}, 0.02, "B is 2.0% faster (95% CI 1.0–3.0%)"},
 		{Estimate{Metric: TTFTP50, Ratio: 0.985, Low: 0.97, High: 0.99}, 0.015, "B's TTFT p50 is 1.5% lower (95% CI 1.0–3.0%)"},
 		{Estimate{Metric: TTFTP50, Ratio: 1.04, Low: 1.01, High: 1.07}, 0.05, "no meaningful difference (+4.0%, 95% CI +1.0% to +7.0%, under the 5% floor)"},
 		{Estimate{Metric: DecodeP50, Ratio: 0.97, Low: 0.94, High: 1.01}, 0.02, "no significant difference (-3.0%, 95% CI -6.0% to +1.0%)"},

@@ -28,7 +28,9 @@ func (m Metric) Title() string {
 // significant difference (-0.4%, 95% CI -2.1% to +1.3%)" when the interval
 // includes no change, or "no meaningful difference (-0.16%, 95% CI -0.19%
 // to -0.05%, under the 2% floor)" when the difference is significant but
-// smaller than MinEffect. It is empty when the estimate has no interval.
+// smaller than MinEffect. A difference called from one run a side (a
+// Requests interval) says that run-to-run noise was not measured. It is
+// empty when the estimate has no interval.
 func (e Estimate) Verdict(label string, conf float64) string {
 	if !e.HasCI() {
 		return ""
@@ -37,10 +39,12 @@ func (e Estimate) Verdict(label string, conf float64) string {
 	d, lo, hi := pct(e.Ratio), pct(e.Low), pct(e.High)
 	// A difference under 1% gets two decimals, so that a real but small
 	// difference never reads "0.0% faster".
-	f := "%.1f"
+	f, unit := "%.1f", 10.0
 	if max(math.Abs(d), math.Abs(lo), math.Abs(hi)) < 1 {
-		f = "%.2f"
+		f, unit = "%.2f", 100
 	}
+	// Round before formatting, so that -0.001% reads +0.00%, not -0.00%.
+	d, lo, hi = roundTo(d, unit), roundTo(lo, unit), roundTo(hi, unit)
 	sf := strings.Replace(f, "%", "%+", 1)
 	switch {
 	case !e.Significant():
@@ -58,7 +62,19 @@ func (e Estimate) Verdict(label string, conf float64) string {
 	if e.Low < 1 { // significant and below 1: the whole interval is below
 		word, d, lo, hi = down, -d, -hi, -lo
 	}
-	return fmt.Sprintf("%s is "+f+"%% %s (%s "+f+"–"+f+"%%)", subject, d, word, ci, lo, hi)
+	caveat := ""
+	if e.Interval == Requests {
+		caveat = "; run-to-run noise not measured"
+	}
+	return fmt.Sprintf("%s is "+f+"%% %s (%s "+f+"–"+f+"%%%s)", subject, d, word, ci, lo, hi, caveat)
+}
+
+// roundTo rounds v to 1/unit, with no negative zero.
+func roundTo(v, unit float64) float64 {
+	if r := math.Round(v*unit) / unit; r != 0 {
+		return r
+	}
+	return 0
 }
 
 // pct is a ratio as a relative difference in percent.
