@@ -34,11 +34,21 @@ var levelFlags = []struct {
 // a chart against concurrency, a note beside the point on the trade-off)
 // and rings the points of flagged levels.
 func markLevels(c *Chart, levels []report.LevelGroup, rec report.Recommendation) error {
+	rows := len(c.Series) + len(c.SLOs) // the legend's
+	defer func() { legendRoom(c, rows) }()
 	for _, m := range []Mark{{C: rec.Recommended, What: MarkRecommended}, {C: rec.Knee, What: MarkKnee}} {
 		if m.C == 0 {
 			continue
 		}
 		c.Marks = append(c.Marks, m)
+		if m.What == MarkKnee && m.C == rec.Recommended {
+			m.What = MarkRecommended + " and " + MarkKnee // one line, one note
+		} else if c.Name != TradeoffName {
+			rows++
+		}
+		if m.What == MarkRecommended && m.C == rec.Knee {
+			continue // drawn with the knee
+		}
 		if err := c.markLevel(m); err != nil {
 			return err
 		}
@@ -66,8 +76,18 @@ func markLevels(c *Chart, levels []report.LevelGroup, rec report.Recommendation)
 		s.Shape, s.Color, s.Radius = draw.RingGlyph{}, f.color, vg.Points(6.5)
 		c.Plot.Add(s)
 		c.Plot.Legend.Add(f.what, s)
+		rows++
 	}
 	return nil
+}
+
+// legendRoom raises the top of the y axis so that a legend of rows lines
+// sits above the data and the marks, not over them.
+func legendRoom(c *Chart, rows int) {
+	const perRow = 0.05 // of the plot's height, at Height and the legend's font
+	if frac := 0.03 + perRow*float64(rows); rows > 0 && frac < 0.6 {
+		c.Plot.Y.Max = c.Plot.Y.Min + (c.Plot.Y.Max-c.Plot.Y.Min)/(1-frac)
+	}
 }
 
 // markLevel draws m: a labelled vertical line at C, or, on the trade-off
@@ -85,10 +105,8 @@ func (c *Chart) markLevel(m Mark) error {
 		}
 		l.TextStyle[0].Font.Typeface, l.TextStyle[0].Font.Variant = sans.Typeface, sans.Variant
 		l.TextStyle[0].Font.Size, l.TextStyle[0].Color = vg.Points(9), markColor(m.What)
-		l.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(-12)}
-		if m.What == MarkKnee {
-			l.Offset.Y = vg.Points(-22) // under "recommended" when both fall on one level
-		}
+		// Left of the point, so that the rightmost level's note stays in.
+		l.TextStyle[0].XAlign, l.Offset = draw.XRight, vg.Point{X: vg.Points(-6), Y: vg.Points(-14)}
 		c.Plot.Add(l)
 		return nil
 	}
@@ -103,9 +121,9 @@ func (c *Chart) markLevel(m Mark) error {
 	return nil
 }
 
-// markColor: green for the recommended level, grey for the knee.
+// markColor: green for the recommended level, grey for the knee alone.
 func markColor(what string) color.Color {
-	if what == MarkRecommended {
+	if what != MarkKnee {
 		return palette[2]
 	}
 	return color.Gray{Y: 110}
