@@ -1,6 +1,8 @@
 // Package chart draws toksweep's figures as PNG and SVG charts with the
-// pure-Go gonum.org/v1/plot: four charts per run (RunCharts) and overlays
-// of several runs (CompareCharts). It takes report.LevelStats, draws no
+// pure-Go gonum.org/v1/plot: four charts per run, five when requests
+// failed (RunCharts), and overlays of several runs (CompareCharts). Each
+// Chart carries what it draws as plain data (series, SLO lines, marked
+// levels), which the tests check instead of pixels. It takes report.LevelStats, draws no
 // figure of its own, and writes only where it is told (Render to an
 // io.Writer, WriteFiles to a directory). It keeps gonum out of report.
 //
