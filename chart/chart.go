@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -126,11 +127,26 @@ func newPlot(title, xLabel, yLabel string, legendLeft bool) *plot.Plot {
 	if legendLeft {
 		p.Legend.XOffs = vg.Points(12)
 	}
+	p.Y.Tick.Marker = plainTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 220}
 	grid.Horizontal.Color = color.Gray{Y: 220}
 	p.Add(grid)
 	return p
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros
+// ("750", not "750.00").
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = strconv.FormatFloat(t.Value, 'g', 6, 64)
+		}
+	}
+	return ticks
 }
 
 // palette is a colour-blind-safe set (Okabe–Ito), one per series.
