@@ -92,9 +92,9 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	if err := replaceFile(filepath.Join(out, report.SummaryFile), summary.Bytes()); err != nil {
 		return err
 	}
-	opts := htmlreport.Options{SLOVerdict: recommendation(sum)}
+	opts := htmlreport.Options{Answer: recommendation(sum)}
 	if slo, ok := savedSLO(sum.Config); ok {
-		opts.SLODecodeTPS = slo.DecodeTPS
+		opts.SLO = &slo
 	}
 	if err := htmlreport.WriteAll(out, sum, stats, opts); err != nil {
 		return err

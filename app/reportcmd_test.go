@@ -153,7 +153,7 @@ func TestReportHTMLSelfContained(t *testing.T) {
 			t.Errorf("report.html contains %q", bad)
 		}
 	}
-	for _, want := range []string{"Which requests count", "Steady-state window", `"sim_preset": "fast"`, "SLO: ", `title="decode_tps_p10"`} {
+	for _, want := range []string{"Which requests count", "Steady-state window", `"sim_preset": "fast"`, `<p class="answer">`, `title="decode_tps_p10"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -174,7 +174,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		runErr = err
 	}
 	if len(r.stats) > 0 {
-		opts := htmlreport.Options{SLODecodeTPS: r.o.SLO.DecodeTPS, SLOVerdict: rec.Sentence(r.stats)}
+		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
 		if err := htmlreport.WriteAll(r.o.Out, r.sum, r.stats, opts); err != nil && runErr == nil {
 			runErr = fmt.Errorf("writing charts and report.html: %w", err)
 		}

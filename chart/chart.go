@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -25,11 +26,39 @@ const (
 // Formats are the file formats WriteFiles writes, as file extensions.
 var Formats = []string{"png", "svg"}
 
-// Chart is one figure, ready to render.
+// Chart is one figure, ready to render, with what it draws as plain data
+// (for captions and tests).
 type Chart struct {
 	Name  string // file stem, e.g. "aggregate_tps"
-	Title string // what the chart shows, for captions
+	Title string // what the chart shows
+	Note  string // how to read it, one sentence for the caption
 	Plot  *plot.Plot
+
+	Series []string // legend names of the data series, in drawing order
+	SLOs   []Ref    // the SLO targets drawn as horizontal lines
+	Marks  []Mark   // the levels marked (recommended, knee, client-limited)
+
+	at []levelPoint // the first series' points with their levels, for the marks
+}
+
+// levelPoint is a drawn point and the level it shows.
+type levelPoint struct {
+	C int
+	plotter.XY
+}
+
+// Ref is a horizontal reference line: an SLO criterion's target on the
+// chart of the figure it checks.
+type Ref struct {
+	Label string
+	Y     float64
+}
+
+// Mark is a level marked on a chart: What is MarkRecommended, MarkKnee or
+// a level flag (MarkClientLimited).
+type Mark struct {
+	C    int
+	What string
 }
 
 // Render writes the chart to w in format "png" or "svg".
@@ -98,11 +127,26 @@ func newPlot(title, xLabel, yLabel string, legendLeft bool) *plot.Plot {
 	if legendLeft {
 		p.Legend.XOffs = vg.Points(12)
 	}
+	p.Y.Tick.Marker = plainTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 220}
 	grid.Horizontal.Color = color.Gray{Y: 220}
 	p.Add(grid)
 	return p
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros
+// ("750", not "750.00").
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = strconv.FormatFloat(t.Value, 'g', 6, 64)
+		}
+	}
+	return ticks
 }
 
 // palette is a colour-blind-safe set (Okabe–Ito), one per series.
@@ -124,10 +168,32 @@ var glyphs = []draw.GlyphDrawer{
 
 // addSeries draws xys as a line with points in style i and names it in
 // the legend, unless name is empty. An empty series is skipped.
-func addSeries(p *plot.Plot, name string, xys plotter.XYs, i int, dashed bool) error {
+// On a chart against concurrency, the x of a point is its level.
+func (c *Chart) addSeries(name string, xys plotter.XYs, i int, dashed bool) error {
+	cs := make([]int, len(xys))
+	for j, xy := range xys {
+		cs[j] = int(xy.X)
+	}
+	return c.addLevelSeries(name, xys, cs, i, dashed)
+}
+
+// addLevelSeries is addSeries for points whose levels are cs.
+func (c *Chart) addLevelSeries(name string, xys plotter.XYs, cs []int, i int, dashed bool) error {
 	if len(xys) == 0 {
 		return nil
 	}
+	if len(c.Series) == 0 { // the first series carries the ring marks
+		for j, xy := range xys {
+			c.at = append(c.at, levelPoint{C: cs[j], XY: xy})
+		}
+	}
+	if name != "" {
+		c.Series = append(c.Series, name)
+	}
+	return addSeries(c.Plot, name, xys, i, dashed)
+}
+
+func addSeries(p *plot.Plot, name string, xys plotter.XYs, i int, dashed bool) error {
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {
 		return err

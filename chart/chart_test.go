@@ -16,17 +16,23 @@ import (
 	"github.com/toksweep/toksweep/report"
 )
 
-// sweepStats is a plausible sweep: the aggregate rises and saturates, the
-// per-stream rate falls, TTFT climbs once requests queue.
+// sweepStats is a plausible sweep: the aggregate rises and saturates at
+// C=32, the per-stream decode rate falls and then stays put while requests
+// queue, so the e2e rate (which includes the wait) halves from 32 to 64;
+// TTFT climbs once requests queue.
 func sweepStats() []report.LevelStats {
 	var stats []report.LevelStats
 	for i, c := range []int{1, 2, 4, 8, 16, 32, 64} {
-		decode := 320 / (1 + 0.1*float64(c))
+		decode := 320 / (1 + 0.1*float64(min(c, 32)))
+		e2e := 0.9 * decode * 32 / float64(max(c, 32))
 		stats = append(stats, report.LevelStats{
 			Concurrency:        c,
+			RequestsOK:         10 * c,
 			DecodeTPSP50:       decode,
 			DecodeTPSP10:       0.97 * decode,
-			AggregateOutputTPS: math.Min(float64(c)*decode, 3000),
+			E2ETPSP50:          e2e,
+			E2ETPSP10:          0.95 * e2e,
+			AggregateOutputTPS: float64(min(c, 32)) * decode,
 			TTFTP50:            time.Duration(5+i*i*20) * time.Millisecond,
 			TTFTP95:            time.Duration(8+i*i*30) * time.Millisecond,
 		})
@@ -39,20 +45,21 @@ func TestRunCharts(t *testing.T) {
 	for i := len(sweepStats()); i < len(repeated); i++ {
 		repeated[i].Repeat = 1
 	}
-	failed := []report.LevelStats{{Concurrency: 4, DecodeTPSP50: math.NaN(), DecodeTPSP10: math.NaN(),
-		AggregateOutputTPS: math.NaN(), TTFTP50: report.NoSample, TTFTP95: report.NoSample}}
+	failed := []report.LevelStats{{Concurrency: 4, RequestsFailed: 3, DecodeTPSP50: math.NaN(), DecodeTPSP10: math.NaN(),
+		E2ETPSP50: math.NaN(), E2ETPSP10: math.NaN(), AggregateOutputTPS: math.NaN(), TTFTP50: report.NoSample, TTFTP95: report.NoSample}}
+	slo := &report.SLO{DecodeTPS: 40, ErrorRate: -1}
 	tests := []struct {
-		name  string
-		stats []report.LevelStats
-		opts  Options
-		want  []string // texts the SVGs must hold, in chart order
+		name   string
+		stats  []report.LevelStats
+		opts   Options
+		charts []string
 	}{
-		{"sweep", sweepStats(), Options{}, []string{"Aggregate output tok/s", "p10 (slowest tenth)", "p95", "C=64"}},
-		{"with SLO", sweepStats(), Options{SLODecodeTPS: 40}, []string{"", "SLO target 40 tok/s", "", ""}},
-		{"repeats", repeated, Options{}, []string{"", "", "", "C=8"}},
-		{"one level", sweepStats()[:1], Options{}, []string{"", "", "", "C=1"}},
-		{"no successful request", failed, Options{SLODecodeTPS: 40}, []string{"", "", "", ""}},
-		{"no level", nil, Options{}, []string{"", "", "", ""}},
+		{"sweep", sweepStats(), Options{}, runCharts},
+		{"with SLO", sweepStats(), Options{SLO: slo}, runCharts},
+		{"repeats", repeated, Options{}, runCharts},
+		{"one level", sweepStats()[:1], Options{}, runCharts},
+		{"no successful request", failed, Options{SLO: slo}, append(runCharts, ErrorsName)},
+		{"no level", nil, Options{}, runCharts},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,18 +68,143 @@ func TestRunCharts(t *testing.T) {
 				t.Fatal(err)
 			}
 			var names []string
-			for i, c := range charts {
+			for _, c := range charts {
 				names = append(names, c.Name)
-				svg := checkSVG(t, c)
-				if !strings.Contains(svg, tt.want[i]) {
-					t.Errorf("%s.svg lacks %q", c.Name, tt.want[i])
-				}
+				checkSVG(t, c)
 			}
-			if want := []string{AggregateName, DecodeName, TTFTName, TradeoffName}; !slices.Equal(names, want) {
-				t.Errorf("charts %v, want %v", names, want)
+			if !slices.Equal(names, tt.charts) {
+				t.Errorf("charts %v, want %v", names, tt.charts)
 			}
 		})
 	}
+}
+
+var runCharts = []string{AggregateName, DecodeName, TTFTName, TradeoffName}
+
+// TestDecodeChartShowsE2E: the per-stream chart draws e2e p50 beside
+// decode p50 and p10, and e2e p10 when the SLO checks it.
+func TestDecodeChartShowsE2E(t *testing.T) {
+	want := []string{"decode p50", "decode p10 (slowest tenth)", "e2e p50 (incl. TTFT)"}
+	for _, tt := range []struct {
+		opts Options
+		want []string
+	}{
+		{Options{}, want},
+		{Options{SLO: &report.SLO{DecodeTPS: 40, ErrorRate: -1}}, want},
+		{Options{SLO: &report.SLO{E2ETPS: 30, ErrorRate: -1}}, append(want, "e2e p10 (slowest tenth)")},
+	} {
+		c := chartNamed(t, sweepStats(), tt.opts, DecodeName)
+		if !slices.Equal(c.Series, tt.want) {
+			t.Errorf("SLO %v: series %q, want %q", tt.opts.SLO, c.Series, tt.want)
+		}
+	}
+}
+
+// TestSLOLines: every criterion is a line on the chart of its figure, at
+// its target in the chart's unit, and no SLO draws no line.
+func TestSLOLines(t *testing.T) {
+	stats := sweepStats()
+	stats[3].RequestsFailed = 2 // the error chart appears
+	slo := &report.SLO{DecodeTPS: 40, E2ETPS: 30, TTFTP95: 1500 * time.Millisecond, ErrorRate: 0.01}
+	want := map[string][]float64{DecodeName: {40, 30}, TTFTName: {1500}, ErrorsName: {1}}
+	charts, err := RunCharts(stats, Options{SLO: slo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(charts) != 5 {
+		t.Fatalf("%d charts, want 5 with the error chart", len(charts))
+	}
+	for _, c := range charts {
+		var ys []float64
+		for _, r := range c.SLOs {
+			if !strings.HasPrefix(r.Label, "SLO: ") {
+				t.Errorf("%s: SLO line labelled %q", c.Name, r.Label)
+			}
+			ys = append(ys, r.Y)
+		}
+		if !slices.Equal(ys, want[c.Name]) {
+			t.Errorf("%s: SLO lines at %v, want %v", c.Name, ys, want[c.Name])
+		}
+	}
+	charts, err = RunCharts(stats, Options{SLO: &report.SLO{ErrorRate: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		if len(c.SLOs) > 0 {
+			t.Errorf("%s: SLO lines %v without an SLO", c.Name, c.SLOs)
+		}
+	}
+}
+
+// TestMarks: the recommended level and the knee (as report.Recommend finds
+// them) and the client-limited levels are marked on every chart.
+func TestMarks(t *testing.T) {
+	stats := sweepStats()
+	stats[1].ClientLimited = true
+	slo := report.SLO{DecodeTPS: 100, ErrorRate: -1}
+	rec := report.Recommend(stats, slo)
+	if rec.Recommended == 0 || rec.Knee == 0 || rec.Recommended == rec.Knee {
+		t.Fatalf("the test sweep should have a recommended level and a knee apart: %+v", rec)
+	}
+	want := []Mark{{rec.Recommended, MarkRecommended}, {rec.Knee, MarkKnee}, {stats[1].Concurrency, MarkClientLimited}}
+	charts, err := RunCharts(stats, Options{SLO: &slo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		if !slices.Equal(c.Marks, want) {
+			t.Errorf("%s: marks %v, want %v", c.Name, c.Marks, want)
+		}
+	}
+	charts, err = RunCharts(stats[2:], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		if slices.ContainsFunc(c.Marks, func(m Mark) bool { return m.What != MarkKnee }) {
+			t.Errorf("%s: marks %v without an SLO or a client-limited level; want the knee only", c.Name, c.Marks)
+		}
+	}
+}
+
+// TestTradeoffKeepsLevelsApart: past saturation the aggregate and the decode
+// rate stay put while the e2e rate halves; the trade-off chart, on e2e,
+// shows those levels as two points, with a label each.
+func TestTradeoffKeepsLevelsApart(t *testing.T) {
+	stats := sweepStats()
+	n := len(stats)
+	if stats[n-1].AggregateOutputTPS != stats[n-2].AggregateOutputTPS || stats[n-1].DecodeTPSP50 != stats[n-2].DecodeTPSP50 {
+		t.Fatal("the test sweep should saturate at its last two levels")
+	}
+	_, onDecode, _ := tradeoff(report.GroupByConcurrency(stats), decodeP50)
+	if !slices.Contains(onDecode, "C=32,64") {
+		t.Fatalf("on decode the saturated levels should share a point: %q", onDecode)
+	}
+	c := chartNamed(t, stats, Options{}, TradeoffName)
+	if len(c.at) != n {
+		t.Fatalf("%d points, want %d", len(c.at), n)
+	}
+	for i := 1; i < n; i++ {
+		if near(c.at[i-1].XY, c.at[i].XY) {
+			t.Errorf("C=%d and C=%d share a point: %v %v", c.at[i-1].C, c.at[i].C, c.at[i-1].XY, c.at[i].XY)
+		}
+	}
+}
+
+func chartNamed(t *testing.T, stats []report.LevelStats, opts Options, name string) Chart {
+	t.Helper()
+	charts, err := RunCharts(stats, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no chart %s", name)
+	return Chart{}
 }
 
 func TestCompareCharts(t *testing.T) {
@@ -100,7 +232,7 @@ func TestCompareCharts(t *testing.T) {
 // TestWriteFiles checks that the files are valid PNG and SVG of plausible
 // size.
 func TestWriteFiles(t *testing.T) {
-	charts, err := RunCharts(sweepStats(), Options{SLODecodeTPS: 40})
+	charts, err := RunCharts(sweepStats(), Options{SLO: &report.SLO{DecodeTPS: 40, ErrorRate: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

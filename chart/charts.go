@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -15,18 +16,21 @@ import (
 // The chart names, which are also their file stems.
 const (
 	AggregateName       = "aggregate_tps"      // aggregate output tok/s vs concurrency
-	DecodeName          = "decode_tps"         // per-stream decode tok/s p50 and p10 vs concurrency
+	DecodeName          = "decode_tps"         // per-stream decode p50/p10 and e2e p50 tok/s vs concurrency
 	TTFTName            = "ttft"               // TTFT p50 and p95 vs concurrency
-	TradeoffName        = "tradeoff"           // per-stream vs aggregate tok/s, one point per level
+	TradeoffName        = "tradeoff"           // per-user e2e (and decode) tok/s vs aggregate tok/s, one point per level
+	ErrorsName          = "error_rate"         // failed share of requests vs concurrency, when any failed
 	CompareDecodeName   = "compare_decode_tps" // decode p50 vs concurrency, one line per run
 	CompareTradeoffName = "compare_tradeoff"   // the trade-off curve of every run
 )
 
 // Options tunes RunCharts.
 type Options struct {
-	// SLODecodeTPS, when positive, is drawn on the decode chart as a
-	// horizontal line: the per-stream decode rate the SLO asks for.
-	SLODecodeTPS float64
+	// SLO, when not nil, is the run's SLO: each criterion is drawn as a
+	// dashed horizontal line on the chart of the figure it checks (decode
+	// and e2e p10, TTFT p95, error rate), and the recommended level is
+	// marked.
+	SLO *report.SLO
 }
 
 // Series is one run's figures, for the overlays.
@@ -35,15 +39,25 @@ type Series struct {
 	Stats []report.LevelStats
 }
 
-// RunCharts builds the four charts of one run, in this order: aggregate
-// output tok/s, per-stream decode tok/s (p50, p10 and the SLO line), TTFT
-// (p50, p95) against concurrency, and the throughput–interactivity
-// trade-off.
+// RunCharts builds the charts of one run, in this order: aggregate output
+// tok/s, per-stream tok/s (decode p50 and p10, e2e p50), TTFT (p50, p95)
+// against concurrency, the throughput–interactivity trade-off, and, when
+// any level had a failed request, the error rate. The knee and, with an
+// SLO, the recommended level (report.Recommend) are marked on each, and so
+// are flagged levels (client-limited).
 func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
 	levels := report.GroupByConcurrency(stats)
+	rec := report.Recommend(stats, cmpSLO(opts.SLO))
+	builds := []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart}
+	if slices.ContainsFunc(stats, func(s report.LevelStats) bool { return s.RequestsFailed > 0 }) {
+		builds = append(builds, errorChart)
+	}
 	var charts []Chart
-	for _, build := range []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart} {
+	for _, build := range builds {
 		c, err := build(levels, opts)
+		if err == nil {
+			err = markLevels(&c, levels, rec)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -52,75 +66,119 @@ func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
 	return charts, nil
 }
 
+// cmpSLO is o, or no criterion at all when o is nil.
+func cmpSLO(o *report.SLO) report.SLO {
+	if o == nil {
+		return report.SLO{ErrorRate: -1}
+	}
+	return *o
+}
+
 func aggregateChart(levels []report.LevelGroup, _ Options) (Chart, error) {
-	const title = "Aggregate output tok/s vs concurrency"
-	p := newPlot(title, "concurrency (C)", "output tok/s (steady-state window)", topLeft)
-	err := addSeries(p, "aggregate output tok/s", series(levels, aggregate), 0, false)
-	return finish(p, AggregateName, title, levels), err
+	c := newChart(AggregateName, "Aggregate output tok/s vs concurrency", "concurrency (C)", "output tok/s (steady-state window)", topLeft)
+	c.Note = "What the server delivers with C requests in flight; where doubling C adds little, it has saturated (the knee)."
+	err := c.addSeries("aggregate output tok/s", series(levels, aggregate), 0, false)
+	return c.finish(levels), err
 }
 
+// decodeChart puts the decode rate beside the e2e rate: the gap between
+// them is the wait for the first token (queueing and prefill).
 func decodeChart(levels []report.LevelGroup, opts Options) (Chart, error) {
-	const title = "Per-stream decode tok/s vs concurrency"
-	p := newPlot(title, "concurrency (C)", "decode tok/s per stream", topRight)
-	err := addSeries(p, "p50", series(levels, decodeP50), 0, false)
+	c := newChart(DecodeName, "Per-stream tok/s vs concurrency: decode and e2e (incl. TTFT)", "concurrency (C)", "tok/s per stream", topRight)
+	c.Note = "What one user sees while tokens stream (decode) and over the whole request (e2e): the gap is the wait for the first token."
+	o := cmpSLO(opts.SLO)
+	err := c.addSeries("decode p50", series(levels, decodeP50), 0, false)
 	if err == nil {
-		err = addSeries(p, "p10 (slowest tenth)", series(levels, decodeP10), 1, false)
+		err = c.addSeries("decode p10 (slowest tenth)", series(levels, decodeP10), 1, false)
 	}
-	if err == nil && opts.SLODecodeTPS > 0 {
-		err = addSLO(p, opts.SLODecodeTPS)
+	if err == nil {
+		err = c.addSeries("e2e p50 (incl. TTFT)", series(levels, e2eP50), 3, true)
 	}
-	return finish(p, DecodeName, title, levels), err
+	if err == nil && o.E2ETPS > 0 {
+		err = c.addSeries("e2e p10 (slowest tenth)", series(levels, e2eP10), 4, true)
+	}
+	if err == nil && o.DecodeTPS > 0 {
+		err = c.addSLO(fmt.Sprintf("SLO: decode p10 ≥ %s tok/s", fig(o.DecodeTPS)), o.DecodeTPS)
+	}
+	if err == nil && o.E2ETPS > 0 {
+		err = c.addSLO(fmt.Sprintf("SLO: e2e p10 ≥ %s tok/s", fig(o.E2ETPS)), o.E2ETPS)
+	}
+	return c.finish(levels), err
 }
 
-// addSLO draws the SLO target as a dashed horizontal line.
-func addSLO(p *plot.Plot, target float64) error {
+func ttftChart(levels []report.LevelGroup, opts Options) (Chart, error) {
+	c := newChart(TTFTName, "Time to first token vs concurrency", "concurrency (C)", "TTFT ms (queueing + prefill)", topLeft)
+	c.Note = "How long a user waits for the first token: queueing plus prefill."
+	err := c.addSeries("p50", series(levels, ttftP50), 0, false)
+	if err == nil {
+		err = c.addSeries("p95", series(levels, ttftP95), 1, true)
+	}
+	if o := cmpSLO(opts.SLO); err == nil && o.TTFTP95 > 0 {
+		err = c.addSLO("SLO: TTFT p95 ≤ "+o.TTFTP95.String(), report.Ms(o.TTFTP95))
+	}
+	return c.finish(levels), err
+}
+
+func errorChart(levels []report.LevelGroup, opts Options) (Chart, error) {
+	c := newChart(ErrorsName, "Failed requests vs concurrency", "concurrency (C)", "failed requests, % of measured", topLeft)
+	c.Note = "Failed measured requests, any class, as a share of all measured requests (the error columns give the classes)."
+	err := c.addSeries("error rate", series(levels, errorPct), 1, false)
+	if o := cmpSLO(opts.SLO); err == nil && o.ErrorRate >= 0 {
+		err = c.addSLO(fmt.Sprintf("SLO: error rate ≤ %s%%", fig(100*o.ErrorRate)), 100*o.ErrorRate)
+	}
+	return c.finish(levels), err
+}
+
+// tradeoffChart plots what one user gets against what the server delivers.
+// The per-user axis is the e2e rate, which includes the wait for the first
+// token: past saturation the decode rate stays put while requests queue, so
+// on decode alone the saturated levels would sit on one point.
+func tradeoffChart(levels []report.LevelGroup, _ Options) (Chart, error) {
+	c := newChart(TradeoffName, "Throughput vs interactivity (one point per level)", "aggregate output tok/s (server)", "tok/s per user", topRight)
+	c.Note = "Each point is a level: up and right is better. The e2e rate includes the wait for the first token, so saturated levels, which queue, fall apart."
+	xys, labels, cs := tradeoff(levels, e2eP50)
+	err := c.addLevelSeries("e2e p50 (incl. TTFT)", xys, cs, 0, false)
+	if err == nil {
+		err = addLabels(c.Plot, xys, labels)
+	}
+	if dec, _, cs := tradeoff(levels, decodeP50); err == nil {
+		err = c.addLevelSeries("decode p50 (excl. TTFT)", dec, cs, 3, true)
+	}
+	roomForLabels(c.Plot)
+	return *c, err
+}
+
+// addSLO draws an SLO target as a dashed horizontal line.
+func (c *Chart) addSLO(label string, target float64) error {
 	f := plotter.NewFunction(func(float64) float64 { return target })
 	f.Color, f.Width = palette[6], vg.Points(1.25)
 	f.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
-	p.Add(f)
-	p.Legend.Add("SLO target "+strconv.FormatFloat(target, 'g', 4, 64)+" tok/s", f)
-	p.Y.Max = max(p.Y.Max, 1.05*target)
+	c.Plot.Add(f)
+	c.Plot.Legend.Add(label, f)
+	c.Plot.Y.Max = max(c.Plot.Y.Max, 1.05*target)
+	c.SLOs = append(c.SLOs, Ref{Label: label, Y: target})
 	return nil
 }
 
-func ttftChart(levels []report.LevelGroup, _ Options) (Chart, error) {
-	const title = "Time to first token vs concurrency"
-	p := newPlot(title, "concurrency (C)", "TTFT ms (queueing + prefill)", topLeft)
-	err := addSeries(p, "p50", series(levels, ttftP50), 0, false)
-	if err == nil {
-		err = addSeries(p, "p95", series(levels, ttftP95), 1, true)
-	}
-	return finish(p, TTFTName, title, levels), err
-}
-
-func tradeoffChart(levels []report.LevelGroup, _ Options) (Chart, error) {
-	const title = "Throughput vs interactivity (one point per level)"
-	p := newPlot(title, "aggregate output tok/s (server)", "decode tok/s p50 (per user)", topRight)
-	xys, labels, _ := tradeoff(levels)
-	err := addSeries(p, "", xys, 0, false)
-	if err == nil {
-		err = addLabels(p, xys, labels)
-	}
-	roomForLabels(p)
-	return Chart{Name: TradeoffName, Title: title, Plot: p}, err
-}
+// fig formats an SLO target: no trailing zeros.
+func fig(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 // CompareCharts overlays runs: per-stream decode tok/s p50 against
-// concurrency, and the trade-off curves. Run i is drawn in style i and
-// named "A: NAME", "B: NAME", … in the legend, as compare names them.
+// concurrency, and the trade-off curves (e2e p50 per user against the
+// aggregate). Run i is drawn in style i and named "A: NAME", "B: NAME", …
+// in the legend, as compare names them.
 func CompareCharts(runs []Series) ([]Chart, error) {
-	const decTitle, tradeTitle = "Per-stream decode tok/s p50 vs concurrency", "Throughput vs interactivity"
-	dec := newPlot(decTitle, "concurrency (C)", "decode tok/s p50 per stream", topRight)
-	trade := newPlot(tradeTitle, "aggregate output tok/s (server)", "decode tok/s p50 (per user)", topRight)
+	dec := newChart(CompareDecodeName, "Per-stream decode tok/s p50 vs concurrency", "concurrency (C)", "decode tok/s p50 per stream", topRight)
+	trade := newChart(CompareTradeoffName, "Throughput vs interactivity", "aggregate output tok/s (server)", "e2e tok/s p50 per user (incl. TTFT)", topRight)
 	var all []report.LevelGroup
 	for i, r := range runs {
 		levels := report.GroupByConcurrency(r.Stats)
 		name := string(rune('A'+i%26)) + ": " + r.Name
-		if err := addSeries(dec, name, series(levels, decodeP50), i, false); err != nil {
+		if err := dec.addSeries(name, series(levels, decodeP50), i, false); err != nil {
 			return nil, err
 		}
-		xys, labels, cs := tradeoff(levels)
-		if err := addSeries(trade, name, xys, i, false); err != nil {
+		xys, labels, cs := tradeoff(levels, e2eP50)
+		if err := trade.addSeries(name, xys, i, false); err != nil {
 			return nil, err
 		}
 		// The curves run side by side: label a level once, on the first
@@ -130,16 +188,13 @@ func CompareCharts(runs []Series) ([]Chart, error) {
 				labels[j] = ""
 			}
 		}
-		if err := addLabels(trade, xys, labels); err != nil {
+		if err := addLabels(trade.Plot, xys, labels); err != nil {
 			return nil, err
 		}
 		all = append(all, levels...)
 	}
-	roomForLabels(trade)
-	return []Chart{
-		finish(dec, CompareDecodeName, decTitle, all),
-		{Name: CompareTradeoffName, Title: tradeTitle, Plot: trade},
-	}, nil
+	roomForLabels(trade.Plot)
+	return []Chart{dec.finish(all), *trade}, nil
 }
 
 // addLabels writes "C=n" next to each point.
@@ -167,17 +222,22 @@ func roomForLabels(p *plot.Plot) {
 	p.X.Max, p.Y.Max = 1.08*p.X.Max, 1.05*p.Y.Max
 }
 
-// finish puts the concurrency axis under a plot of figures against C and
+// newChart makes an empty chart (newPlot) named name.
+func newChart(name, title, xLabel, yLabel string, legendLeft bool) *Chart {
+	return &Chart{Name: name, Title: title, Plot: newPlot(title, xLabel, yLabel, legendLeft)}
+}
+
+// finish puts the concurrency axis under a chart of figures against C and
 // starts the y axis at 0.
-func finish(p *plot.Plot, name, title string, levels []report.LevelGroup) Chart {
+func (c *Chart) finish(levels []report.LevelGroup) Chart {
 	var cs []int
 	for _, l := range levels {
 		cs = append(cs, l.C)
 	}
 	slices.Sort(cs)
-	concurrencyAxis(p, slices.Compact(cs))
-	p.Y.Min, p.Y.Max = 0, 1.05*p.Y.Max
-	return Chart{Name: name, Title: title, Plot: p}
+	concurrencyAxis(c.Plot, slices.Compact(cs))
+	c.Plot.Y.Min, c.Plot.Y.Max = 0, 1.05*c.Plot.Y.Max
+	return *c
 }
 
 // concurrencyAxis makes the x axis logarithmic when the levels span a
@@ -227,16 +287,16 @@ func series(levels []report.LevelGroup, f func(report.LevelStats) float64) plott
 	return xys
 }
 
-// tradeoff is decode p50 against aggregate output tok/s, one point per
-// level, with "C=n" labels and each point's concurrency.
-func tradeoff(levels []report.LevelGroup) (xys plotter.XYs, labels []string, cs []int) {
+// tradeoff is the per-user figure perUser against aggregate output tok/s,
+// one point per level, with "C=n" labels and each point's concurrency.
+func tradeoff(levels []report.LevelGroup, perUser func(report.LevelStats) float64) (xys plotter.XYs, labels []string, cs []int) {
 	for _, l := range levels {
-		x, y := meanOf(l.Runs, aggregate), meanOf(l.Runs, decodeP50)
+		x, y := meanOf(l.Runs, aggregate), meanOf(l.Runs, perUser)
 		if math.IsNaN(x) || math.IsNaN(y) {
 			continue
 		}
 		if n := len(xys); n > 0 && near(xys[n-1], plotter.XY{X: x, Y: y}) {
-			// Saturated levels land on one spot: one label, "C=32,64".
+			// Levels that land on one spot: one label, "C=32,64".
 			labels[n-1] += "," + strconv.Itoa(l.C)
 			labels = append(labels, "")
 		} else {
@@ -266,5 +326,8 @@ func meanOf(stats []report.LevelStats, f func(report.LevelStats) float64) float6
 func aggregate(s report.LevelStats) float64 { return s.AggregateOutputTPS }
 func decodeP50(s report.LevelStats) float64 { return s.DecodeTPSP50 }
 func decodeP10(s report.LevelStats) float64 { return s.DecodeTPSP10 }
+func e2eP50(s report.LevelStats) float64    { return s.E2ETPSP50 }
+func e2eP10(s report.LevelStats) float64    { return s.E2ETPSP10 }
 func ttftP50(s report.LevelStats) float64   { return report.Ms(s.TTFTP50) }
 func ttftP95(s report.LevelStats) float64   { return report.Ms(s.TTFTP95) }
+func errorPct(s report.LevelStats) float64  { return 100 * report.ErrorRate(s) }

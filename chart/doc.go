@@ -1,8 +1,11 @@
 // Package chart draws toksweep's figures as PNG and SVG charts with the
-// pure-Go gonum.org/v1/plot: four charts per run (RunCharts) and overlays
-// of several runs (CompareCharts). It takes report.LevelStats, draws no
-// figure of its own, and writes only where it is told (Render to an
-// io.Writer, WriteFiles to a directory). It keeps gonum out of report.
+// pure-Go gonum.org/v1/plot: four charts per run, five when requests
+// failed (RunCharts), and overlays of several runs (CompareCharts). Each
+// Chart carries what it draws as plain data (series, SLO lines, marked
+// levels), which the tests check instead of pixels. It takes
+// report.LevelStats, draws no figure of its own, and writes only where it
+// is told (Render to an io.Writer, WriteFiles to a directory). It keeps
+// gonum out of report.
 //
 // Levels repeated with --repeat are drawn at the mean of their repetitions.
 // The concurrency axis is logarithmic (base 2) when the levels span a

@@ -28,18 +28,19 @@ const (
 
 // Options are what the sweep knows beyond the figures.
 type Options struct {
-	// SLODecodeTPS, when positive, is the SLO's per-stream decode target,
-	// drawn as a line on the decode chart.
-	SLODecodeTPS float64
-	// SLOVerdict, when not empty, is shown at the top of the page.
-	SLOVerdict string
+	// SLO, when not nil, is the run's SLO: its criteria are drawn on the
+	// charts (chart.Options).
+	SLO *report.SLO
+	// Answer, when not empty, opens the page: the sweep's closing
+	// paragraph (report.Recommendation.Sentence), with or without an SLO.
+	Answer string
 }
 
 // WriteAll writes the run's charts into DIR/charts (created if needed) and
 // DIR/report.html. It is what the sweep calls when it ends, and what
 // 'toksweep report' calls on a saved run.
 func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Options) error {
-	charts, err := chart.RunCharts(stats, chart.Options{SLODecodeTPS: opts.SLODecodeTPS})
+	charts, err := chart.RunCharts(stats, chart.Options{SLO: opts.SLO})
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Op
 
 // Write writes report.html to w.
 func Write(w io.Writer, sum report.Summary, stats []report.LevelStats, opts Options) error {
-	charts, err := chart.RunCharts(stats, chart.Options{SLODecodeTPS: opts.SLODecodeTPS})
+	charts, err := chart.RunCharts(stats, chart.Options{SLO: opts.SLO})
 	if err != nil {
 		return err
 	}
@@ -73,33 +74,34 @@ var page = template.Must(template.New("page").Parse(pageText))
 
 // view is what the page template reads.
 type view struct {
-	Title      string
-	Summary    report.Summary
-	Started    string
-	Finished   string
-	SLOVerdict string
-	Charts     []chartView
-	Tables     []tableView
-	Notes      []string
-	Config     string
-	Metrics    template.HTML
+	Title    string
+	Summary  report.Summary
+	Started  string
+	Finished string
+	Answer   string
+	Charts   []chartView
+	Tables   []tableView
+	Notes    []string
+	Config   string
+	Metrics  template.HTML
 }
 
 type chartView struct {
 	Title string
+	Note  string
 	Src   template.URL // data:image/svg+xml;base64,…
 }
 
 func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []chart.Chart, opts Options) error {
 	v := view{
-		Title:      fmt.Sprintf("toksweep: %s at %s", sum.Model, sum.URL),
-		Summary:    sum,
-		Started:    timeText(sum.Started),
-		Finished:   timeText(sum.Finished),
-		SLOVerdict: opts.SLOVerdict,
-		Tables:     tables(stats),
-		Notes:      report.Footnotes(stats),
-		Metrics:    metricsHTML(),
+		Title:    fmt.Sprintf("toksweep: %s at %s", sum.Model, sum.URL),
+		Summary:  sum,
+		Started:  timeText(sum.Started),
+		Finished: timeText(sum.Finished),
+		Answer:   opts.Answer,
+		Tables:   tables(stats),
+		Notes:    report.Footnotes(stats),
+		Metrics:  metricsHTML(),
 	}
 	for _, c := range charts {
 		svg, err := c.Bytes("svg")
@@ -107,7 +109,7 @@ func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []
 			return err
 		}
 		src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg)
-		v.Charts = append(v.Charts, chartView{Title: c.Title, Src: template.URL(src)})
+		v.Charts = append(v.Charts, chartView{Title: c.Title, Note: c.Note, Src: template.URL(src)})
 	}
 	if sum.Config != nil {
 		b, err := json.MarshalIndent(sum.Config, "", "  ")

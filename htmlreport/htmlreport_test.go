@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,11 +51,13 @@ func TestWrite(t *testing.T) {
 		want, not []string
 	}{
 		{"plain", testStats(), Options{},
-			[]string{"m&lt;odel&gt;", "<td class=\" flag\">16.00</td>", "client-limited (in-flight 12.00 of C=16)", "&#34;max_tokens&#34;: 128", "<caption>Single stream (what one user sees", "finished -"},
-			[]string{`class="slo"`, "m<odel>"}},
-		{"verdict without an SLO: no SLO label", testStats(), Options{SLOVerdict: "saturates beyond 4"},
-			[]string{`<div class="slo">saturates beyond 4</div>`}, []string{"SLO: "}},
+			[]string{"m&lt;odel&gt;", "<td class=\" flag\">16.00</td>", "client-limited (in-flight 12.00 of C=16)", "&#34;max_tokens&#34;: 128", "<caption>Single stream (what one user sees", "finished -", "<figcaption>What one user sees while tokens stream (decode)"},
+			[]string{`class="answer"`, "m<odel>", "SLO:"}},
+		{"SLO", testStats(), Options{SLO: &report.SLO{DecodeTPS: 100, ErrorRate: -1}, Answer: "serves 4 users"},
+			[]string{`<p class="answer">serves 4 users</p>`}, []string{"SLO: serves"}},
 		{"failed level", failed, Options{}, []string{"<td class=\" flag\">8</td>", "<td class=\"\">-</td>"}, nil},
+		{"answer without an SLO", testStats(), Options{Answer: "Aggregate throughput saturates beyond 4"},
+			[]string{`<p class="answer">Aggregate throughput saturates beyond 4</p>`}, []string{"SLO:", ">SLO</th>"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,8 +76,12 @@ func TestWrite(t *testing.T) {
 					t.Errorf("page contains %q", n)
 				}
 			}
-			if n := strings.Count(page, `src="data:image/svg&#43;xml;base64,`); n != 4 {
-				t.Errorf("%d embedded charts, want 4", n)
+			want := 4
+			if slices.ContainsFunc(tt.stats, func(s report.LevelStats) bool { return s.RequestsFailed > 0 }) {
+				want++ // the error chart
+			}
+			if n := strings.Count(page, `src="data:image/svg&#43;xml;base64,`); n != want {
+				t.Errorf("%d embedded charts, want %d", n, want)
 			}
 			if !strings.Contains(html.UnescapeString(page), "Which requests count") {
 				t.Error("page lacks the metric definitions")
@@ -85,7 +92,7 @@ func TestWrite(t *testing.T) {
 
 func TestWriteAll(t *testing.T) {
 	dir := t.TempDir()
-	if err := WriteAll(dir, testSummary(), testStats(), Options{SLODecodeTPS: 100}); err != nil {
+	if err := WriteAll(dir, testSummary(), testStats(), Options{SLO: &report.SLO{DecodeTPS: 100, ErrorRate: -1}}); err != nil {
 		t.Fatal(err)
 	}
 	charts, _ := filepath.Glob(filepath.Join(dir, ChartsDir, "*"))
@@ -145,15 +152,28 @@ func TestTablesShowConsoleColumns(t *testing.T) {
 	}
 }
 
-// TestVerdictLabel: the banner says "SLO:" only when the run had an SLO.
-func TestVerdictLabel(t *testing.T) {
-	sum := testSummary()
-	sum.Recommendation = &report.RecommendationJSON{SLO: "decode ≥ 100 tok/s (p10)"}
+// TestSectionOrder: the page opens with the answer, then the charts, the
+// tables and the configuration.
+func TestSectionOrder(t *testing.T) {
 	var b bytes.Buffer
-	if err := Write(&b, sum, testStats(), Options{SLODecodeTPS: 100, SLOVerdict: "serves 4 users"}); err != nil {
+	if err := Write(&b, testSummary(), testStats(), Options{Answer: "the answer"}); err != nil {
 		t.Fatal(err)
 	}
-	if want := `<div class="slo">SLO: serves 4 users</div>`; !strings.Contains(b.String(), want) {
-		t.Errorf("page lacks %q", want)
+	page := b.String()
+	sections := []string{`<p class="answer">the answer</p>`, "<h2>Charts</h2>", "<img src=", "<h2>Levels</h2>",
+		"<caption>Single stream", "<h2>Configuration</h2>", "Which requests count"}
+	at := -1
+	for _, s := range sections {
+		i := strings.Index(page, s)
+		if i < 0 {
+			t.Fatalf("page lacks %q", s)
+		}
+		if i < at {
+			t.Errorf("%q comes before the section above it", s)
+		}
+		at = i
+	}
+	if h1, answer := strings.Index(page, "<h1>"), strings.Index(page, "the answer"); !(h1 < answer && answer < strings.Index(page, `<p class="meta">`)) {
+		t.Error("the answer does not follow the title at once")
 	}
 }

@@ -119,12 +119,18 @@ const (
 	serverGroup = "server means ms"
 )
 
-// Columns is the registry of per-level figures, in levels.csv order. New
-// figures go at the end of the files (readers index levels.csv by
-// position), and show in a table where they belong.
+// Columns is the registry of per-level figures, in levels.csv order.
+// Related figures sit together, as a spreadsheet reads them: who and how
+// many, TTFT, the per-stream rates (decode, then e2e), latency, ITL, the
+// aggregate with its window, the SLO verdict, output lengths, the error
+// classes, and the server's own figures. A new figure goes beside its
+// relatives (readers find levels.csv columns by header name, not by
+// position), and shows in a table where it belongs.
 var Columns = slices.Concat(
 	[]Column{
 		shown(countColumn("concurrency", "workers", "C", func(s *LevelStats) int { return s.Concurrency }), LeadTable, "", "C"),
+		{Name: "repeat", Def: "repetition index of the level", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
+			Value: func(s *LevelStats) Value { return count(s.Repeat) }},
 		shown(countColumn("requests_ok", "requests", "successful measured requests", func(s *LevelStats) int { return s.RequestsOK }), SingleTable, "", "ok"),
 		{Name: "requests_failed", Unit: "requests", Def: "failed measured requests, any class", Out: InFiles,
 			Table: SingleTable, Head: "fail", Value: func(s *LevelStats) Value { return count(s.RequestsFailed) },
@@ -132,11 +138,16 @@ var Columns = slices.Concat(
 		msColumn("ttft_p50_ms", "TTFT, p50", SingleTable, ttftGroup, "p50", func(s *LevelStats) Value { return millis(s.TTFTP50) }),
 		msColumn("ttft_p95_ms", "TTFT, p95", SingleTable, ttftGroup, "p95", func(s *LevelStats) Value { return millis(s.TTFTP95) }),
 		msColumn("ttft_p99_ms", "TTFT, p99 (the max when n < 100)", SingleTable, ttftGroup, "p99", func(s *LevelStats) Value { return millis(s.TTFTP99) }),
+		msColumn("ttfc_p50_ms", "TTFC, p50", NoTable, "", "", func(s *LevelStats) Value { return millis(s.TTFCP50) }),
 		tpsColumn("decode_tps_p50", "decode rate per request, p50", SingleTable, decodeGroup, "p50", func(s *LevelStats) float64 { return s.DecodeTPSP50 }),
 		tpsColumn("decode_tps_p10", "decode rate per request, p10", SingleTable, decodeGroup, "p10", func(s *LevelStats) float64 { return s.DecodeTPSP10 }),
 		tpsColumn("decode_tps_mean", "decode rate per request, mean", SingleTable, decodeGroup, "mean", func(s *LevelStats) float64 { return s.DecodeTPSMean }),
 		tpsColumn("e2e_tps_p50", "e2e rate per request, p50", SingleTable, e2eGroup, "p50", func(s *LevelStats) float64 { return s.E2ETPSP50 }),
+		tpsColumn("e2e_tps_p10", "e2e rate per request, p10 (the slowest tenth; what `--slo-e2e-tps` checks)", NoTable, "", "", func(s *LevelStats) float64 { return s.E2ETPSP10 }),
 		tpsColumn("e2e_tps_mean", "e2e rate per request, mean", SingleTable, e2eGroup, "mean", func(s *LevelStats) float64 { return s.E2ETPSMean }),
+		msColumn("e2e_latency_p50_ms", "e2e latency per request (End − Start), p50", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP50) }),
+		msColumn("e2e_latency_p90_ms", "e2e latency per request, p90 (vLLM's p90 E2EL)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP90) }),
+		msColumn("e2e_latency_p99_ms", "e2e latency per request, p99 (the max when n < 100)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP99) }),
 		msColumn("itl_p50_ms", "ITL per token, weighted p50", SingleTable, itlGroup, "p50", func(s *LevelStats) Value { return millis(s.ITLP50) }),
 		msColumn("itl_p99_ms", "ITL per token, weighted p99", SingleTable, itlGroup, "p99", func(s *LevelStats) Value { return millis(s.ITLP99) }),
 		msColumn("itl_max_ms", "ITL per token, max", SingleTable, itlGroup, "max", func(s *LevelStats) Value { return millis(s.ITLMax) }),
@@ -148,15 +159,6 @@ var Columns = slices.Concat(
 		{Name: "requests_per_s", Unit: "req/s", Def: "successful requests ending in the window / window_s", Out: InFiles,
 			Table: AggregateTable, Head: "req/s", Decimals: rpsDecimals, PeopleDecimals: 2,
 			Value: func(s *LevelStats) Value { return number(s.RequestsPerS) }},
-		textColumn("token_source", "`usage`, `chunks` or `mixed`", func(s *LevelStats) string { return string(s.TokenSource) }),
-		// Table only: the non-zero error classes, "http_5xx=1 timeout=2".
-		{Table: AggregateTable, Head: "errors", Left: true,
-			Value: func(s *LevelStats) Value { return text(s.Errors.String()) },
-			Flag:  func(s *LevelStats) bool { return s.Errors.String() != "" }},
-		{Name: "end_reason", Def: "why the level stopped: `completed`, `deadline`, `canceled`, `aborted`", Out: InFiles,
-			Table: AggregateTable, Head: "end reason", Left: true, Value: func(s *LevelStats) Value { return text(string(s.EndReason)) }},
-		{Name: "repeat", Def: "repetition index of the level", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
-			Value: func(s *LevelStats) Value { return count(s.Repeat) }},
 		{Name: "window_s", Unit: "s", Def: "steady-state window length", Out: InFiles,
 			Table: AggregateTable, Head: "window s", Decimals: tpsDecimals, PeopleDecimals: 1,
 			Value: func(s *LevelStats) Value { return number(s.windowSeconds()) },
@@ -167,23 +169,15 @@ var Columns = slices.Concat(
 			Table: AggregateTable, Head: "in-flight", Decimals: tpsDecimals, PeopleDecimals: 2,
 			Value: func(s *LevelStats) Value { return number(s.InflightMean) },
 			Flag:  func(s *LevelStats) bool { return s.ClientLimited }},
-		msColumn("ttfc_p50_ms", "TTFC, p50", NoTable, "", "", func(s *LevelStats) Value { return millis(s.TTFCP50) }),
-		{Name: "completion_tokens_mean", Unit: "tokens", Def: "U per successful request, mean", Out: InFiles,
-			Decimals: tpsDecimals, PeopleDecimals: 1, Value: func(s *LevelStats) Value { return number(s.CompletionTokensMean) }},
-		{Name: "completion_tokens_min", Unit: "tokens", Def: "U, min", Out: InFiles,
-			Value: func(s *LevelStats) Value { return countIf(s.RequestsOK > 0, s.CompletionTokensMin) }},
-		{Name: "completion_tokens_max", Unit: "tokens", Def: "U, max", Out: InFiles,
-			Value: func(s *LevelStats) Value { return countIf(s.RequestsOK > 0, s.CompletionTokensMax) }},
-		countColumn("finish_stop", "requests", "successful, finish_reason `stop`", func(s *LevelStats) int { return s.FinishStop }),
-		countColumn("finish_length", "requests", "successful, finish_reason `length`", func(s *LevelStats) int { return s.FinishLength }),
-		countColumn("token_count_mismatch", "requests", "successful with usage, \\|K − U\\| / U > 2%", func(s *LevelStats) int { return s.TokenCountMismatch }),
-	},
-	errorColumns(),
-	[]Column{
 		{Name: "client_limited", Unit: "bool", Def: "see client_limited above", Out: InFiles,
 			Value: func(s *LevelStats) Value { return boolean(s.ClientLimited) }},
 		textColumn("client_limited_reason", "the checks that fired", func(s *LevelStats) string { return s.ClientLimitedReason }),
-		tpsColumn("e2e_tps_p10", "e2e rate per request, p10 (the slowest tenth; what `--slo-e2e-tps` checks)", NoTable, "", "", func(s *LevelStats) float64 { return s.E2ETPSP10 }),
+		// Table only: the non-zero error classes, "http_5xx=1 timeout=2".
+		{Table: AggregateTable, Head: "errors", Left: true,
+			Value: func(s *LevelStats) Value { return text(s.Errors.String()) },
+			Flag:  func(s *LevelStats) bool { return s.Errors.String() != "" }},
+		{Name: "end_reason", Def: "why the level stopped: `completed`, `deadline`, `canceled`, `aborted`", Out: InFiles,
+			Table: AggregateTable, Head: "end reason", Left: true, Value: func(s *LevelStats) Value { return text(string(s.EndReason)) }},
 		{Name: "slo_pass", Unit: "bool", Def: "the level meets every `--slo-*` criterion; empty without an SLO", Out: InFiles,
 			Value: func(s *LevelStats) Value {
 				if s.SLO == nil {
@@ -199,16 +193,24 @@ var Columns = slices.Concat(
 			Show: func(stats []LevelStats) bool {
 				return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.SLO != nil })
 			}},
+		{Name: "completion_tokens_mean", Unit: "tokens", Def: "U per successful request, mean", Out: InFiles,
+			Decimals: tpsDecimals, PeopleDecimals: 1, Value: func(s *LevelStats) Value { return number(s.CompletionTokensMean) }},
+		{Name: "completion_tokens_min", Unit: "tokens", Def: "U, min", Out: InFiles,
+			Value: func(s *LevelStats) Value { return countIf(s.RequestsOK > 0, s.CompletionTokensMin) }},
+		{Name: "completion_tokens_max", Unit: "tokens", Def: "U, max", Out: InFiles,
+			Value: func(s *LevelStats) Value { return countIf(s.RequestsOK > 0, s.CompletionTokensMax) }},
+		countColumn("finish_stop", "requests", "successful, finish_reason `stop`", func(s *LevelStats) int { return s.FinishStop }),
+		countColumn("finish_length", "requests", "successful, finish_reason `length`", func(s *LevelStats) int { return s.FinishLength }),
+		textColumn("token_source", "`usage`, `chunks` or `mixed`", func(s *LevelStats) string { return string(s.TokenSource) }),
+		countColumn("token_count_mismatch", "requests", "successful with usage, \\|K − U\\| / U > 2%", func(s *LevelStats) int { return s.TokenCountMismatch }),
+	},
+	errorColumns(),
+	[]Column{
 		// summary.json only: the client's health, which the client-limit
 		// checks read and a saved run is re-summarised with.
 		{Name: "health", Out: InJSON, Value: func(s *LevelStats) Value { return object(s.Health) }},
 	},
 	serverColumns(),
-	[]Column{
-		msColumn("e2e_latency_p50_ms", "e2e latency per request (End − Start), p50", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP50) }),
-		msColumn("e2e_latency_p90_ms", "e2e latency per request, p90 (vLLM's p90 E2EL)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP90) }),
-		msColumn("e2e_latency_p99_ms", "e2e latency per request, p99 (the max when n < 100)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP99) }),
-	},
 )
 
 // errorColumns are err_<class>, one count per client.ErrorClasses class;

@@ -66,8 +66,8 @@ func TestColumnsWellFormed(t *testing.T) {
 			t.Errorf("column %q has no value", c.Name)
 		}
 	}
-	if !slices.Equal(LevelsCSVHeader[:3], []string{"concurrency", "requests_ok", "requests_failed"}) {
-		t.Errorf("levels.csv starts %v", LevelsCSVHeader[:3])
+	if !slices.Equal(LevelsCSVHeader[:4], []string{"concurrency", "repeat", "requests_ok", "requests_failed"}) {
+		t.Errorf("levels.csv starts %v", LevelsCSVHeader[:4])
 	}
 }
 

@@ -35,41 +35,44 @@
 // (4 for requests_per_s) decimals.
 //
 //	concurrency             workers   C
+//	repeat                  -         repetition index of the level
 //	requests_ok             requests  successful measured requests
 //	requests_failed         requests  failed measured requests, any class
 //	ttft_p50_ms             ms        TTFT, p50
 //	ttft_p95_ms             ms        TTFT, p95
 //	ttft_p99_ms             ms        TTFT, p99 (the max when n < 100)
+//	ttfc_p50_ms             ms        TTFC, p50
 //	decode_tps_p50          tok/s     decode rate per request, p50
 //	decode_tps_p10          tok/s     decode rate per request, p10
 //	decode_tps_mean         tok/s     decode rate per request, mean
 //	e2e_tps_p50             tok/s     e2e rate per request, p50
+//	e2e_tps_p10             tok/s     e2e rate per request, p10 (the slowest tenth; what --slo-e2e-tps checks)
 //	e2e_tps_mean            tok/s     e2e rate per request, mean
+//	e2e_latency_p50_ms      ms        e2e latency per request (End − Start), p50
+//	e2e_latency_p90_ms      ms        e2e latency per request, p90 (vLLM's p90 E2EL)
+//	e2e_latency_p99_ms      ms        e2e latency per request, p99 (the max when n < 100)
 //	itl_p50_ms              ms        ITL per token, weighted p50
 //	itl_p99_ms              ms        ITL per token, weighted p99
 //	itl_max_ms              ms        ITL per token, max
 //	aggregate_output_tps    tok/s     output tokens arriving in the window / window_s
 //	aggregate_total_tps     tok/s     output plus prompt tokens / window_s
 //	requests_per_s          req/s     successful requests ending in the window / window_s
-//	token_source            -         usage, chunks or mixed
-//	end_reason              -         why the level stopped: completed, deadline, canceled, aborted
-//	repeat                  -         repetition index of the level
 //	window_s                s         steady-state window length
 //	window_fallback         bool      the window is the whole level (no steady state)
 //	inflight_mean           requests  mean measured requests in flight over the window
-//	ttfc_p50_ms             ms        TTFC, p50
+//	client_limited          bool      see client_limited above
+//	client_limited_reason   -         the checks that fired
+//	end_reason              -         why the level stopped: completed, deadline, canceled, aborted
+//	slo_pass                bool      the level meets every --slo-* criterion; empty without an SLO
+//	slo_failed              -         the failing criteria with their measured values, ; -separated
 //	completion_tokens_mean  tokens    U per successful request, mean
 //	completion_tokens_min   tokens    U, min
 //	completion_tokens_max   tokens    U, max
 //	finish_stop             requests  successful, finish_reason stop
 //	finish_length           requests  successful, finish_reason length
+//	token_source            -         usage, chunks or mixed
 //	token_count_mismatch    requests  successful with usage, |K − U| / U > 2%
 //	err_<class>             requests  failed requests per class, one column per class
-//	client_limited          bool      see client_limited above
-//	client_limited_reason   -         the checks that fired
-//	e2e_tps_p10             tok/s     e2e rate per request, p10 (the slowest tenth; what --slo-e2e-tps checks)
-//	slo_pass                bool      the level meets every --slo-* criterion; empty without an SLO
-//	slo_failed              -         the failing criteria with their measured values, ; -separated
 //	server_scrapes          scrapes   in-level scrapes of the server's metrics; empty when not scraped
 //	server_running_mean     requests  server's running requests, mean over the in-level scrapes
 //	server_waiting_mean     requests  server's waiting requests, the same
@@ -78,9 +81,6 @@
 //	server_ttft_mean_ms     ms        server's TTFT histogram, mean over the level
 //	server_queue_mean_ms    ms        server's queue-time histogram, mean over the level
 //	server_prefill_mean_ms  ms        server's prefill-time histogram, mean over the level
-//	e2e_latency_p50_ms      ms        e2e latency per request (End − Start), p50
-//	e2e_latency_p90_ms      ms        e2e latency per request, p90 (vLLM's p90 E2EL)
-//	e2e_latency_p99_ms      ms        e2e latency per request, p99 (the max when n < 100)
 //
 // docs/metrics.md gives the exact formula of every column.
 package report

@@ -62,15 +62,15 @@ func CheckSLO(s LevelStats, o SLO) SLOResult {
 		failed = append(failed, fmt.Sprintf("ttft_p95 %s > %v", fmtDur(s.TTFTP95), o.TTFTP95))
 	}
 	if o.ErrorRate >= 0 {
-		if rate := errorRate(s); !(rate <= o.ErrorRate) {
+		if rate := ErrorRate(s); !(rate <= o.ErrorRate) {
 			failed = append(failed, fmt.Sprintf("error rate %s > %g%%", fmtFig(rate*100)+"%", o.ErrorRate*100))
 		}
 	}
 	return SLOResult{Pass: len(failed) == 0, Failed: failed}
 }
 
-// errorRate is the failed share of measured requests; NaN without any.
-func errorRate(s LevelStats) float64 {
+// ErrorRate is the failed share of measured requests; NaN without any.
+func ErrorRate(s LevelStats) float64 {
 	n := s.RequestsOK + s.RequestsFailed
 	if n == 0 {
 		return math.NaN()
