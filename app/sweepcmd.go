@@ -42,13 +42,6 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	for _, w := range o.Warnings {
 		fmt.Fprintf(stderr, "toksweep: warning: %s\n", w)
 	}
-	if o.Sim {
-		stop, err := startSim(ctx, o, stderr)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
 	// The run directory is reserved first (a non-writable, non-empty or
 	// busy --out fails before any request) but written only once the target
 	// passed its checks: until then an earlier run in it is left untouched,
@@ -58,6 +51,13 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dir.Close()
+	if o.Sim {
+		stop, err := startSim(ctx, o, stderr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	cl, err := checkTarget(ctx, o, stderr)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		rec = report.Recommend(r.stats, r.o.SLO)
 		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
 		opts := htmlreport.Options{SLODecodeTPS: r.o.SLO.DecodeTPS, SLOVerdict: rec.Sentence(r.stats)}
-		if err := htmlreport.WriteAll(r.o.Out, r.sum, r.stats, opts); err != nil {
+		if err := writeReport(r.o.Out, r.sum, r.stats, opts); err != nil {
 			err = fmt.Errorf("writing charts and report.html: %w", err)
 			runErr = r.outputFailed(ctx, runErr, err)
 		}
@@ -183,6 +183,10 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	}
 	return nil
 }
+
+// writeReport writes the charts and report.html; tests replace it to make
+// the write fail.
+var writeReport = htmlreport.WriteAll
 
 // outputFailed records that an output file could not be written: the first
 // error decides the exit status (an interrupt stays an interrupt), a run

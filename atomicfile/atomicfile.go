@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -89,22 +90,31 @@ func write(f *os.File, b []byte) error {
 var midWrite func()
 
 // inFlight counts the writes in progress; a quiescing exit holds it
-// exclusively, so that no new write starts after the wait.
-var inFlight sync.RWMutex
+// exclusively once they have ended. closing is set as soon as the exit
+// starts waiting, so that it waits for the writes in progress only, not for
+// the ones that would follow them.
+var (
+	inFlight sync.RWMutex
+	closing  atomic.Bool
+)
 
 // Begin marks the start of a write that must not be cut short by a hard
 // exit and returns the function that marks its end. Writes may overlap.
-// After Quiesce has returned true, Begin blocks for good (the process is
-// about to exit).
+// Once Quiesce has been called, Begin blocks for good: the process is about
+// to exit, and no new write may start.
 func Begin() (end func()) {
+	if closing.Load() {
+		select {}
+	}
 	inFlight.RLock()
 	return inFlight.RUnlock
 }
 
-// Quiesce waits up to timeout for the writes in progress to end and then
-// keeps any new one from starting. It reports whether it got there in time;
-// either way the caller is expected to exit the process next.
+// Quiesce stops new writes from starting, waits up to timeout for the ones
+// in progress to end, and reports whether they did. Either way the caller is
+// expected to exit the process next.
 func Quiesce(timeout time.Duration) bool {
+	closing.Store(true)
 	deadline := time.Now().Add(timeout)
 	for !inFlight.TryLock() {
 		if time.Now().After(deadline) {

@@ -96,10 +96,21 @@ func TestQuiesceWaitsForTheWriteInProgress(t *testing.T) {
 	if !ended.Load() {
 		t.Error("Quiesce returned before the write ended")
 	}
-	inFlight.Unlock() // the test process goes on
+	// A write that would start now waits for the exit, for good (the
+	// goroutine is left blocked).
+	started := make(chan bool)
+	go func() { Begin(); close(started) }()
+	select {
+	case <-started:
+		t.Error("a write started after Quiesce")
+	case <-time.After(50 * time.Millisecond):
+	}
+	closing.Store(false) // the test process goes on
+	inFlight.Unlock()
 
 	end = Begin()
 	defer end()
+	defer closing.Store(false)
 	start := time.Now()
 	if Quiesce(50 * time.Millisecond) {
 		t.Fatal("Quiesce returned true while a write was still in progress")
