@@ -79,6 +79,11 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("output directory %s: %w", out, err)
 	}
+	release, err := report.LockRunDir(out) // never beside a sweep writing there
+	if err != nil {
+		return err
+	}
+	defer release()
 	var levels, summary bytes.Buffer
 	if err := writeLevelsCSV(&levels, stats); err != nil {
 		return err

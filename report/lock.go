@@ -9,6 +9,18 @@ import (
 	"strings"
 )
 
+// LockRunDir locks an existing run directory for a writer that is not a
+// sweep ('toksweep report' re-rendering into it), so that it never writes
+// where a sweep is writing; release unlocks it. Errors are one line; one
+// that matches ErrRunDirInUse names the holder.
+func LockRunDir(dir string) (release func(), err error) {
+	l, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return l.release, nil
+}
+
 // writePID records the holder's process id in the lock file, for the
 // message another run gets.
 func (l *dirLock) writePID() {

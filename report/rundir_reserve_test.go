@@ -215,3 +215,26 @@ func TestUnbegunRunLeavesNothing(t *testing.T) {
 		t.Errorf("the existing directory holds %d entries (%v), want none", len(entries), err)
 	}
 }
+
+func TestLockRunDirExcludesASweep(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LockRunDir(dir); !errors.Is(err, ErrRunDirInUse) {
+		t.Errorf("LockRunDir of a run in progress: %v, want ErrRunDirInUse", err)
+	}
+	d.Close()
+	release, err := LockRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReserveRunDir(dir, RunDirOptions{Overwrite: true}); !errors.Is(err, ErrRunDirInUse) {
+		t.Errorf("a sweep into a directory being re-rendered: %v, want ErrRunDirInUse", err)
+	}
+	release()
+	if _, err := os.Stat(filepath.Join(dir, LockFile)); !os.IsNotExist(err) {
+		t.Errorf("lock file left after release: %v", err)
+	}
+}
