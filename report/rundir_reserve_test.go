@@ -238,3 +238,66 @@ func TestLockRunDirExcludesASweep(t *testing.T) {
 		t.Errorf("lock file left after release: %v", err)
 	}
 }
+
+// TestPartialLastLine: a run killed in the middle of a level's append (kill
+// -9) leaves a last line without its newline; reading the run keeps the
+// records before it, with a warning, while a bad line that is not last (or
+// is whole) is still an error.
+func TestPartialLastLine(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := goldenLevels()[:2]
+	var stats []LevelStats
+	for _, l := range levels {
+		s := Summarize(l)
+		stats = append(stats, s)
+		if err := d.AddLevel(l, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.WriteSummary(goldenSummary(stats)); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	path := filepath.Join(dir, RequestsFile)
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(levels[0].Records) + len(levels[1].Records)
+	cut := append(append([]byte{}, whole...), `{"concurrency":4,"ttft`...)
+	for _, tc := range []struct {
+		name     string
+		content  []byte
+		wantErr  bool
+		wantRecs int
+	}{
+		{"whole", whole, false, n},
+		{"cut last line", cut, false, n},
+		{"bad whole last line", append(append([]byte{}, whole...), "{oops}\n"...), true, 0},
+		{"cut line not last", append(append([]byte{}, `{"concurrency":4,"ttft`+"\n"...), whole...), true, 0},
+	} {
+		if err := os.WriteFile(path, tc.content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run, err := ReadRunDir(dir)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s: error %v, want error %v", tc.name, err, tc.wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		got := 0
+		for _, l := range run.Levels {
+			got += len(l.Records)
+		}
+		warned := slices.ContainsFunc(run.Warnings, func(w string) bool { return strings.Contains(w, "partial line") })
+		if got != tc.wantRecs || warned != (tc.name == "cut last line") {
+			t.Errorf("%s: %d records, warnings %q; want %d records, a partial-line warning only for the cut", tc.name, got, run.Warnings, tc.wantRecs)
+		}
+	}
+}
