@@ -132,13 +132,13 @@ func TestSecondSweepNeedsOverwrite(t *testing.T) {
 
 // TestDefaultOutIsUnique: runs with the default --out whose second is
 // already taken get a -2, -3 ... suffix, and the taken one is not touched.
-// The clock is read before the run, so every second from a little before to
-// a little after is planted.
+// Every second from just before the test to two minutes after it is
+// planted, so the runs collide however slow the machine is.
 func TestDefaultOutIsUnique(t *testing.T) {
 	t.Chdir(t.TempDir())
 	now := time.Now()
 	var planted []string
-	for s := -1; s <= 10; s++ {
+	for s := -2; s <= 120; s++ {
 		dir := filepath.Join("results", now.Add(time.Duration(s)*time.Second).Format("20060102-150405"))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
