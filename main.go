@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/toksweep/toksweep/app"
 )
@@ -21,15 +22,25 @@ func main() {
 	defer cancel(nil)
 
 	// The first SIGINT/SIGTERM cancels the run: in-flight requests stop, the
-	// partial level is written, and toksweep exits 130. A second one exits at
-	// once.
-	sigs := make(chan os.Signal, 2)
+	// partial level is written, and toksweep exits 130. Signals within
+	// app.SignalDebounce of the first are the same interrupt (timeout(1)
+	// signals the child and then its whole process group, so one interrupt
+	// arrives twice). A later one exits without finishing the run, but
+	// only once the file being written is whole (bounded by
+	// app.HardExitWait), so every file stays valid.
+	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
+		first := time.Now()
 		cancel(app.Interrupted)
-		<-sigs
-		fmt.Fprintln(os.Stderr, "toksweep: second interrupt; exiting without finishing the files")
+		for range sigs {
+			if time.Since(first) >= app.SignalDebounce {
+				break
+			}
+		}
+		fmt.Fprintln(os.Stderr, "toksweep: second interrupt; exiting once the file being written is whole, without finishing the run")
+		app.SettleFiles(app.HardExitWait)
 		os.Exit(app.ExitInterrupted)
 	}()
 

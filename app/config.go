@@ -41,6 +41,8 @@ type options struct {
 	APIKey         string
 	Headers        http.Header
 	Out            string
+	OutDefault     bool // Out is the default, made unique when taken
+	Overwrite      bool // --overwrite: an earlier run in Out is replaced
 	RequestTimeout time.Duration
 	ConnectTimeout time.Duration
 	Insecure       bool
@@ -62,7 +64,7 @@ func parseOptions(c *cli.Context) (*options, error) {
 		URL: c.String("url"), Sim: c.Bool("sim"), SimPreset: c.String("sim-preset"),
 		Model: c.String("model"), Requests: c.Int("requests"), Duration: c.Duration("duration"),
 		Warmup: c.Int("warmup"), Repeat: c.Int("repeat"), MaxTokens: c.Int("max-tokens"),
-		APIKey: c.String("api-key"), Out: c.String("out"), Insecure: c.Bool("insecure"),
+		APIKey: c.String("api-key"), Out: c.String("out"), Overwrite: c.Bool("overwrite"), Insecure: c.Bool("insecure"),
 		RequestTimeout: c.Duration("request-timeout"), ConnectTimeout: c.Duration("connect-timeout"),
 	}
 	if c.Args().Present() {
@@ -75,7 +77,7 @@ func parseOptions(c *cli.Context) (*options, error) {
 		}
 	}
 	if o.Out == "" {
-		o.Out = "results/" + time.Now().Format("20060102-150405")
+		o.Out, o.OutDefault = "results/"+time.Now().Format("20060102-150405"), true
 	}
 	return o, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/htmlreport"
 	"github.com/toksweep/toksweep/report"
 )
@@ -78,6 +79,11 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("output directory %s: %w", out, err)
 	}
+	release, err := report.LockRunDir(out) // never beside a sweep writing there
+	if err != nil {
+		return err
+	}
+	defer release()
 	var levels, summary bytes.Buffer
 	if err := writeLevelsCSV(&levels, stats); err != nil {
 		return err
@@ -125,24 +131,10 @@ func writeLevelsCSV(w io.Writer, stats []report.LevelStats) error {
 	return err
 }
 
-// replaceFile writes b to a temporary file beside path and renames it over
-// path, so a failed write never leaves a truncated input file behind.
+// replaceFile replaces path with b atomically, so a failed write never
+// leaves a truncated file behind.
 func replaceFile(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err = tmp.Chmod(0o644); err == nil {
-		_, err = tmp.Write(b)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteBytes(path, b)
 }
 
 // recommendation is the capacity sentence the run recorded, "" when none.

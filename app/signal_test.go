@@ -15,15 +15,20 @@ import (
 	"time"
 )
 
-// buildBinary builds toksweep (main.go's signal handling included) into dir.
-func buildBinary(t *testing.T, dir string) string {
+// buildBinary builds toksweep (main.go's signal handling included) into dir,
+// with the build tags given.
+func buildBinary(t *testing.T, dir string, tags ...string) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build the binary with")
 	}
 	bin := filepath.Join(dir, "toksweep")
-	cmd := exec.Command(gobin, "build", "-o", bin, "github.com/toksweep/toksweep")
+	args := []string{"build", "-o", bin}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.Command(gobin, append(args, "github.com/toksweep/toksweep")...)
 	cmd.Dir = ".." // the module root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -31,90 +36,174 @@ func buildBinary(t *testing.T, dir string) string {
 	return bin
 }
 
+// interruptible is the built binary sweeping levels 1,2 of a paced server
+// into out, with level 2's requests stalled in flight.
+type interruptible struct {
+	cmd            *exec.Cmd
+	done           chan error
+	stdout, stderr bytes.Buffer
+}
+
+const perLevel = 3 // requests of level 1 in startInterruptible
+
+// startInterruptible starts the binary and returns once both of level 2's
+// requests are stalled in flight.
+func startInterruptible(t *testing.T, bin, out string, env ...string) *interruptible {
+	t.Helper()
+	// Request 1 is the probe, 2..4 are level 1; level 2's stall after one
+	// token until the client goes away.
+	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) {
+		p.fault = func(n int64) streamFault {
+			if n > 1+perLevel {
+				return streamFault{kind: faultStall, after: 1}
+			}
+			return streamFault{}
+		}
+	})
+	r := &interruptible{done: make(chan error, 1)}
+	r.cmd = exec.Command(bin, "sweep", "--url", p.url(), "--levels", "1,2", "--requests", "3",
+		"--request-timeout", "30s", "--out", out)
+	r.cmd.Env = append(os.Environ(), env...)
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.done <- r.cmd.Wait() }()
+	t.Cleanup(func() {
+		r.cmd.Process.Kill()
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for p.requests.Load() < 1+perLevel+2 {
+		if time.Now().After(deadline) {
+			r.cmd.Process.Kill()
+			<-r.done
+			t.Fatalf("level 2 never started; stderr:\n%s", r.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	return r
+}
+
+// wait waits for the binary to exit, at most 10 s, and checks it exited 130
+// with an interrupted line last.
+func (r *interruptible) wait(t *testing.T) {
+	t.Helper()
+	var err error
+	select {
+	case err = <-r.done:
+	case <-time.After(10 * time.Second):
+		r.cmd.Process.Kill()
+		<-r.done
+		t.Fatalf("still running 10s after the signal; stderr:\n%s", r.stderr.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
+		t.Fatalf("wait: %v, want exit status %d\nstderr:\n%s", err, ExitInterrupted, r.stderr.String())
+	}
+	noCrash(t, r.stdout.String()+r.stderr.String())
+	if !strings.Contains(lastLine(r.stderr.String()), "interrupt") {
+		t.Errorf("last stderr line does not say it was interrupted:\n%s", r.stderr.String())
+	}
+}
+
 // TestInterruptBuiltBinary runs the real binary, interrupts it while level
 // 2's requests are in flight, and checks the promise of Ctrl-C: exit 130 at
 // once, level 1 complete on disk, level 2 written as canceled, and every
-// file valid.
+// file valid. Two signals within 500 ms (timeout -s INT signals the child
+// and then its process group) are one interrupt, not a hard exit.
 func TestInterruptBuiltBinary(t *testing.T) {
 	bin := buildBinary(t, t.TempDir())
-	const perLevel = 3
 	signals := []struct {
 		name string
 		sigs []os.Signal
+		gap  time.Duration
 	}{
-		{"SIGINT", []os.Signal{os.Interrupt}},
-		{"SIGTERM", []os.Signal{syscall.SIGTERM}},
-		{"second SIGINT", []os.Signal{os.Interrupt, os.Interrupt}},
+		{"SIGINT", []os.Signal{os.Interrupt}, 0},
+		{"SIGTERM", []os.Signal{syscall.SIGTERM}, 0},
+		{"two SIGINTs at once", []os.Signal{os.Interrupt, os.Interrupt}, 0},
+		{"SIGINT and SIGTERM 200ms apart", []os.Signal{os.Interrupt, syscall.SIGTERM}, 200 * time.Millisecond},
 	}
 	for _, sc := range signals {
 		t.Run(sc.name, func(t *testing.T) {
-			// Request 1 is the probe, 2..4 are level 1; level 2's stall
-			// after one token until the client goes away.
-			p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) {
-				p.fault = func(n int64) streamFault {
-					if n > 1+perLevel {
-						return streamFault{kind: faultStall, after: 1}
-					}
-					return streamFault{}
-				}
-			})
 			out := filepath.Join(t.TempDir(), "run")
-			cmd := exec.Command(bin, "sweep", "--url", p.url(), "--levels", "1,2", "--requests", "3",
-				"--request-timeout", "30s", "--out", out)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-
-			// Wait for both of level 2's requests to be stalled in flight.
-			deadline := time.Now().Add(10 * time.Second)
-			for p.requests.Load() < 1+perLevel+2 {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					<-done
-					t.Fatalf("level 2 never started; stderr:\n%s", stderr.String())
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			time.Sleep(50 * time.Millisecond)
+			r := startInterruptible(t, bin, out)
 			sent := time.Now()
-			for _, s := range sc.sigs {
-				if err := cmd.Process.Signal(s); err != nil {
+			for i, s := range sc.sigs {
+				if i > 0 {
+					time.Sleep(sc.gap)
+				}
+				// A quick run may be gone before a later signal.
+				if err := r.cmd.Process.Signal(s); err != nil && !(i > 0 && errors.Is(err, os.ErrProcessDone)) {
 					t.Fatal(err)
 				}
 			}
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("still running 10s after the signal; stderr:\n%s", stderr.String())
-			}
+			r.wait(t)
 			if took := time.Since(sent); took > 3*time.Second {
 				t.Errorf("exited %v after the signal, want at once", took)
 			}
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
-				t.Fatalf("wait: %v, want exit status %d\nstderr:\n%s", err, ExitInterrupted, stderr.String())
+			if strings.Contains(r.stderr.String(), "second interrupt") {
+				t.Errorf("signals %v apart were taken for two interrupts:\n%s", sc.gap, r.stderr.String())
 			}
-			noCrash(t, stdout.String()+stderr.String())
-			if !strings.Contains(lastLine(stderr.String()), "interrupt") {
-				t.Errorf("last stderr line does not say it was interrupted:\n%s", stderr.String())
-			}
-			if len(sc.sigs) > 1 {
-				checkFilesValid(t, out) // the second signal may cut the writing short; what is there is valid
-				return
-			}
-			if !strings.Contains(lastLine(stderr.String()), out) {
-				t.Errorf("the interrupted line does not say where the levels are:\n%s", stderr.String())
+			if !strings.Contains(lastLine(r.stderr.String()), out) {
+				t.Errorf("the interrupted line does not say where the levels are:\n%s", r.stderr.String())
 			}
 			checkInterruptedRun(t, out, perLevel)
 		})
 	}
+}
+
+// TestHardExitWaitsForTheWrite: a second interrupt, more than 500 ms after
+// the first, that arrives while the canceled level's records are being
+// written waits for that write (bounded), so requests.jsonl never ends in a
+// partial line. A test build holds every append open in its middle for
+// $TOKSWEEP_TEST_MIDWRITE_PAUSE.
+func TestHardExitWaitsForTheWrite(t *testing.T) {
+	bin := buildBinary(t, t.TempDir(), "toksweep_testhooks")
+	out := filepath.Join(t.TempDir(), "run")
+	const pause = time.Second
+	r := startInterruptible(t, bin, out, "TOKSWEEP_TEST_MIDWRITE_PAUSE="+pause.String())
+	level1 := fileSize(t, filepath.Join(out, "requests.jsonl"))
+	first := time.Now()
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the first half of level 2's records: the write is open.
+	for fileSize(t, filepath.Join(out, "requests.jsonl")) == level1 {
+		if time.Since(first) > 10*time.Second {
+			t.Fatalf("level 2's records were never written; stderr:\n%s", r.stderr.String())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	opened := time.Now()
+	time.Sleep(time.Until(first.Add(SignalDebounce + 100*time.Millisecond)))
+	if time.Since(opened) > pause-250*time.Millisecond {
+		t.Skip("the machine is too slow to signal inside the write")
+	}
+	second := time.Now()
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	if !strings.Contains(r.stderr.String(), "second interrupt") {
+		t.Fatalf("the second signal, %v after the first, was not a second interrupt:\n%s", second.Sub(first), r.stderr.String())
+	}
+	if took := time.Since(second); took > HardExitWait+2*time.Second {
+		t.Errorf("the hard exit took %v, want it bounded by about %v", took, HardExitWait)
+	}
+	checkFilesValid(t, out)
+	if recs := readRecords(t, out); len(recs) != perLevel+2 {
+		t.Errorf("requests.jsonl holds %d records, want level 1's %d and level 2's 2: the write in progress was cut", len(recs), perLevel)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }
 
 // checkInterruptedRun checks the run directory of a sweep interrupted

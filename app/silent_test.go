@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,14 @@ func TestEmptyAnswersFailTheRun(t *testing.T) {
 				"--requests", "2", "--out", out)
 			if code != ExitFailure || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d naming %q", code, stderr, ExitFailure, tc.want)
+			}
+			// summary.json, the console and the exit status agree.
+			var sum struct {
+				EndReason string `json:"end_reason"`
+			}
+			readJSON(t, filepath.Join(out, "summary.json"), &sum)
+			if sum.EndReason != "failed" {
+				t.Errorf("summary.json end_reason %q, want failed (exit %d)", sum.EndReason, code)
 			}
 			for _, row := range readLevels(t, out) {
 				if want := tc.errEmpty[row["concurrency"]]; row["err_empty"] != want {

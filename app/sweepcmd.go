@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -47,6 +44,15 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	for _, w := range o.Warnings {
 		fmt.Fprintf(stderr, "toksweep: warning: %s\n", w)
 	}
+	// The run directory is reserved first (a non-writable, non-empty or
+	// busy --out fails before any request) but written only once the target
+	// passed its checks: until then an earlier run in it is left untouched,
+	// and a directory this run created is removed again (dir.Close).
+	dir, err := reserveOut(o)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
 	if o.Sim {
 		stop, err := startSim(ctx, o, stderr)
 		if err != nil {
@@ -54,22 +60,11 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	// The run directory is checked first (a non-writable --out fails before
-	// any request); if the target then fails its checks, a directory this
-	// run created is removed again, so a mistyped URL leaves nothing behind.
-	_, statErr := os.Stat(o.Out)
-	created := errors.Is(statErr, fs.ErrNotExist)
-	dir, err := report.OpenRunDir(o.Out)
+	cl, err := checkTarget(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
-	defer dir.Close()
-	cl, err := checkTarget(ctx, o, stderr)
-	if err != nil {
-		if created {
-			dir.Close()
-			discardRunDir(o.Out)
-		}
+	if err := dir.Begin(); err != nil {
 		return err
 	}
 	return sweepAndReport(ctx, cl, o, o.Work.Set.Prompts, dir, stdout, stderr)
@@ -97,15 +92,6 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 		return nil, err
 	}
 	return cl, nil
-}
-
-// discardRunDir removes a run directory that holds only the empty files
-// OpenRunDir made; anything else in it keeps it.
-func discardRunDir(path string) {
-	for _, name := range []string{report.LevelsFile, report.RequestsFile, report.SummaryFile} {
-		_ = os.Remove(filepath.Join(path, name))
-	}
-	_ = os.Remove(path)
 }
 
 // sweepAndReport runs the levels and writes everything out.
@@ -161,23 +147,32 @@ func (r *sweepRun) level(l sweep.Level) error {
 	return r.dir.WriteSummary(r.sum)
 }
 
-// finish writes the final summary and the tables, and decides the outcome.
+// finish writes the charts, report.html and the final summary, prints the
+// tables, and decides the outcome. summary.json is written last, so that its
+// end_reason agrees with the exit status: a run whose charts or report.html
+// could not be written ends "failed" (exit 1), like one whose levels could
+// not be.
 func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) error {
 	r.sum.EndReason = endReason(ctx, runErr)
 	r.sum.Finished = time.Now().UTC()
+	if runErr == nil {
+		// A run that delivered nothing fails, and its summary says so.
+		if runErr = r.noResult(); runErr != nil {
+			r.sum.EndReason = "failed"
+		}
+	}
 	var rec report.Recommendation
 	if len(r.stats) > 0 {
 		rec = report.Recommend(r.stats, r.o.SLO)
 		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
-	}
-	if err := r.dir.WriteSummary(r.sum); err != nil && runErr == nil {
-		runErr = err
-	}
-	if len(r.stats) > 0 {
 		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
-		if err := htmlreport.WriteAll(r.o.Out, r.sum, r.stats, opts); err != nil && runErr == nil {
-			runErr = fmt.Errorf("writing charts and report.html: %w", err)
+		if err := writeReport(r.o.Out, r.sum, r.stats, opts); err != nil {
+			err = fmt.Errorf("writing charts and report.html: %w", err)
+			runErr = r.outputFailed(ctx, runErr, err)
 		}
+	}
+	if err := r.dir.WriteSummary(r.sum); err != nil {
+		runErr = r.outputFailed(ctx, runErr, err)
 	}
 	if len(r.stats) > 0 {
 		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil {
@@ -188,9 +183,29 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	if errors.Is(runErr, Interrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
 	}
+	return runErr
+}
+
+// writeReport writes the charts and report.html; tests replace it to make
+// the write fail.
+var writeReport = htmlreport.WriteAll
+
+// outputFailed records that an output file could not be written: the first
+// error decides the exit status (an interrupt stays an interrupt), a run
+// that had not failed yet now ends "failed", and an error that does not
+// decide the exit is still reported, as a warning.
+func (r *sweepRun) outputFailed(ctx context.Context, runErr, err error) error {
 	if runErr != nil {
+		fmt.Fprintf(r.stderr, "toksweep: warning: %s\n", oneLine(err.Error()))
 		return runErr
 	}
+	r.sum.EndReason = endReason(ctx, err)
+	return err
+}
+
+// noResult is the error of a run that delivered nothing: no request of the
+// whole sweep succeeded, or a whole level delivered no token.
+func (r *sweepRun) noResult() error {
 	if !anySuccess(r.stats) {
 		return errors.New("no request of the whole sweep succeeded; see the error columns in " + r.o.Out + "/levels.csv")
 	}

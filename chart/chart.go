@@ -2,10 +2,11 @@ package chart
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 
@@ -15,6 +16,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/toksweep/toksweep/atomicfile"
 )
 
 // Size of every chart: 8 × 5 inches, 768 × 480 pixels as PNG.
@@ -79,7 +82,9 @@ func (c Chart) Bytes(format string) ([]byte, error) {
 }
 
 // WriteFiles writes every chart in every format of Formats into dir (which
-// must exist) as NAME.png and NAME.svg, and returns the paths written.
+// must exist) as NAME.png and NAME.svg, and returns the paths written. Each
+// file is replaced atomically (atomicfile.Write): a failed write, a full disk
+// say, leaves the file as it was and no partial file behind.
 func WriteFiles(dir string, charts []Chart) ([]string, error) {
 	var paths []string
 	for _, c := range charts {
@@ -89,13 +94,22 @@ func WriteFiles(dir string, charts []Chart) ([]string, error) {
 				return paths, err
 			}
 			path := filepath.Join(dir, c.Name+"."+f)
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				return paths, err
+			if err := atomicfile.WriteBytes(path, b); err != nil {
+				return paths, fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 			}
 			paths = append(paths, path)
 		}
 	}
 	return paths, nil
+}
+
+// unwrapPath drops the temporary file's name an *fs.PathError carries.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // sans is the font of every text: Liberation Sans, shipped with gonum.

@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/russross/blackfriday/v2"
 
+	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/docs"
 	"github.com/toksweep/toksweep/report"
@@ -37,7 +40,8 @@ type Options struct {
 }
 
 // WriteAll writes the run's charts into DIR/charts (created if needed) and
-// DIR/report.html. It is what the sweep calls when it ends, and what
+// DIR/report.html, each file replaced atomically (atomicfile.Write): a
+// failed write leaves no truncated file. It is what the sweep calls when it ends, and what
 // 'toksweep report' calls on a saved run.
 func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Options) error {
 	charts, err := chart.RunCharts(stats, chart.Options{SLO: opts.SLO})
@@ -55,7 +59,15 @@ func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Op
 	if err := write(&b, sum, stats, charts, opts); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, File), b.Bytes(), 0o644)
+	path := filepath.Join(dir, File)
+	if err := atomicfile.WriteBytes(path, b.Bytes()); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 // Write writes report.html to w.

@@ -48,8 +48,14 @@ func appendRecords(b []byte, recs []client.Record) ([]byte, error) {
 	return b, nil
 }
 
+// ErrPartialLastLine: the records end in a line with no newline that is not
+// whole JSON, what a run killed (kill -9, power cut) in the middle of a
+// level's append leaves. ReadRecords returns the records before it.
+var ErrPartialLastLine = errors.New("ends in a partial line (the run was killed while writing it)")
+
 // ReadRecords reads JSON lines written by WriteRecords. Blank lines are
-// skipped; an error names the 1-based line it is on.
+// skipped; an error names the 1-based line it is on. A last line cut short
+// gives the records before it and an error matching ErrPartialLastLine.
 func ReadRecords(r io.Reader) ([]client.Record, error) {
 	br := bufio.NewReader(r)
 	var recs []client.Record
@@ -60,6 +66,9 @@ func ReadRecords(r io.Reader) ([]client.Record, error) {
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rec client.Record
 			if uerr := json.Unmarshal(line, &rec); uerr != nil {
+				if errors.Is(err, io.EOF) && line[len(line)-1] != '\n' && !json.Valid(line) {
+					return recs, fmt.Errorf("line %d: %w", n, ErrPartialLastLine)
+				}
 				return recs, fmt.Errorf("line %d: %w", n, uerr)
 			}
 			recs = append(recs, rec)

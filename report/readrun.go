@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,10 +63,14 @@ func ReadRunDir(path string) (SavedRun, error) {
 	}
 	defer f.Close()
 	recs, err := ReadRecords(f)
-	if err != nil {
+	if errors.Is(err, ErrPartialLastLine) {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %v; ignored", RequestsFile, err))
+	} else if err != nil {
 		return run, fmt.Errorf("reading run %s: %s: %w", path, RequestsFile, err)
 	}
-	run.Levels, run.Warnings = rebuildLevels(run.Summary.Levels, recs)
+	var warnings []string
+	run.Levels, warnings = rebuildLevels(run.Summary.Levels, recs)
+	run.Warnings = append(run.Warnings, warnings...)
 	for _, lj := range run.Summary.Levels {
 		run.verdicts = append(run.verdicts, recordedVerdict(lj))
 	}

@@ -8,7 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
+	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -20,56 +23,229 @@ const (
 	SummaryFile  = "summary.json"
 )
 
+// LockFile is the lock a run holds in its directory while it writes there.
+const LockFile = ".toksweep.lock"
+
+// Errors of ReserveRunDir, for errors.Is; the errors themselves are one line
+// naming the directory.
+var (
+	// ErrRunDirNotEmpty: the directory already holds files (an earlier
+	// run) and RunDirOptions.Overwrite was not given.
+	ErrRunDirNotEmpty = errors.New("run directory not empty")
+	// ErrRunDirInUse: another process holds the directory's lock.
+	ErrRunDirInUse = errors.New("run directory in use")
+)
+
+// RunDirOptions say how ReserveRunDir may take its directory.
+type RunDirOptions struct {
+	// Overwrite lets an existing, non-empty directory be replaced as a
+	// whole: Begin moves the earlier run aside and Close deletes it.
+	Overwrite bool
+	// Unique takes path as a stem and creates the first of path, path-2,
+	// path-3, ... that does not exist (for the default --out).
+	Unique bool
+}
+
 // RunDir persists a run as it goes. Each level is appended as it ends
 // (AddLevel) and summary.json is replaced atomically (WriteSummary), so a run
 // interrupted at any point leaves a valid levels.csv (header plus whole
 // rows), a valid requests.jsonl (whole lines) and, once written, a valid
-// summary.json. Opening a directory truncates the levels and requests files
-// of any previous run in it. A RunDir is not safe for concurrent use.
+// summary.json.
+//
+// A run takes its directory in two steps. ReserveRunDir, before any request,
+// checks that the directory can be written and locks it, without changing
+// anything an earlier run left there; Begin, once the target passed its
+// checks, starts the files. Close releases the lock (and, if the run never
+// began, removes the directory it created). A RunDir is not safe for
+// concurrent use.
 type RunDir struct {
 	path     string
+	created  bool // ReserveRunDir made the directory
+	replace  bool // Begin must move an earlier run aside
+	begun    bool
+	aside    string     // where Begin moved the earlier run ("" if none)
+	locks    []*dirLock // the directory's lock (and, once moved, the earlier run's)
 	levels   *os.File
 	requests *os.File
 	buf      bytes.Buffer // staging for one levels.csv row
 	csv      *LevelsCSV   // writes into buf
 }
 
-// OpenRunDir creates the directory path (and its parents) if needed, checks
-// that it is writable, and starts levels.csv (header only) and an empty
-// requests.jsonl in it. Errors are one line naming the directory.
+// OpenRunDir reserves a fresh or empty directory path and begins a run in
+// it: ReserveRunDir(path, RunDirOptions{}) and Begin.
 func OpenRunDir(path string) (*RunDir, error) {
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		return nil, dirError(path, err)
-	}
-	probe, err := os.CreateTemp(path, ".toksweep-probe-*")
+	d, err := ReserveRunDir(path, RunDirOptions{})
 	if err != nil {
-		return nil, dirError(path, err)
+		return nil, err
 	}
-	probe.Close()
-	if err := os.Remove(probe.Name()); err != nil {
-		return nil, dirError(path, err)
+	if err := d.Begin(); err != nil {
+		d.Close()
+		return nil, err
 	}
-	// A re-used directory must not keep a summary of an earlier run next to
-	// this run's (still empty) records.
-	if err := os.Remove(filepath.Join(path, SummaryFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, dirError(path, err)
-	}
+	return d, nil
+}
+
+// ReserveRunDir takes the directory path for a run, creating it (and its
+// parents) if needed, and locks it so that no other toksweep writes there.
+// An existing directory must be empty unless opts.Overwrite is set; a
+// non-empty one is refused (ErrRunDirNotEmpty) before anything in it is
+// touched. It writes nothing but the lock file. Errors are one line naming
+// the directory.
+func ReserveRunDir(path string, opts RunDirOptions) (*RunDir, error) {
 	d := &RunDir{path: path}
-	if d.levels, err = create(path, LevelsFile); err != nil {
+	var err error
+	if opts.Unique {
+		d.path, err = mkdirUnique(path)
+		d.created = err == nil
+	} else {
+		d.created, err = mkdirIfMissing(path)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if d.requests, err = create(path, RequestsFile); err != nil {
-		d.levels.Close()
+	if !d.created && !opts.Overwrite { // refuse without touching anything
+		if err := checkEmpty(d.path); err != nil {
+			return nil, err
+		}
+	}
+	lock, err := lockDir(d.path)
+	if err != nil {
+		d.Close()
 		return nil, err
+	}
+	d.locks = append(d.locks, lock)
+	// Checked again under the lock: the directory may have been filled
+	// since.
+	if err := checkEmpty(d.path); err != nil {
+		if !opts.Overwrite || !errors.Is(err, ErrRunDirNotEmpty) {
+			d.Close()
+			return nil, err
+		}
+		d.replace = true
+	}
+	return d, nil
+}
+
+// mkdirIfMissing creates path (and its parents) unless it is already a
+// directory, and says whether it created it.
+func mkdirIfMissing(path string) (bool, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, dirError(path, err)
+	}
+	err := os.Mkdir(path, 0o755)
+	if err == nil {
+		return true, nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return false, dirError(path, err)
+	}
+	if fi, serr := os.Stat(path); serr != nil || !fi.IsDir() {
+		return false, dirError(path, syscall.ENOTDIR)
+	}
+	return false, nil
+}
+
+// mkdirUnique creates the first of stem, stem-2, stem-3, ... that does not
+// exist. os.Mkdir fails on an existing directory, so two runs started in the
+// same second, even in parallel, never get the same one.
+func mkdirUnique(stem string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(stem), 0o755); err != nil {
+		return "", dirError(stem, err)
+	}
+	for i := 1; i <= 1000; i++ {
+		path := stem
+		if i > 1 {
+			path = fmt.Sprintf("%s-%d", stem, i)
+		}
+		err := os.Mkdir(path, 0o755)
+		if err == nil {
+			return path, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", dirError(path, err)
+		}
+	}
+	return "", fmt.Errorf("run directory %s: %s-2 to %s-1000 exist too", stem, stem, stem)
+}
+
+// checkEmpty fails with ErrRunDirNotEmpty, naming a few of the entries, when
+// dir holds anything besides a lock file.
+func checkEmpty(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return dirError(dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != LockFile {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	more := ""
+	if len(names) > 3 {
+		names, more = names[:3], fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return &kindError{fmt.Sprintf("run directory %s already holds %s%s", dir, strings.Join(names, ", "), more), ErrRunDirNotEmpty}
+}
+
+// Begin starts the run's files: levels.csv (header only) and an empty
+// requests.jsonl. When the directory held an earlier run (Overwrite), that
+// run is first moved, whole, into a new sibling directory DIR.replaced-*,
+// which Close deletes: at every instant DIR holds either the earlier run or
+// this one, and a run killed before Close leaves the earlier one there.
+func (d *RunDir) Begin() error {
+	if d.begun || len(d.locks) == 0 {
+		return fmt.Errorf("run directory %s: not reserved", d.path)
+	}
+	if d.replace {
+		if err := d.moveAside(); err != nil {
+			return err
+		}
+	}
+	var err error
+	if d.levels, err = create(d.path, LevelsFile); err != nil {
+		return err
+	}
+	if d.requests, err = create(d.path, RequestsFile); err != nil {
+		return err
 	}
 	if d.csv, err = NewLevelsCSV(&d.buf); err == nil {
 		err = d.flushCSV()
 	}
 	if err != nil {
-		d.Close()
-		return nil, err
+		return err
 	}
-	return d, nil
+	d.begun = true
+	return nil
+}
+
+// moveAside moves the earlier run out of the way and takes a fresh, locked
+// directory in its place. The earlier run's lock is kept until Close.
+func (d *RunDir) moveAside() error {
+	aside, err := os.MkdirTemp(filepath.Dir(d.path), filepath.Base(d.path)+".replaced-*")
+	if err != nil {
+		return dirError(d.path, err)
+	}
+	if err := os.Rename(d.path, filepath.Join(aside, filepath.Base(d.path))); err != nil {
+		os.Remove(aside)
+		return dirError(d.path, err)
+	}
+	d.aside, d.replace = aside, false
+	for _, l := range d.locks { // the earlier run's lock moved with it
+		l.path = filepath.Join(aside, filepath.Base(d.path), LockFile)
+	}
+	if err := os.Mkdir(d.path, 0o755); err != nil {
+		return fmt.Errorf("run directory %s was re-created by another process while this run replaced it; the earlier run is in %s", d.path, aside)
+	}
+	lock, err := lockDir(d.path)
+	if err != nil {
+		return err
+	}
+	d.locks = append(d.locks, lock)
+	return nil
 }
 
 // dirError makes a one-line error naming the directory, without repeating
@@ -82,8 +258,10 @@ func dirError(dir string, err error) error {
 	return fmt.Errorf("run directory %s is not writable: %w", dir, err)
 }
 
+// create makes a new file in dir; one already there (written by someone
+// else) is an error, never truncated.
 func create(dir, name string) (*os.File, error) {
-	f, err := os.Create(filepath.Join(dir, name))
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, dirError(dir, err)
 	}
@@ -106,7 +284,7 @@ func (d *RunDir) AddLevel(l sweep.Level, s LevelStats) error {
 	if err != nil {
 		return err
 	}
-	if err := appendSync(d.requests, b); err != nil {
+	if err := atomicfile.Append(d.requests, b); err != nil {
 		return err
 	}
 	if err := d.csv.Write(s); err != nil {
@@ -118,52 +296,33 @@ func (d *RunDir) AddLevel(l sweep.Level, s LevelStats) error {
 // flushCSV moves the staged CSV bytes to levels.csv.
 func (d *RunDir) flushCSV() error {
 	defer d.buf.Reset()
-	return appendSync(d.levels, d.buf.Bytes())
+	return atomicfile.Append(d.levels, d.buf.Bytes())
 }
 
-// appendSync writes whole lines b at the end of f and syncs it. If the write
-// fails part way, f is truncated back so it never holds a partial line.
-func appendSync(f *os.File, b []byte) error {
-	off, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		if terr := f.Truncate(off); terr == nil {
-			f.Seek(off, io.SeekStart)
-		}
-		return err
-	}
-	return f.Sync()
-}
-
-// WriteSummary replaces summary.json with s: it writes a temporary file in
-// the directory, syncs it and renames it over summary.json, so readers see
-// either the old or the new summary, never a partial one.
+// WriteSummary replaces summary.json with s atomically (atomicfile.Write):
+// readers see either the old or the new summary, never a partial one.
 func (d *RunDir) WriteSummary(s Summary) error {
-	tmp, err := os.CreateTemp(d.path, SummaryFile+".tmp-*")
+	err := atomicfile.Write(filepath.Join(d.path, SummaryFile), func(w io.Writer) error {
+		return WriteSummaryJSON(w, s)
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", SummaryFile, unwrapPath(err))
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	// CreateTemp makes the file 0600; match os.Create under the usual umask.
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		err = WriteSummaryJSON(tmp, s)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(d.path, SummaryFile))
+	return nil
 }
 
-// Close closes the levels and requests files. It may be called more than
+// unwrapPath drops the temporary file's name an *fs.PathError carries.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Close closes the files and releases the lock. A run that began deletes
+// the earlier run it replaced; one that never began removes the directory
+// if ReserveRunDir created it (it is empty). It may be called more than
 // once.
 func (d *RunDir) Close() error {
 	var errs []error
@@ -172,6 +331,18 @@ func (d *RunDir) Close() error {
 			errs = append(errs, (*f).Close())
 			*f = nil
 		}
+	}
+	if d.begun && d.aside != "" {
+		errs = append(errs, os.RemoveAll(d.aside))
+		d.aside = ""
+	}
+	for i := len(d.locks) - 1; i >= 0; i-- {
+		d.locks[i].release()
+	}
+	d.locks = nil
+	if !d.begun && d.created {
+		_ = os.Remove(d.path) // only if empty
+		d.created = false
 	}
 	return errors.Join(errs...)
 }

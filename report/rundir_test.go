@@ -117,25 +117,6 @@ func TestOpenRunDirEmpty(t *testing.T) {
 	checkRequests(t, filepath.Join(dir, RequestsFile), nil)
 }
 
-func TestOpenRunDirForgetsAnEarlierRun(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{SummaryFile, LevelsFile, RequestsFile} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("an earlier run\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d, err := OpenRunDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); !os.IsNotExist(err) {
-		t.Errorf("the earlier run's summary.json survived: %v", err)
-	}
-	checkLevelsCSV(t, filepath.Join(dir, LevelsFile), 0)
-	checkRequests(t, filepath.Join(dir, RequestsFile), nil)
-}
-
 func TestOpenRunDirNotWritable(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plain-file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
