@@ -342,3 +342,45 @@ func TestEngineEvictsLRU(t *testing.T) {
 		t.Errorf("A again: %d cached tokens, want 0 (least recently used, evicted)", got)
 	}
 }
+
+// With short prompts the calibrated preset's steps are exactly the
+// unchunked model's (sim/presets.go): the first step of a lone request
+// lasts f + a, step k after it a + c×(k−1), where f = P/prefill rate,
+// a = base + per_seq + c×P. A repeat of the prompt only loses the prefill of
+// its cached blocks.
+func TestPresetStepsUnchanged(t *testing.T) {
+	cfg, err := Preset(kimiPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const scale = 0.02
+	cfg.Jitter, cfg.TimeScale = 0, scale
+	e, log, _ := testEngine(t, cfg)
+	ids := chatMessageIDs([]string{"user"}, []string{EssayPrompt})
+	const P, N = 36, 20
+	if len(ids) != P {
+		t.Fatalf("essay prompt: %d tokens, want %d", len(ids), P)
+	}
+	j := job{promptTokens: P, hashes: blockHashes(ids), target: N, finish: "length"}
+	sec := func(v float64) time.Duration { return time.Duration(v * scale * 1e9) }
+	c := sec(cfg.DecodePerCtxToken.Seconds())
+	a := sec(cfg.DecodeBase.Seconds()+cfg.DecodePerSeq.Seconds()) + P*c
+	for run, prefilled := range []int{P, P - 2*BlockSize} {
+		sq := submitAll(t, e, j)[0]
+		wait(t, sq)
+		steps := log.of(sq)
+		if len(steps) != N {
+			t.Fatalf("run %d: %d steps, want %d", run+1, len(steps), N)
+		}
+		f := sec(float64(prefilled) / cfg.PrefillTokensPerSec)
+		for k, st := range steps {
+			want := a + time.Duration(k)*c
+			if k == 0 {
+				want += f
+			}
+			if d := st.end.Sub(st.start) - want; d < -2 || d > 2 {
+				t.Errorf("run %d step %d: %v, want %v", run+1, k+1, st.end.Sub(st.start), want)
+			}
+		}
+	}
+}
