@@ -64,8 +64,11 @@
 // used first (a request's last blocks first). An admitted request takes the
 // longest cached run of its leading blocks and skips their prefill; the last
 // partial block is never cached and the last prompt token is always
-// computed. Only prompt blocks are cached, not generated ones, so a
-// preempted request recomputes its output. /metrics counts the lookups in
+// computed. Only prompt blocks are cached, not generated ones: a preempted
+// request recomputes its output, and the next turn of a conversation hits
+// the previous turn's prompt but prefills the previous reply again (vLLM
+// usually hits that too; here the reply's words would not line up with the
+// generated tokens, which count one per word against 1.3 in a prompt). /metrics counts the lookups in
 // tokens (vllm:prefix_cache_queries_total, vllm:prefix_cache_hits_total) and
 // the preemptions (vllm:num_preemptions_total), and a request's usage
 // carries prompt_tokens_details.cached_tokens when some of its prompt was

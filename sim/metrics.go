@@ -98,7 +98,7 @@ type Stats struct {
 	Running         int   // sequences in the batch
 	Waiting         int   // requests queued for a slot
 	GeneratedTokens int64 // output tokens emitted, all requests
-	PromptTokens    int64 // prompt tokens prefilled
+	PromptTokens    int64 // prompt tokens of admitted requests, cached ones included
 	Served          int64 // requests that generated their last token
 	Aborted         int64 // requests dropped before finishing (client gone, injected cut)
 	Preemptions     int64 // running requests evicted for want of KV blocks
