@@ -64,18 +64,22 @@
 // used first (a request's last blocks first). An admitted request takes the
 // longest cached run of its leading blocks and skips their prefill; the last
 // partial block is never cached and the last prompt token is always
-// computed. Only prompt blocks are cached, not generated ones: a preempted
-// request recomputes its output, and the next turn of a conversation hits
-// the previous turn's prompt but prefills the previous reply again (vLLM
-// usually hits that too; here the reply's words would not line up with the
-// generated tokens, which count one per word against 1.3 in a prompt). /metrics counts the lookups in
-// tokens (vllm:prefix_cache_queries_total, vllm:prefix_cache_hits_total) and
-// the preemptions (vllm:num_preemptions_total), and a request's usage
-// carries prompt_tokens_details.cached_tokens when some of its prompt was
-// cached (as vLLM's does when its prompt-token details are on).
+// computed. A chat request's generated tokens are cached too, under the ids
+// of the reply as the next turn of the conversation sends it back (an
+// assistant message with the generated text): the next turn finds the
+// previous prompt and the part of the reply that lines up cached (a reply
+// counts 1.3 tokens a word when sent back and 1 when generated, so about
+// three quarters of it). A reply with reasoning does not line up (it is sent
+// back without the reasoning), nor does a completions prompt's output. A
+// preempted request finds its own blocks again if they were not evicted.
+// /metrics counts the lookups in tokens (vllm:prefix_cache_queries_total,
+// vllm:prefix_cache_hits_total) and the preemptions
+// (vllm:num_preemptions_total), and a request's usage carries
+// prompt_tokens_details.cached_tokens when some of its prompt was cached (as
+// vLLM's does when its prompt-token details are on).
 //
-// What is not modelled: speculative decoding, swapping, prefix caching of
-// generated tokens, priorities, and anything the network adds.
+// What is not modelled: speculative decoding, swapping, priorities, and
+// anything the network adds.
 //
 // # Protocol
 //

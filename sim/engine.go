@@ -30,7 +30,7 @@ var (
 // job is what a handler asks the engine to generate.
 type job struct {
 	promptTokens int
-	hashes       []uint64 // chained hashes of the prompt's full blocks; nil without prefix caching
+	hashes       []uint64 // chained hashes of its full blocks (prompt, then reply); nil without prefix caching
 	target       int      // tokens to generate
 	finish       string   // finish_reason once target is reached
 }

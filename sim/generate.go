@@ -121,7 +121,7 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 	if req.Model != "" && req.Model != s.cfg.Model {
 		return nil, newAPIError(http.StatusNotFound, "The model `%s` does not exist.", req.Model)
 	}
-	ids, aerr := promptIDs(a, req)
+	ids, msgs, aerr := promptIDs(a, req)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -155,7 +155,7 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 		p.reasoning = int(s.cfg.ReasoningShare * float64(p.target))
 	}
 	if p.caching {
-		p.hashes = blockHashes(ids)
+		p.hashes = blockHashes(msgs.withReply(ids, p.target, p.reasoning))
 	}
 	n := s.ids.Add(1)
 	p.created = nowUnix()
@@ -192,24 +192,25 @@ func (s *Server) checkLengths(prompt, maxTokens, minTokens int) *apiError {
 }
 
 // promptIDs tokenizes a request's prompt by the package's rule (tokens.go);
-// its length is the prompt's token count.
-func promptIDs(a api, req *genRequest) ([]uint32, *apiError) {
-	if a == chatAPI {
-		if len(req.Messages) == 0 {
-			return nil, newAPIError(http.StatusBadRequest, "messages must be a non-empty list.")
-		}
-		roles := make([]string, len(req.Messages))
-		contents := make([]string, len(req.Messages))
-		for i, m := range req.Messages {
-			text, err := messageText(m.Content)
-			if err != nil {
-				return nil, newAPIError(http.StatusBadRequest, "messages[%d].content: %v", i, err)
-			}
-			roles[i], contents[i] = m.Role, text
-		}
-		return chatMessageIDs(roles, contents), nil
+// its length is the prompt's token count. A chat prompt also returns its
+// messages (nil for completions).
+func promptIDs(a api, req *genRequest) ([]uint32, *chatMessages, *apiError) {
+	if a != chatAPI {
+		ids, aerr := completionPromptIDs(req.Prompt)
+		return ids, nil, aerr
 	}
-	return completionPromptIDs(req.Prompt)
+	if len(req.Messages) == 0 {
+		return nil, nil, newAPIError(http.StatusBadRequest, "messages must be a non-empty list.")
+	}
+	msgs := &chatMessages{roles: make([]string, len(req.Messages)), contents: make([]string, len(req.Messages))}
+	for i, m := range req.Messages {
+		text, err := messageText(m.Content)
+		if err != nil {
+			return nil, nil, newAPIError(http.StatusBadRequest, "messages[%d].content: %v", i, err)
+		}
+		msgs.roles[i], msgs.contents[i] = m.Role, text
+	}
+	return msgs.ids(), msgs, nil
 }
 
 // messageText extracts the text of a chat message's content.

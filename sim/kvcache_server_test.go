@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -113,5 +114,39 @@ func TestPreemptionOverHTTP(t *testing.T) {
 	t.Logf("preemptions %v; longest send-stamp gap per stream %v", s["vllm:num_preemptions_total{}"], longest)
 	if slices.Max(longest) < 20*time.Millisecond {
 		t.Errorf("no stream paused 20ms or more: %v", longest)
+	}
+}
+
+// The next turn of a conversation (the first prompt, the reply as
+// streamed, a new user message) finds the first turn's prompt and the part
+// of its reply that lines up cached: the full blocks of the first turn's
+// prompt plus its 64 generated tokens, 134+64 = 198 tokens, so 12 blocks.
+// A reply with reasoning is sent back without it, so only the prompt hits.
+func TestNextTurnHitsPromptAndReply(t *testing.T) {
+	for _, tt := range []struct {
+		reasoning float64
+		want      int
+	}{
+		{0, (134 + 64) / BlockSize * BlockSize},
+		{0.5, 134 / BlockSize * BlockSize},
+	} {
+		cfg := testConfig()
+		cfg.MaxModelLen, cfg.ReasoningShare = 1024, tt.reasoning
+		_, url := startSim(t, cfg)
+		first := words(100) // 134 tokens as a chat message
+		var reply strings.Builder
+		for _, e := range streamReq(t, url+"/v1/chat/completions", chatBody(first, 64)) {
+			if m := (map[string]any{}); json.Unmarshal([]byte(e.data), &m) == nil {
+				s, _ := path(m, "choices", 0, "delta", "content").(string)
+				reply.WriteString(s)
+			}
+		}
+		body := map[string]any{"max_tokens": 2, "stream_options": map[string]any{"include_usage": true},
+			"messages": []map[string]any{{"role": "user", "content": first},
+				{"role": "assistant", "content": reply.String()}, {"role": "user", "content": "and then?"}}}
+		_, u, _ := tokenStamps(t, streamReq(t, url+"/v1/chat/completions", body))
+		if got, _ := path(u, "prompt_tokens_details", "cached_tokens").(float64); int(got) != tt.want {
+			t.Errorf("reasoning share %v: turn 2 usage %v, want cached_tokens %d", tt.reasoning, u, tt.want)
+		}
 	}
 }

@@ -199,9 +199,11 @@ func (e *engine) emit(now, start, end time.Time) {
 	clear(e.stepped) // do not keep finished sequences alive until the next step
 }
 
-// register adds sq's newly computed full prompt blocks to the prefix cache.
+// register adds sq's newly computed full blocks that have a hash (its
+// prompt's, and its reply's as the next turn will send it back) to the
+// prefix cache.
 func (e *engine) register(sq *seq) {
-	n := min(len(sq.hashes), min(sq.computed, sq.promptTokens)/BlockSize)
+	n := min(len(sq.hashes), sq.computed/BlockSize)
 	for i := sq.nHashed; i < n; i++ {
 		e.pool.register(sq.blocks[i], sq.hashes[i])
 	}

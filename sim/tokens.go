@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,33 @@ import (
 // template's markers. So a prompt that extends another one (the next turn of
 // a conversation, a longer document with the same opening) starts with the
 // same ids, and a shared prefix of text is a shared prefix of tokens.
+
+// chatMessages is a chat request's messages, roles and contents parallel.
+type chatMessages struct{ roles, contents []string }
+
+// ids is the token sequence of the conversation.
+func (m *chatMessages) ids() []uint32 { return chatMessageIDs(m.roles, m.contents) }
+
+// withReply returns the token ids whose KV a chat request holds once it has
+// generated target tokens: the prompt's ids, then those of the reply as the
+// next turn of the conversation will send it back (an assistant message
+// with the generated text), cut to target tokens. The generated tokens'
+// full blocks are hashed from these ids, so the next turn finds the part of
+// the reply its tokens line up with (the reply counts 1.3 tokens a word
+// when sent back, 1 when generated) cached, as vLLM finds the whole reply.
+// A reply with reasoning is sent back without it and so does not line up
+// at all, and a completions prompt (m nil) has no template to follow: for
+// those only the prompt's ids are returned.
+func (m *chatMessages) withReply(prompt []uint32, target, reasoning int) []uint32 {
+	if m == nil || reasoning > 0 {
+		return prompt
+	}
+	roles := append(slices.Clone(m.roles), "assistant")
+	// target×10/13+2 words give more than the target tokens needed.
+	contents := append(slices.Clone(m.contents), fillerText(0, min(target, target*10/13+2)))
+	all := chatMessageIDs(roles, contents)
+	return all[:min(len(all), len(prompt)+target)]
+}
 
 // chatMessageIDs is the token sequence of a chat conversation; roles and
 // contents are parallel. Its length is ChatPromptTokens(contents...).
