@@ -384,3 +384,45 @@ func TestPresetStepsUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// Every step of a concurrent run lasts what the step model says for the
+// sequences in it: prefill×prefNs + base + per_seq×B + per_ctx×ctx, with
+// ctx each sequence's KV before the step plus its prefill chunk. Four
+// streams with staggered arrivals and a budget small enough to chunk one
+// prompt cover admission, chunking and decode.
+func TestStepsFollowTheModel(t *testing.T) {
+	cfg, err := Preset("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Jitter, cfg.TimeScale, cfg.MaxNumBatchedTokens = 0, 0.05, 64
+	e, log, _ := testEngine(t, cfg)
+	var sqs []*seq
+	for i, p := range []int{36, 36, 200, 36} {
+		sqs = append(sqs, submitAll(t, e, job{promptTokens: p, target: 30 + 5*i, finish: "length"})...)
+		time.Sleep(2 * time.Millisecond)
+	}
+	wait(t, sqs...)
+	kv, chunked := map[*seq]int{}, false
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for i, st := range log.steps {
+		prefill, ctx := 0, 0
+		for _, s := range st.seqs {
+			prefill += s.prefill
+			ctx += kv[s.sq] + s.prefill
+			kv[s.sq] += s.prefill + s.emitted
+			chunked = chunked || (s.prefill > 0 && s.emitted == 0)
+		}
+		want := time.Duration(float64(prefill)*e.prefNs + e.baseNs + e.perSeqNs*float64(len(st.seqs)) + e.perCtxNs*float64(ctx))
+		if d := st.end.Sub(st.start) - want; d < -2 || d > 2 {
+			t.Errorf("step %d (%d seqs, %d prefill tokens): %v, want %v", i, len(st.seqs), prefill, st.end.Sub(st.start), want)
+		}
+		if prefill > cfg.MaxNumBatchedTokens {
+			t.Errorf("step %d prefilled %d tokens over a budget of %d", i, prefill, cfg.MaxNumBatchedTokens)
+		}
+	}
+	if !chunked {
+		t.Error("no prompt was prefilled in chunks")
+	}
+}
