@@ -98,6 +98,7 @@ func TestServeSimBadKVFlags(t *testing.T) {
 	}{
 		{[]string{"--kv-cache-tokens", "1000"}, "KVCacheTokens"}, // the fast preset's 4096-token context does not fit
 		{[]string{"--max-num-batched-tokens", "8"}, "MaxNumBatchedTokens"},
+		{[]string{"--kv-cache-tokens", "1000", "--max-num-batched-tokens", "8"}, "KVCacheTokens must hold one MaxModelLen sequence (4096 tokens in blocks of 16), got 1000; MaxNumBatchedTokens"},
 	} {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"serve-sim", "--addr", "127.0.0.1:0", "--preset", "fast"}, tt.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

@@ -124,10 +124,10 @@ func (c Config) withDefaults() Config {
 
 // validate reports every invalid field of c (after withDefaults) at once.
 func (c Config) validate() error {
-	var errs []error
+	var errs []string
 	bad := func(cond bool, format string, args ...any) {
 		if cond {
-			errs = append(errs, fmt.Errorf("sim: "+format, args...))
+			errs = append(errs, fmt.Sprintf(format, args...))
 		}
 	}
 	bad(c.MaxModelLen < 1, "MaxModelLen must be at least 1, got %d", c.MaxModelLen)
@@ -158,7 +158,10 @@ func (c Config) validate() error {
 	} {
 		bad(!(r.v >= 0 && r.v <= 1), "%s must be in [0, 1], got %g", r.name, r.v)
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.New("sim: " + strings.Join(errs, "; ")) // one line: the CLI prints it as it is
 }
 
 // ChatMessageOverhead is the number of prompt tokens each chat message adds
