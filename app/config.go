@@ -25,6 +25,7 @@ type options struct {
 	URL            string
 	Sim            bool
 	SimPreset      string
+	SimNoPrefix    bool // --sim-no-prefix-caching
 	Model          string
 	API            client.API
 	Levels         []int
@@ -97,6 +98,7 @@ func (o *options) target(c *cli.Context) error {
 		if !c.IsSet("max-tokens") {
 			o.MaxTokens = defaultSimMaxTokens
 		}
+		o.SimNoPrefix = c.Bool("sim-no-prefix-caching")
 	} else if err := checkURL(o.URL); err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ func sweepFlags() []cli.Flag {
 		&cli.StringFlag{Name: "url", Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
 		&cli.BoolFlag{Name: "sim", Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
 		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
+		&cli.BoolFlag{Name: "sim-no-prefix-caching", Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
 		&cli.StringFlag{Name: "model", Usage: "model name; when omitted, the one model /v1/models lists"},
 		&cli.StringFlag{Name: "api", Value: "chat", Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
 		&cli.StringFlag{Name: "levels", Value: defaultLevels, Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},

@@ -45,7 +45,10 @@ func simFlags() []cli.Flag {
 		&cli.StringFlag{Name: "model", Usage: "served model name"},
 		&cli.IntFlag{Name: "max-model-len", Usage: "context window, prompt + completion tokens"},
 		&cli.IntFlag{Name: "max-num-seqs", Usage: "running batch cap; further requests queue FCFS"},
-		&cli.Float64Flag{Name: "prefill-rate", Usage: "prefill tokens per second (stalls the whole batch)"},
+		&cli.Float64Flag{Name: "prefill-rate", Usage: "prefill tokens per second (a prefill chunk lengthens its whole step)"},
+		&cli.IntFlag{Name: "kv-cache-tokens", Usage: "KV cache capacity in tokens (blocks of 16); running out preempts the newest request (preset: room for max-num-seqs full-length sequences)"},
+		&cli.IntFlag{Name: "max-num-batched-tokens", Usage: "token budget per step, decode tokens plus prefill chunks (chunked prefill; 0: whole prompts)"},
+		&cli.BoolFlag{Name: "no-prefix-caching", Usage: "turn prefix caching off"},
 		&cli.DurationFlag{Name: "decode-base", Usage: "fixed cost of every decode step"},
 		&cli.DurationFlag{Name: "decode-per-seq", Usage: "step cost per running sequence"},
 		&cli.DurationFlag{Name: "decode-per-ctx-token", Usage: "step cost per token of context in the batch"},
@@ -93,6 +96,9 @@ func simConfig(c *cli.Context) (sim.Config, error) {
 	set("max-model-len", func() { cfg.MaxModelLen = c.Int("max-model-len") })
 	set("max-num-seqs", func() { cfg.MaxNumSeqs = c.Int("max-num-seqs") })
 	set("prefill-rate", func() { cfg.PrefillTokensPerSec = c.Float64("prefill-rate") })
+	set("kv-cache-tokens", func() { cfg.KVCacheTokens = c.Int("kv-cache-tokens") })
+	set("max-num-batched-tokens", func() { cfg.MaxNumBatchedTokens = c.Int("max-num-batched-tokens") })
+	set("no-prefix-caching", func() { cfg.NoPrefixCaching = c.Bool("no-prefix-caching") })
 	set("decode-base", func() { cfg.DecodeBase = c.Duration("decode-base") })
 	set("decode-per-seq", func() { cfg.DecodePerSeq = c.Duration("decode-per-seq") })
 	set("decode-per-ctx-token", func() { cfg.DecodePerCtxToken = c.Duration("decode-per-ctx-token") })

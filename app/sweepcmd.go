@@ -253,6 +253,7 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 	if err != nil {
 		return nil, err
 	}
+	cfg.NoPrefixCaching = o.SimNoPrefix
 	srv, err := sim.New(cfg)
 	if err != nil {
 		return nil, err

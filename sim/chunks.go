@@ -39,10 +39,16 @@ type messageChoice struct {
 }
 
 type usage struct {
-	PromptTokens     int           `json:"prompt_tokens"`
-	CompletionTokens int           `json:"completion_tokens"`
-	TotalTokens      int           `json:"total_tokens"`
-	Details          *usageDetails `json:"completion_tokens_details,omitempty"`
+	PromptTokens     int            `json:"prompt_tokens"`
+	CompletionTokens int            `json:"completion_tokens"`
+	TotalTokens      int            `json:"total_tokens"`
+	Details          *usageDetails  `json:"completion_tokens_details,omitempty"`
+	Prompt           *promptDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+// promptDetails says how much of the prompt the prefix cache served.
+type promptDetails struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 type usageDetails struct {
@@ -110,6 +116,9 @@ func (p *plan) usage() usage {
 	u := usage{PromptTokens: p.promptTokens, CompletionTokens: p.target, TotalTokens: p.promptTokens + p.target}
 	if p.reasoning > 0 {
 		u.Details = &usageDetails{ReasoningTokens: p.reasoning}
+	}
+	if p.caching && p.cached > 0 { // as vLLM: only when some of the prompt was cached
+		u.Prompt = &promptDetails{CachedTokens: p.cached}
 	}
 	return u
 }

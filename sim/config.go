@@ -16,10 +16,25 @@ type Config struct {
 	Model       string // served model name; "sim" when empty
 	MaxModelLen int    // context window (prompt + completion tokens); > 0
 	MaxNumSeqs  int    // cap on the running batch; further requests wait FCFS; > 0
-	// KVCacheTokens is the KV capacity that vllm:kv_cache_usage_perc is
-	// reported against. It never limits admission. 0 means
-	// MaxNumSeqs×MaxModelLen, the capacity at which the gauge cannot pass 1.
+	// KVCacheTokens is the KV cache's capacity, in tokens, paged into
+	// blocks of BlockSize. A request is admitted only when there are blocks
+	// for its prompt (beyond its cached prefix); when a running sequence
+	// cannot get a block, the newest one is preempted. It must hold one
+	// MaxModelLen sequence. 0 means MaxNumSeqs full-length sequences
+	// (MaxNumSeqs×MaxModelLen rounded up to whole blocks), which never
+	// preempts.
 	KVCacheTokens int
+	// MaxNumBatchedTokens is the token budget of one step, shared by the
+	// decode tokens (one per running sequence) and prefill chunks: a prompt
+	// longer than what is left is prefilled over several steps that also
+	// decode the batch (chunked prefill). 0 means no budget: every prompt is
+	// prefilled whole in the step that admits it, stalling the batch for
+	// that long. When set, at least MaxNumSeqs, as in vLLM.
+	MaxNumBatchedTokens int
+	// NoPrefixCaching turns prefix caching off. With it on (the default),
+	// full blocks of prompt tokens stay cached after their request, and a
+	// later prompt that starts with the same tokens skips their prefill.
+	NoPrefixCaching bool
 
 	// PrefillTokensPerSec is the prefill rate: admitting a request adds
 	// prompt_tokens/PrefillTokensPerSec to the step it is admitted in. > 0.
@@ -93,7 +108,7 @@ func (c Config) withDefaults() Config {
 		c.Model = "sim"
 	}
 	if c.KVCacheTokens == 0 {
-		c.KVCacheTokens = c.MaxNumSeqs * c.MaxModelLen
+		c.KVCacheTokens = c.MaxNumSeqs * blocksFor(c.MaxModelLen) * BlockSize
 	}
 	if c.TimeScale == 0 {
 		c.TimeScale = 1
@@ -109,15 +124,19 @@ func (c Config) withDefaults() Config {
 
 // validate reports every invalid field of c (after withDefaults) at once.
 func (c Config) validate() error {
-	var errs []error
+	var errs []string
 	bad := func(cond bool, format string, args ...any) {
 		if cond {
-			errs = append(errs, fmt.Errorf("sim: "+format, args...))
+			errs = append(errs, fmt.Sprintf(format, args...))
 		}
 	}
 	bad(c.MaxModelLen < 1, "MaxModelLen must be at least 1, got %d", c.MaxModelLen)
 	bad(c.MaxNumSeqs < 1, "MaxNumSeqs must be at least 1, got %d", c.MaxNumSeqs)
-	bad(c.KVCacheTokens < 1, "KVCacheTokens must be at least 1, got %d", c.KVCacheTokens)
+	bad(c.KVCacheTokens/BlockSize < blocksFor(c.MaxModelLen),
+		"KVCacheTokens must hold one MaxModelLen sequence (%d tokens in blocks of %d), got %d",
+		blocksFor(c.MaxModelLen)*BlockSize, BlockSize, c.KVCacheTokens)
+	bad(c.MaxNumBatchedTokens != 0 && c.MaxNumBatchedTokens < c.MaxNumSeqs,
+		"MaxNumBatchedTokens must be 0 (no budget) or at least MaxNumSeqs (%d), got %d", c.MaxNumSeqs, c.MaxNumBatchedTokens)
 	bad(!(c.PrefillTokensPerSec > 0) || math.IsInf(c.PrefillTokensPerSec, 0),
 		"PrefillTokensPerSec must be positive and finite, got %g", c.PrefillTokensPerSec)
 	bad(c.DecodeBase < 0 || c.DecodePerSeq < 0 || c.DecodePerCtxToken < 0,
@@ -139,7 +158,10 @@ func (c Config) validate() error {
 	} {
 		bad(!(r.v >= 0 && r.v <= 1), "%s must be in [0, 1], got %g", r.name, r.v)
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.New("sim: " + strings.Join(errs, "; ")) // one line: the CLI prints it as it is
 }
 
 // ChatMessageOverhead is the number of prompt tokens each chat message adds

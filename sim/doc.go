@@ -4,37 +4,82 @@
 //
 // It is a model, not a measurement of hardware. Every number it produces
 // comes from the few parameters in Config (a fixed per-step cost, a cost per
-// running sequence, a cost per token of context in the batch and a prefill
-// rate), so a sweep against it shows what those parameters imply and nothing
-// else. Its purpose is to give toksweep a known, reproducible target: tests
-// and demos can check that the client, the sweep and the report recover
-// figures the simulator was built to produce.
+// running sequence, a cost per token of context in the batch, a prefill
+// rate, a step token budget and a KV-cache size), so a sweep against it
+// shows what those parameters imply and nothing else. Its purpose is to give
+// toksweep a known, reproducible target: tests and demos can check that the
+// client, the sweep and the report recover figures the simulator was built
+// to produce.
 //
 // # Engine
 //
 // One scheduler goroutine runs steps back to back while any sequence is
-// running, and blocks while the batch and the queue are empty. At the start
-// of a step it admits waiting requests first come, first served, while the
-// batch holds fewer than MaxNumSeqs sequences. The step lasts
+// running, and blocks while the batch and the queue are empty. Each step is
+// planned the way vLLM V1's scheduler plans one (sched.go):
+//
+//   - The running sequences, in order, each take one decode token, or the
+//     next chunk of their prefill, from the step's token budget
+//     (MaxNumBatchedTokens; unlimited when 0, so a prompt is prefilled whole
+//     in its first step).
+//   - Each takes the KV blocks its new tokens need. When there are none
+//     left, the newest running sequence is preempted (recompute mode): its
+//     blocks are freed and it goes back to the head of the queue, to prefill
+//     its prompt and the tokens it had generated again. Its stream pauses;
+//     nothing is lost.
+//   - If nobody was preempted, waiting requests are admitted first come,
+//     first served, while the batch holds fewer than MaxNumSeqs sequences,
+//     budget is left and the KV cache has blocks for their prompt beyond its
+//     cached prefix. A request that does not fit blocks those behind it.
+//
+// The step lasts
 //
 //	prefill + DecodeBase + DecodePerSeq×B + DecodePerCtxToken×ctx
 //
-// where prefill is the sum of prompt_tokens/PrefillTokensPerSec over the
-// requests admitted in this step (prefill is not chunked, so it stalls the
-// whole batch), B is the batch size and ctx the sum over running sequences of
-// prompt tokens plus tokens generated so far. With Jitter > 0 the step is
-// multiplied by 1+Jitter×N(0,1). At the end of the step every running
-// sequence emits TokensPerChunk tokens as one event, so a request's time to
-// first token is its queue wait plus its admission step. Step deadlines are
-// absolute (each step starts at the previous deadline), so pacing errors do
-// not accumulate and a stall of the host of up to a second is caught
-// up; the pacer sleeps until shortly before a deadline and spins for the
-// rest.
+// where prefill is the prompt tokens computed in the step (cached ones are
+// free) over PrefillTokensPerSec, B is the number of sequences in the step
+// and ctx the sum of their context (prompt plus tokens generated so far).
+// So without a budget a long prompt stalls the whole batch for its whole
+// prefill, and with one, for about one chunk per step. With short prompts
+// and the budget not reached, this is exactly the earlier, unchunked model,
+// which the presets were calibrated on. With Jitter > 0 the step is
+// multiplied by 1+Jitter×N(0,1). At the end of the step every sequence whose
+// prefill is complete emits TokensPerChunk tokens as one event, so a
+// request's time to first token is its queue wait plus the steps of its
+// prefill. Step deadlines are absolute (each step starts at the previous
+// deadline), so pacing errors do not accumulate and a stall of the host of
+// up to a second is caught up; the pacer sleeps until shortly before a
+// deadline and spins for the rest.
 //
-// What is not modelled: chunked prefill, KV-cache limits and preemption
-// (vllm:kv_cache_usage_perc is reported against KVCacheTokens but never
-// constrains admission), prefix caching, speculative decoding, and anything
-// the network adds.
+// # KV cache and prefix caching
+//
+// The KV cache (kvcache.go) holds KVCacheTokens tokens in blocks of
+// BlockSize (16). Its default, room for MaxNumSeqs full-length sequences,
+// never preempts. vllm:kv_cache_usage_perc is the share of blocks in use.
+//
+// Prefix caching (on unless NoPrefixCaching) follows vLLM's: a prompt is
+// turned into a deterministic token sequence of its counted length
+// (tokens.go), whose full blocks are hashed by content, each hash chained
+// to its parent's. Once computed, a block is registered under its hash;
+// when its last user finishes it stays cached but evictable, least recently
+// used first (a request's last blocks first). An admitted request takes the
+// longest cached run of its leading blocks and skips their prefill; the last
+// partial block is never cached and the last prompt token is always
+// computed. A chat request's generated tokens are cached too, under the ids
+// of the reply as the next turn of the conversation sends it back (an
+// assistant message with the generated text): the next turn finds the
+// previous prompt and the part of the reply that lines up cached (a reply
+// counts 1.3 tokens a word when sent back and 1 when generated, so about
+// three quarters of it). A reply with reasoning does not line up (it is sent
+// back without the reasoning), nor does a completions prompt's output. A
+// preempted request finds its own blocks again if they were not evicted.
+// /metrics counts the lookups in tokens (vllm:prefix_cache_queries_total,
+// vllm:prefix_cache_hits_total) and the preemptions
+// (vllm:num_preemptions_total), and a request's usage carries
+// prompt_tokens_details.cached_tokens when some of its prompt was cached (as
+// vLLM's does when its prompt-token details are on).
+//
+// What is not modelled: speculative decoding, swapping, priorities, and
+// anything the network adds.
 //
 // # Protocol
 //
@@ -53,7 +98,8 @@
 // The generated text is deterministic filler, one word and a space per
 // token. Prompt tokens are counted, not tokenized: ceil(1.3 × the number of
 // whitespace-separated words), plus ChatMessageOverhead tokens per chat
-// message, and at least 1 (see PromptTokens and ChatPromptTokens).
+// message, and at least 1 (see PromptTokens and ChatPromptTokens). The
+// token ids behind prefix caching follow the same count.
 //
 // Failure injection (500s, 429s over a queue limit, cut streams, malformed
 // chunks) is drawn from a generator seeded with Config.Seed, one draw per

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -29,8 +30,9 @@ var (
 // job is what a handler asks the engine to generate.
 type job struct {
 	promptTokens int
-	target       int    // tokens to generate
-	finish       string // finish_reason once target is reached
+	hashes       []uint64 // chained hashes of its full blocks (prompt, then reply); nil without prefix caching
+	target       int      // tokens to generate
+	finish       string   // finish_reason once target is reached
 }
 
 // seq is one request in the engine. The scheduler goroutine publishes
@@ -44,11 +46,19 @@ type seq struct {
 	aborted   atomic.Bool
 	notify    chan struct{}
 
-	produced int // tokens generated; scheduler-owned copy of generated
+	// Scheduler-owned.
+	produced int     // tokens generated; the scheduler's copy of generated
+	computed int     // tokens whose KV is in blocks (prompt, then generated)
+	blocks   []int32 // KV blocks held while running
+	nHashed  int     // leading prompt blocks registered in the prefix cache
+	chunk    int     // prefill tokens computed in the current step
+	emitN    int     // tokens emitted at the end of the current step
+	hit      int     // prompt tokens the prefix cache served at first admission
 
 	mu        sync.Mutex
 	generated int
 	done      bool
+	cached    int // hit, published with the first token
 }
 
 // progress reports the tokens generated so far and whether the sequence has
@@ -58,6 +68,17 @@ func (s *seq) progress() (int, bool) {
 	defer s.mu.Unlock()
 	return s.generated, s.done
 }
+
+// cachedTokens is the number of prompt tokens the prefix cache served, known
+// once the first token is out.
+func (s *seq) cachedTokens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cached
+}
+
+// length is the tokens the sequence holds: its prompt and its output so far.
+func (s *seq) length() int { return s.promptTokens + s.produced }
 
 // engine is the continuous-batching model. Handlers submit and abort; one
 // scheduler goroutine owns the running batch and steps it in real time.
@@ -73,9 +94,12 @@ type engine struct {
 
 	// Owned by the scheduler goroutine.
 	running []*seq
-	stepped []*seq     // scratch: the sequences emit publishes to
+	stepped []*seq     // the sequences the current step computes
+	pool    *blockPool // the KV cache
+	budget  int        // tokens per step (MaxNumBatchedTokens; unlimited when 0)
 	rng     *rand.Rand // jitter
 	pace    *pacer
+	trace   func(stepTrace) // tests: called at the end of every step
 
 	nRunning atomic.Int64 // len(running), for handlers and Stats
 
@@ -88,7 +112,10 @@ type engine struct {
 	lateN  int
 }
 
-func newEngine(cfg Config, met *metrics) *engine {
+func newEngine(cfg Config, met *metrics) *engine { return startEngine(cfg, met, nil) }
+
+// startEngine is newEngine with a trace hook for tests.
+func startEngine(cfg Config, met *metrics, trace func(stepTrace)) *engine {
 	s := cfg.TimeScale
 	e := &engine{
 		cfg:      cfg,
@@ -102,6 +129,9 @@ func newEngine(cfg Config, met *metrics) *engine {
 		exited:   make(chan struct{}),
 		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6a1773)),
 		late:     make([]time.Duration, lateSamples),
+		pool:     newBlockPool(cfg.KVCacheTokens, !cfg.NoPrefixCaching),
+		budget:   cmp.Or(cfg.MaxNumBatchedTokens, math.MaxInt),
+		trace:    trace,
 	}
 	e.pace = newPacer(e.done)
 	go e.run()
@@ -191,17 +221,17 @@ func (e *engine) run() {
 			}
 			start = time.Now()
 		}
-		prefill := e.admit(start)
-		if len(e.running) == 0 {
-			continue
+		e.schedule(start)
+		if len(e.stepped) == 0 {
+			continue // the queue emptied (aborts) before anything ran
 		}
-		deadline := start.Add(e.stepDuration(prefill))
+		deadline := start.Add(e.stepDuration())
 		if !e.pace.waitUntil(deadline) {
 			return
 		}
 		now := time.Now()
 		e.recordLate(now.Sub(deadline))
-		e.emit(now)
+		e.emit(now, start, deadline)
 		start = deadline
 		if now.Sub(deadline) > maxLag {
 			start = now
@@ -225,92 +255,21 @@ func (e *engine) waitForWork() bool {
 }
 
 // dropAborted removes aborted sequences from the running batch.
-func (e *engine) dropAborted() {
-	e.running = slices.DeleteFunc(e.running, func(sq *seq) bool { return sq.aborted.Load() })
-	e.nRunning.Store(int64(len(e.running)))
-}
+func (e *engine) dropAborted() { e.leave(func(sq *seq) bool { return sq.aborted.Load() }) }
 
-// admit moves waiting requests into the batch while it has room and returns
-// the time their prefill adds to this step, in (scaled) nanoseconds.
-func (e *engine) admit(now time.Time) float64 {
-	e.mu.Lock()
-	n := min(len(e.waiting), e.cfg.MaxNumSeqs-len(e.running))
-	admitted := slices.Clone(e.waiting[:max(n, 0)])
-	e.waiting = slices.Delete(e.waiting, 0, max(n, 0))
-	e.running = append(e.running, admitted...)
-	e.nRunning.Store(int64(len(e.running)))
-	e.mu.Unlock()
-
-	prefill, prompt := 0.0, 0
-	for _, sq := range admitted {
-		prefill += float64(sq.promptTokens) * e.prefNs
-		prompt += sq.promptTokens
-		sq.scheduled = now
-		e.met.admitted(now.Sub(sq.arrived))
-	}
-	e.met.addPrompt(prompt)
-	return prefill
-}
-
-// contextTokens is the KV footprint of the batch: prompts plus tokens
-// generated so far.
-func (e *engine) contextTokens() int {
-	ctx := 0
-	for _, sq := range e.running {
-		ctx += sq.promptTokens + sq.produced
-	}
-	return ctx
-}
-
-// stepDuration is the modelled length of the step about to run.
-func (e *engine) stepDuration(prefillNs float64) time.Duration {
-	ctx := e.contextTokens()
-	e.met.setKV(ctx)
-	ns := prefillNs + e.baseNs + e.perSeqNs*float64(len(e.running)) + e.perCtxNs*float64(ctx)
-	if j := e.cfg.Jitter; j > 0 {
-		ns *= math.Max(0.1, 1+j*e.rng.NormFloat64())
-	}
-	return time.Duration(ns)
-}
-
-// emit ends a step: every running sequence gets its next chunk, and those
-// that reach their target leave the batch. Metrics and the batch are
-// updated before any handler hears of the chunk, so a client that has its
-// reply sees them already counted.
-func (e *engine) emit(now time.Time) {
-	k, tokens := e.cfg.TokensPerChunk, 0
-	e.stepped = e.stepped[:0]
-	for _, sq := range e.running {
-		if sq.aborted.Load() {
-			continue // its handler is gone; dropped below
-		}
-		if sq.produced == 0 {
-			e.met.firstToken(now.Sub(sq.arrived), now.Sub(sq.scheduled))
-		}
-		n := min(k, sq.target-sq.produced)
-		sq.produced += n
-		tokens += n
-		if sq.produced >= sq.target {
-			e.met.finished(sq.finish)
-		}
-		e.stepped = append(e.stepped, sq)
-	}
-	e.met.addGenerated(tokens)
+// leave removes the running sequences gone says are gone, freeing their
+// KV blocks.
+func (e *engine) leave(gone func(*seq) bool) {
 	e.running = slices.DeleteFunc(e.running, func(sq *seq) bool {
-		return sq.produced >= sq.target || sq.aborted.Load()
+		if !gone(sq) {
+			return false
+		}
+		e.pool.release(sq.blocks)
+		sq.blocks = nil
+		return true
 	})
 	e.nRunning.Store(int64(len(e.running)))
-	e.met.setKV(e.contextTokens()) // finished sequences free their KV
-	for _, sq := range e.stepped {
-		sq.mu.Lock()
-		sq.generated, sq.done = sq.produced, sq.produced >= sq.target
-		sq.mu.Unlock()
-		select {
-		case sq.notify <- struct{}{}:
-		default:
-		}
-	}
-	clear(e.stepped) // do not keep finished sequences alive until the next step
+	e.met.setKV(e.pool.usage())
 }
 
 // recordLate keeps how late a step ended, for the pacing tests.

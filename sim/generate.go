@@ -58,6 +58,8 @@ type plan struct {
 	reasoning    int    // the first this many tokens are reasoning (chat only)
 	reasonField  string // delta/message field for reasoning
 	perChunk     int
+	caching      bool // prefix caching is on: usage reports cached_tokens
+	cached       int  // prompt tokens served from the prefix cache, once finished
 }
 
 // fate is the failure injection drawn for one request.
@@ -119,10 +121,11 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 	if req.Model != "" && req.Model != s.cfg.Model {
 		return nil, newAPIError(http.StatusNotFound, "The model `%s` does not exist.", req.Model)
 	}
-	prompt, aerr := promptTokens(a, req)
+	ids, msgs, aerr := promptIDs(a, req)
 	if aerr != nil {
 		return nil, aerr
 	}
+	prompt := len(ids)
 	maxTokens := s.cfg.MaxModelLen - prompt
 	switch {
 	case a == chatAPI && req.MaxCompletionTokens != nil:
@@ -137,6 +140,7 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 	}
 	p := &plan{
 		job:         job{promptTokens: prompt, target: maxTokens, finish: "length"},
+		caching:     !s.cfg.NoPrefixCaching,
 		api:         a,
 		model:       s.cfg.Model,
 		stream:      req.Stream,
@@ -149,6 +153,9 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 	}
 	if a == chatAPI {
 		p.reasoning = int(s.cfg.ReasoningShare * float64(p.target))
+	}
+	if p.caching {
+		p.hashes = blockHashes(msgs.withReply(ids, p.target, p.reasoning))
 	}
 	n := s.ids.Add(1)
 	p.created = nowUnix()
@@ -184,23 +191,26 @@ func (s *Server) checkLengths(prompt, maxTokens, minTokens int) *apiError {
 	return nil
 }
 
-// promptTokens counts a request's prompt by the package's rule.
-func promptTokens(a api, req *genRequest) (int, *apiError) {
-	if a == chatAPI {
-		if len(req.Messages) == 0 {
-			return 0, newAPIError(http.StatusBadRequest, "messages must be a non-empty list.")
-		}
-		contents := make([]string, len(req.Messages))
-		for i, m := range req.Messages {
-			text, err := messageText(m.Content)
-			if err != nil {
-				return 0, newAPIError(http.StatusBadRequest, "messages[%d].content: %v", i, err)
-			}
-			contents[i] = text
-		}
-		return ChatPromptTokens(contents...), nil
+// promptIDs tokenizes a request's prompt by the package's rule (tokens.go);
+// its length is the prompt's token count. A chat prompt also returns its
+// messages (nil for completions).
+func promptIDs(a api, req *genRequest) ([]uint32, *chatMessages, *apiError) {
+	if a != chatAPI {
+		ids, aerr := completionPromptIDs(req.Prompt)
+		return ids, nil, aerr
 	}
-	return completionPromptTokens(req.Prompt)
+	if len(req.Messages) == 0 {
+		return nil, nil, newAPIError(http.StatusBadRequest, "messages must be a non-empty list.")
+	}
+	msgs := &chatMessages{roles: make([]string, len(req.Messages)), contents: make([]string, len(req.Messages))}
+	for i, m := range req.Messages {
+		text, err := messageText(m.Content)
+		if err != nil {
+			return nil, nil, newAPIError(http.StatusBadRequest, "messages[%d].content: %v", i, err)
+		}
+		msgs.roles[i], msgs.contents[i] = m.Role, text
+	}
+	return msgs.ids(), msgs, nil
 }
 
 // messageText extracts the text of a chat message's content.
@@ -229,20 +239,24 @@ func messageText(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-// completionPromptTokens counts a /v1/completions prompt: a string or a
-// list of strings by the word rule, a list of token ids by its length.
-func completionPromptTokens(raw json.RawMessage) (int, *apiError) {
+// completionPromptIDs tokenizes a /v1/completions prompt: a string or a
+// list of strings by the word rule; a list of token ids is taken as it is.
+func completionPromptIDs(raw json.RawMessage) ([]uint32, *apiError) {
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
-		return PromptTokens(text), nil
+		return textIDs(text), nil
 	}
 	var texts []string
 	if err := json.Unmarshal(raw, &texts); err == nil && len(texts) > 0 {
-		return PromptTokens(strings.Join(texts, " ")), nil
+		return textIDs(strings.Join(texts, " ")), nil
 	}
 	var ids []int
 	if err := json.Unmarshal(raw, &ids); err == nil && len(ids) > 0 {
-		return len(ids), nil
+		out := make([]uint32, len(ids))
+		for i, id := range ids {
+			out[i] = uint32(id)
+		}
+		return out, nil
 	}
-	return 0, newAPIError(http.StatusBadRequest, "prompt must be a string, a list of strings or a list of token ids.")
+	return nil, newAPIError(http.StatusBadRequest, "prompt must be a string, a list of strings or a list of token ids.")
 }

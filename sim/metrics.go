@@ -49,7 +49,10 @@ type metrics struct {
 	promptTokens int64
 	success      map[string]int64 // by finish_reason
 	aborts       int64
-	kvTokens     int
+	preemptions  int64
+	prefixQuery  int64 // prompt tokens looked up in the prefix cache
+	prefixHits   int64 // of which found
+	kvUsage      float64
 	ttft, queue  histogram
 	prefill      histogram
 }
@@ -78,7 +81,16 @@ func (m *metrics) finished(reason string) { defer m.lock()(); m.success[reason]+
 func (m *metrics) aborted(n int64)        { defer m.lock()(); m.aborts += n }
 func (m *metrics) addPrompt(n int)        { defer m.lock()(); m.promptTokens += int64(n) }
 func (m *metrics) addGenerated(n int)     { defer m.lock()(); m.genTokens += int64(n) }
-func (m *metrics) setKV(ctx int)          { defer m.lock()(); m.kvTokens = ctx }
+func (m *metrics) setKV(usage float64)    { defer m.lock()(); m.kvUsage = usage }
+func (m *metrics) preempted()             { defer m.lock()(); m.preemptions++ }
+
+// prefixLookup counts one admission's prefix-cache lookup, in tokens, as
+// vLLM's prefix_cache_queries and prefix_cache_hits do.
+func (m *metrics) prefixLookup(queried, hit int) {
+	defer m.lock()()
+	m.prefixQuery += int64(queried)
+	m.prefixHits += int64(hit)
+}
 
 // Stats is a snapshot of the engine, for tests and for callers that want to
 // show what the simulator did.
@@ -86,9 +98,10 @@ type Stats struct {
 	Running         int   // sequences in the batch
 	Waiting         int   // requests queued for a slot
 	GeneratedTokens int64 // output tokens emitted, all requests
-	PromptTokens    int64 // prompt tokens prefilled
+	PromptTokens    int64 // prompt tokens of admitted requests, cached ones included
 	Served          int64 // requests that generated their last token
 	Aborted         int64 // requests dropped before finishing (client gone, injected cut)
+	Preemptions     int64 // running requests evicted for want of KV blocks
 }
 
 // promWriter writes Prometheus text exposition, one metric family at a time.
@@ -129,9 +142,8 @@ func (p *promWriter) histogram(name, help string, h histogram) {
 	p.sample(name+"_count", "", float64(h.count))
 }
 
-// write writes the exposition for one scrape. kvCap is the capacity
-// the KV gauge is a fraction of.
-func (m *metrics) write(w io.Writer, model string, running, waiting, kvCap int) error {
+// write writes the exposition for one scrape.
+func (m *metrics) write(w io.Writer, model string, running, waiting int) error {
 	defer m.lock()()
 	p := &promWriter{w: w, label: `model_name="` + escapeLabel(model) + `"`}
 	p.single("vllm:num_requests_running", "gauge",
@@ -139,7 +151,13 @@ func (m *metrics) write(w io.Writer, model string, running, waiting, kvCap int) 
 	p.single("vllm:num_requests_waiting", "gauge",
 		"Number of requests waiting to be processed.", float64(waiting))
 	p.single("vllm:kv_cache_usage_perc", "gauge",
-		"KV-cache usage. 1 means 100 percent usage.", min(1, float64(m.kvTokens)/float64(kvCap)))
+		"KV-cache usage. 1 means 100 percent usage.", m.kvUsage)
+	p.single("vllm:num_preemptions_total", "counter",
+		"Cumulative number of preemption from the engine.", float64(m.preemptions))
+	p.single("vllm:prefix_cache_queries_total", "counter",
+		"Prefix cache queries, in terms of number of queried tokens.", float64(m.prefixQuery))
+	p.single("vllm:prefix_cache_hits_total", "counter",
+		"Prefix cache hits, in terms of number of cached tokens.", float64(m.prefixHits))
 	p.single("vllm:prompt_tokens_total", "counter",
 		"Number of prefill tokens processed.", float64(m.promptTokens))
 	p.single("vllm:generation_tokens_total", "counter",
@@ -156,12 +174,13 @@ func (m *metrics) write(w io.Writer, model string, running, waiting, kvCap int) 
 	return p.err
 }
 
-func (m *metrics) stats() (gen, prompt, served, aborted int64) {
+func (m *metrics) stats() Stats {
 	defer m.lock()()
+	st := Stats{GeneratedTokens: m.genTokens, PromptTokens: m.promptTokens, Aborted: m.aborts, Preemptions: m.preemptions}
 	for _, n := range m.success {
-		served += n
+		st.Served += n
 	}
-	return m.genTokens, m.promptTokens, served, m.aborts
+	return st
 }
 
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

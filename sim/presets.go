@@ -13,6 +13,13 @@ import (
 const EssayPrompt = "Write a very long and detailed essay about the history of computing, " +
 	"from Charles Babbage to modern AI. Include at least 10 major milestones."
 
+// presetBatchedTokens is the step token budget of every preset: vLLM's
+// --max-num-batched-tokens default for its API server on large-memory GPUs.
+// The presets' prompts are short, so it only matters for long prompts (and
+// the figures below are unchanged by it). No preset limits the KV cache:
+// KVCacheTokens defaults to room for MaxNumSeqs full-length sequences.
+const presetBatchedTokens = 8192
+
 // preset is one named Config with the line that describes it.
 type preset struct {
 	name string
@@ -33,6 +40,7 @@ var presets = []preset{
 			DecodeBase:          time.Millisecond,
 			DecodePerSeq:        20 * time.Microsecond,
 			DecodePerCtxToken:   1 * time.Nanosecond,
+			MaxNumBatchedTokens: presetBatchedTokens,
 		},
 	},
 	{
@@ -58,6 +66,7 @@ var presets = []preset{
 			DecodePerSeq:        150 * time.Microsecond,
 			DecodePerCtxToken:   20 * time.Nanosecond,
 			Jitter:              0.02,
+			MaxNumBatchedTokens: presetBatchedTokens,
 		},
 	},
 	{
@@ -84,6 +93,11 @@ var presets = []preset{
 		// T = 12ms + 2048×12.086ms + 2096128×1µs = 26.860s → 76.25 tok/s;
 		// TTFT = f + a = 24.1ms. Jitter 2% averages out over hundreds of
 		// steps. Half of each output is reasoning, as in the story.
+		//
+		// Prefix caching: a repeat of the prompt finds its first two
+		// blocks (32 of the 36 tokens) cached, so its f is 4/3000 s =
+		// 1.3ms and its TTFT 13.4ms; the end-to-end time loses 10.7ms of
+		// 26.86s (0.04%), and the decode rate does not change.
 		name: "kimi-k2.5-int4-8gpu-pcie",
 		doc:  "Kimi-K2.5 INT4 on 8 PCIe GPUs as in the seed story: 81 tok/s decode (512 tokens), 76.2 tok/s end to end (2048)",
 		cfg: Config{
@@ -97,6 +111,7 @@ var presets = []preset{
 			Jitter:              0.02,
 			ReasoningShare:      0.5,
 			ReasoningField:      ReasoningContent,
+			MaxNumBatchedTokens: presetBatchedTokens,
 		},
 	},
 }

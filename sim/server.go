@@ -124,15 +124,9 @@ func (s *Server) Close() error {
 
 // Stats returns a snapshot of the engine's state and counters.
 func (s *Server) Stats() Stats {
-	gen, prompt, served, aborted := s.met.stats()
-	return Stats{
-		Running:         int(s.eng.nRunning.Load()),
-		Waiting:         s.eng.waitingLen(),
-		GeneratedTokens: gen,
-		PromptTokens:    prompt,
-		Served:          served,
-		Aborted:         aborted,
-	}
+	st := s.met.stats()
+	st.Running, st.Waiting = int(s.eng.nRunning.Load()), s.eng.waitingLen()
+	return st
 }
 
 func (s *Server) routes() *http.ServeMux {
@@ -184,5 +178,5 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	_ = s.met.write(w, s.cfg.Model, int(s.eng.nRunning.Load()), s.eng.waitingLen(), s.cfg.KVCacheTokens)
+	_ = s.met.write(w, s.cfg.Model, int(s.eng.nRunning.Load()), s.eng.waitingLen())
 }

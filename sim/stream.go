@@ -56,6 +56,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sq *seq, p *pla
 			return
 		}
 	}
+	p.cached = sq.cachedTokens()
 	writeJSON(w, http.StatusOK, p.body())
 }
 
@@ -95,6 +96,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sq *seq, p *plan
 			sent = to
 		}
 		if done {
+			p.cached = sq.cachedTokens()
 			out.event(p.finalChunk())
 			if p.includeUsage {
 				out.event(p.usageChunk())

@@ -1,0 +1,125 @@
+package sim
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"slices"
+	"strings"
+)
+
+// The simulator does not tokenize, but prefix caching needs a prompt's
+// token content, so a prompt is turned into a deterministic sequence of
+// token ids of exactly the length the package counts for it (PromptTokens,
+// ChatPromptTokens). Word g of the prompt, counting words across all the
+// messages of a chat, owns tokens [wordTokens(g), wordTokens(g+1)): one or
+// two ids derived from the word's text. Each chat message starts with
+// ChatMessageOverhead ids derived from its role, standing in for the chat
+// template's markers. So a prompt that extends another one (the next turn of
+// a conversation, a longer document with the same opening) starts with the
+// same ids, and a shared prefix of text is a shared prefix of tokens.
+
+// chatMessages is a chat request's messages, roles and contents parallel.
+type chatMessages struct{ roles, contents []string }
+
+// ids is the token sequence of the conversation.
+func (m *chatMessages) ids() []uint32 { return chatMessageIDs(m.roles, m.contents) }
+
+// withReply returns the token ids whose KV a chat request holds once it has
+// generated target tokens: the prompt's ids, then those of the reply as the
+// next turn of the conversation will send it back (an assistant message
+// with the generated text), cut to target tokens. The generated tokens'
+// full blocks are hashed from these ids, so the next turn finds the part of
+// the reply its tokens line up with (the reply counts 1.3 tokens a word
+// when sent back, 1 when generated) cached, as vLLM finds the whole reply.
+// A reply with reasoning is sent back without it and so does not line up
+// at all, and a completions prompt (m nil) has no template to follow: for
+// those only the prompt's ids are returned.
+func (m *chatMessages) withReply(prompt []uint32, target, reasoning int) []uint32 {
+	if m == nil || reasoning > 0 {
+		return prompt
+	}
+	roles := append(slices.Clone(m.roles), "assistant")
+	// target×10/13+2 words give more than the target tokens needed.
+	contents := append(slices.Clone(m.contents), fillerText(0, min(target, target*10/13+2)))
+	all := chatMessageIDs(roles, contents)
+	return all[:min(len(all), len(prompt)+target)]
+}
+
+// chatMessageIDs is the token sequence of a chat conversation; roles and
+// contents are parallel. Its length is ChatPromptTokens(contents...).
+func chatMessageIDs(roles, contents []string) []uint32 {
+	var t idBuilder
+	for i, c := range contents {
+		for k := range ChatMessageOverhead {
+			t.ids = append(t.ids, textID("<|"+roles[i]+"|>", k))
+		}
+		t.words(strings.Fields(c))
+	}
+	return t.done()
+}
+
+// textIDs is the token sequence of a plain prompt. Its length is
+// PromptTokens(text).
+func textIDs(text string) []uint32 {
+	var t idBuilder
+	t.words(strings.Fields(text))
+	return t.done()
+}
+
+// idBuilder appends word tokens, numbering words across calls.
+type idBuilder struct {
+	ids   []uint32
+	nWord int
+}
+
+func (t *idBuilder) words(ws []string) {
+	for _, w := range ws {
+		n := wordTokens(t.nWord+1) - wordTokens(t.nWord)
+		for k := range n {
+			t.ids = append(t.ids, textID(w, k))
+		}
+		t.nWord++
+	}
+}
+
+// done returns the ids, at least one (an empty prompt still counts 1 token).
+func (t *idBuilder) done() []uint32 {
+	if len(t.ids) == 0 {
+		return []uint32{textID("", 0)}
+	}
+	return t.ids
+}
+
+// textID is the id of the k-th token of a piece of text.
+func textID(s string, k int) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32() + uint32(k)*0x9e3779b9
+}
+
+// BlockSize is the number of tokens in one KV-cache block, vLLM's default.
+const BlockSize = 16
+
+// rootBlockHash is the parent of a sequence's first block.
+const rootBlockHash = 0x7a2c_5e1d_b00c_4a11
+
+// blockHashes returns the chained hashes of the full blocks of ids: block i's
+// hash covers its parent's hash and its own BlockSize ids, as vLLM's block
+// hashes do, so equal hashes mean equal prefixes up to the end of the block.
+// A last partial block has no hash: it is never cached.
+func blockHashes(ids []uint32) []uint64 {
+	out := make([]uint64, 0, len(ids)/BlockSize)
+	parent := uint64(rootBlockHash)
+	var buf [8 + 4*BlockSize]byte
+	for i := 0; i+BlockSize <= len(ids); i += BlockSize {
+		binary.LittleEndian.PutUint64(buf[:8], parent)
+		for k, id := range ids[i : i+BlockSize] {
+			binary.LittleEndian.PutUint32(buf[8+4*k:], id)
+		}
+		h := fnv.New64a()
+		h.Write(buf[:])
+		parent = h.Sum64()
+		out = append(out, parent)
+	}
+	return out
+}
