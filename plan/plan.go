@@ -110,19 +110,25 @@ type Plan struct {
 // level can be planned on: none met the SLO, or, without an SLO, the run
 // found no knee.
 func Make(run report.SavedRun, o Options) (Plan, error) {
+	var slo string
+	if run.Summary.Recommendation != nil {
+		slo = run.Summary.Recommendation.SLO
+	}
+	return make1(run.Path, slo, run.Stats(), run.Levels, o)
+}
+
+// make1 is Make on a run's parts: stats[i] are the figures of levels[i],
+// with the SLO verdict each level was given (nil: the run had no SLO).
+func make1(path, slo string, stats []report.LevelStats, levels []sweep.Level, o Options) (Plan, error) {
 	if err := o.Check(); err != nil {
 		return Plan{}, err
 	}
-	stats := run.Stats()
-	p := Plan{Run: run.Path, Options: o, CostPerMTok: math.NaN()}
-	if run.Summary.Recommendation != nil {
-		p.SLO = run.Summary.Recommendation.SLO
-	}
+	p := Plan{Run: path, SLO: slo, Options: o, CostPerMTok: math.NaN()}
 	chosen, err := p.choose(stats)
 	if err != nil {
 		return Plan{}, err
 	}
-	p.Level = pool(run.Levels, stats, chosen)
+	p.Level = pool(levels, stats, chosen)
 	l := p.Level
 	if !(l.RequestsPerS > 0) || !(l.OutputTPS > 0) || l.MeanE2E <= 0 {
 		return Plan{}, fmt.Errorf("level %s delivered no throughput to plan on", l.Key)
