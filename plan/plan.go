@@ -114,12 +114,12 @@ func Make(run report.SavedRun, o Options) (Plan, error) {
 	if run.Summary.Recommendation != nil {
 		slo = run.Summary.Recommendation.SLO
 	}
-	return make1(run.Path, slo, run.Stats(), run.Levels, o)
+	return fromParts(run.Path, slo, run.Stats(), run.Levels, o)
 }
 
-// make1 is Make on a run's parts: stats[i] are the figures of levels[i],
+// fromParts is Make on a run's parts: stats[i] are the figures of levels[i],
 // with the SLO verdict each level was given (nil: the run had no SLO).
-func make1(path, slo string, stats []report.LevelStats, levels []sweep.Level, o Options) (Plan, error) {
+func fromParts(path, slo string, stats []report.LevelStats, levels []sweep.Level, o Options) (Plan, error) {
 	if err := o.Check(); err != nil {
 		return Plan{}, err
 	}

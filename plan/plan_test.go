@@ -230,7 +230,7 @@ func TestChoose(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			stats, levels := build(tc.levels)
-			p, err := make1("run", "", stats, levels, Options{PeakRPS: 10, Headroom: 1})
+			p, err := fromParts("run", "", stats, levels, Options{PeakRPS: 10, Headroom: 1})
 			if tc.want == 0 {
 				if err == nil || !strings.Contains(err.Error(), tc.why) {
 					t.Fatalf("error %v, want one saying %q", err, tc.why)
@@ -264,7 +264,7 @@ func TestFigures(t *testing.T) {
 		{Options{PeakRPS: 0.1, Headroom: 1, GPUsPerReplica: 2, GPUHourUSD: 3}, 1, 0, 6.0 / (80 * 3600) * 1e6},
 	}
 	for _, tc := range cases {
-		p, err := make1("run", "", stats, levels, tc.o)
+		p, err := fromParts("run", "", stats, levels, tc.o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func TestFigures(t *testing.T) {
 func TestPoolsRepeats(t *testing.T) {
 	sec := time.Second
 	stats, levels := build([]lvl{{1, 1, sec, yes, false}, {2, 2, sec, yes, false}, {2, 4, 3 * sec, yes, false}, {4, 5, sec, yes, false}, {4, 6, sec, no, false}})
-	p, err := make1("run", "", stats, levels, Options{PeakRPS: 9, Headroom: 1})
+	p, err := fromParts("run", "", stats, levels, Options{PeakRPS: 9, Headroom: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
