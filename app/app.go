@@ -47,12 +47,12 @@ func New(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr)},
+		Commands:        []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr)},
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // exit statuses are decided by Exit
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare; see 'toksweep --help')", c.Args().First())
+				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan; see 'toksweep --help')", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},

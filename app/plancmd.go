@@ -1,0 +1,106 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/plan"
+	"github.com/toksweep/toksweep/report"
+)
+
+func planCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:  "plan",
+		Usage: "size a fleet from a finished run: replicas for a peak request rate (and N users), tokens per day, cost per million output tokens",
+		UsageText: "toksweep plan --peak-rps λ [--users N] [--headroom 0.75] [--gpus-per-replica G --gpu-hour-usd P] DIR\n\n" +
+			"DIR is a finished run directory. The plan rests on the largest tested level that met the\n" +
+			"run's SLO (every lower level passing too), or, for a run without an SLO, on its knee; it\n" +
+			"never extrapolates beyond a measured level. It prints every formula with the run's numbers\n" +
+			"and writes DIR/" + plan.File + " (see docs/metrics.md, \"Fleet plan\").",
+		Flags: []cli.Flag{
+			&cli.Float64Flag{Name: "peak-rps", Usage: "peak arrival rate λ to serve, in requests per second (required)"},
+			&cli.IntFlag{Name: "users", Usage: "also size for this many concurrent users"},
+			&cli.Float64Flag{Name: "headroom", Value: plan.DefaultHeadroom, Usage: "share h of a replica's measured throughput to plan on, in (0, 1]"},
+			&cli.Float64Flag{Name: "gpus-per-replica", Usage: "GPUs per replica G, for the cost per million output tokens (with --gpu-hour-usd)"},
+			&cli.Float64Flag{Name: "gpu-hour-usd", Usage: "price P of one GPU-hour in dollars (with --gpus-per-replica)"},
+		},
+		OnUsageError: onUsageError,
+		Action: func(c *cli.Context) error {
+			dir, err := oneDirArg(c, "plan")
+			if err != nil {
+				return err
+			}
+			if !c.IsSet("peak-rps") {
+				return usagef("plan needs --peak-rps, the peak request rate to serve (see 'toksweep plan --help')")
+			}
+			o := plan.Options{PeakRPS: c.Float64("peak-rps"), Users: c.Int("users"), Headroom: c.Float64("headroom"),
+				GPUsPerReplica: c.Float64("gpus-per-replica"), GPUHourUSD: c.Float64("gpu-hour-usd")}
+			if c.IsSet("users") && o.Users < 1 {
+				return usagef("invalid --users %d: want a count ≥ 1", o.Users)
+			}
+			if err := o.Check(); err != nil {
+				return usagef("%v", err)
+			}
+			return runFleetPlan(dir, o, stdout)
+		},
+	}
+}
+
+// runFleetPlan reads the finished run in dir, prints its plan and writes
+// dir/plan.json; no other file in dir is touched.
+func runFleetPlan(dir string, o plan.Options, stdout io.Writer) error {
+	run, err := readFinishedRun(dir)
+	if err != nil {
+		return err
+	}
+	p, err := plan.Make(run, o)
+	if err != nil {
+		return fmt.Errorf("plan %s: %w", dir, err)
+	}
+	var text, js bytes.Buffer
+	if err := p.WriteText(&text); err != nil {
+		return err
+	}
+	if err := p.WriteJSON(&js); err != nil {
+		return err
+	}
+	if err := replaceFile(filepath.Join(dir, plan.File), js.Bytes()); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Join(dir, plan.File), err)
+	}
+	if _, err := stdout.Write(text.Bytes()); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "\nWrote %s\n", filepath.Join(dir, plan.File))
+	return err
+}
+
+// readFinishedRun reads dir, refusing a directory that is not a whole,
+// finished run: a plan must not rest on a run still writing or cut short
+// before its summary caught up.
+func readFinishedRun(dir string) (report.SavedRun, error) {
+	if _, err := os.Stat(filepath.Join(dir, report.LevelsFile)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return report.SavedRun{}, fmt.Errorf("%s is not a finished run directory: no %s", dir, report.LevelsFile)
+		}
+		return report.SavedRun{}, err
+	}
+	run, err := report.ReadRunDir(dir)
+	switch {
+	case err != nil:
+		return run, err
+	case run.Summary.Finished.IsZero():
+		return run, fmt.Errorf("run %s is not finished (%s has no finish time): plan needs a finished run", dir, report.SummaryFile)
+	case len(run.Warnings) > 0:
+		return run, fmt.Errorf("run %s is incomplete: %s", dir, run.Warnings[0])
+	case len(run.Levels) == 0:
+		return run, fmt.Errorf("run %s has no level to plan on", dir)
+	}
+	return run, nil
+}

@@ -1,0 +1,301 @@
+// Package plan sizes a fleet from a finished run: it picks the largest
+// tested level that met the SLO (or, without an SLO, the knee), and turns
+// its measured figures into replica counts for a peak arrival rate or a
+// number of concurrent users, tokens per day and a cost per million output
+// tokens. Make is pure (run data and options in, a Plan out); WriteText and
+// WriteJSON render it. Nothing here extrapolates beyond a measured level.
+// docs/metrics.md ("Fleet plan") defines every figure.
+package plan
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// DefaultHeadroom is the share of a replica's measured throughput the plan
+// uses by default: 0.75 leaves a quarter for bursts and noise.
+const DefaultHeadroom = 0.75
+
+// SecondsPerDay converts a rate per second into one per day.
+const SecondsPerDay = 86400
+
+// Options are what the user asks the plan for.
+type Options struct {
+	PeakRPS  float64 // λ, peak arrivals in requests per second (> 0)
+	Users    int     // N concurrent users to size for; 0: not asked
+	Headroom float64 // h, share of a replica's measured throughput used, in (0, 1]
+	// GPUsPerReplica (G) and GPUHourUSD (P) price the output; both 0:
+	// no price.
+	GPUsPerReplica float64
+	GPUHourUSD     float64
+}
+
+// Check reports the first invalid option, in words for a one-line error.
+func (o Options) Check() error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case !(o.PeakRPS > 0) || !finite(o.PeakRPS):
+		return fmt.Errorf("invalid --peak-rps %v: want a rate > 0 (requests per second)", o.PeakRPS)
+	case o.Users < 0:
+		return fmt.Errorf("invalid --users %d: want a count ≥ 1", o.Users)
+	case !(o.Headroom > 0 && o.Headroom <= 1):
+		return fmt.Errorf("invalid --headroom %v: want a share in (0, 1], e.g. 0.75", o.Headroom)
+	case (o.GPUsPerReplica != 0) != (o.GPUHourUSD != 0):
+		return errors.New("--gpus-per-replica and --gpu-hour-usd go together: give both or neither")
+	case o.GPUsPerReplica < 0 || !finite(o.GPUsPerReplica):
+		return fmt.Errorf("invalid --gpus-per-replica %v: want a count > 0", o.GPUsPerReplica)
+	case o.GPUHourUSD < 0 || !finite(o.GPUHourUSD):
+		return fmt.Errorf("invalid --gpu-hour-usd %v: want a price > 0", o.GPUHourUSD)
+	}
+	return nil
+}
+
+func (o Options) priced() bool { return o.GPUsPerReplica > 0 && o.GPUHourUSD > 0 }
+
+// Basis says how the level was chosen.
+type Basis string
+
+const (
+	BasisSLO  Basis = "slo"  // the highest level that met the SLO, every lower one passing
+	BasisKnee Basis = "knee" // no SLO: the knee (report.Recommend)
+)
+
+// Level is the chosen level's measured figures, pooled over its repeats.
+type Level struct {
+	Key         string // how the run names it, e.g. "C=4"
+	Concurrency int
+	Repeats     int
+	// Users is the number of requests in flight the level held: C in a
+	// closed loop. It is N's unit in the users sizing and L in Little's law.
+	Users        float64
+	RequestsPerS float64 // X, mean over repeats (steady window)
+	OutputTPS    float64 // T, aggregate_output_tps, mean over repeats
+	// MeanE2E is E[E2E], the mean End − Start over the successful measured
+	// requests of every repeat, and E2ERequests their number.
+	MeanE2E       time.Duration
+	E2ERequests   int
+	ClientLimited bool // a repeat was client-limited: the figures may describe the client
+}
+
+// Plan is a fleet plan: the chosen level and what it implies.
+type Plan struct {
+	Run     string
+	SLO     string // the run's SLO in words, "" without one
+	Basis   Basis
+	Why     string // why this level, and what limits it, in one sentence
+	Level   Level
+	Options Options
+
+	// Replicas = ceil(λ / (X × h)); ReplicasN1 adds one spare (N+1).
+	Replicas, ReplicasN1 int
+	// UserReplicas = ceil(N / (C × h)), and its N+1; 0 without Users.
+	UserReplicas, UserReplicasN1 int
+	// LittleRPS is C / E[E2E], the rate Little's law predicts from the
+	// level's concurrency and mean latency, to set against X.
+	LittleRPS float64
+	// TokensPerDay is T × 86400, per replica.
+	TokensPerDay float64
+	// CostPerMTok is G × P / (T × 3600) × 1e6 dollars; NaN without a price.
+	CostPerMTok float64
+}
+
+// Make plans from run with o (which must pass Check). It fails when no
+// level can be planned on: none met the SLO, or, without an SLO, the run
+// found no knee.
+func Make(run report.SavedRun, o Options) (Plan, error) {
+	var slo string
+	if run.Summary.Recommendation != nil {
+		slo = run.Summary.Recommendation.SLO
+	}
+	return fromParts(run.Path, slo, run.Stats(), run.Levels, o)
+}
+
+// fromParts is Make on a run's parts: stats[i] are the figures of levels[i],
+// with the SLO verdict each level was given (nil: the run had no SLO).
+func fromParts(path, slo string, stats []report.LevelStats, levels []sweep.Level, o Options) (Plan, error) {
+	if err := o.Check(); err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Run: path, SLO: slo, Options: o, CostPerMTok: math.NaN()}
+	chosen, err := p.choose(stats)
+	if err != nil {
+		return Plan{}, err
+	}
+	p.Level = pool(levels, stats, chosen)
+	l := p.Level
+	if !(l.RequestsPerS > 0) || !(l.OutputTPS > 0) || l.MeanE2E <= 0 {
+		return Plan{}, fmt.Errorf("level %s delivered no throughput to plan on", l.Key)
+	}
+	p.Replicas = ceil(o.PeakRPS / (l.RequestsPerS * o.Headroom))
+	p.ReplicasN1 = p.Replicas + 1
+	if o.Users > 0 {
+		p.UserReplicas = ceil(float64(o.Users) / (l.Users * o.Headroom))
+		p.UserReplicasN1 = p.UserReplicas + 1
+	}
+	p.LittleRPS = l.Users / l.MeanE2E.Seconds()
+	p.TokensPerDay = l.OutputTPS * SecondsPerDay
+	if o.priced() {
+		p.CostPerMTok = o.GPUsPerReplica * o.GPUHourUSD / (l.OutputTPS * 3600) * 1e6
+	}
+	return p, nil
+}
+
+// ceil rounds x up, taking a value within 1e-9 of an integer for that
+// integer: an exact multiple of a replica's capacity needs no extra replica
+// from floating-point noise.
+func ceil(x float64) int {
+	return int(math.Ceil(x - 1e-9*math.Max(1, math.Abs(x))))
+}
+
+// levelKey names a level as the run does. A rate-keyed level (open loop)
+// will name its offered rate here.
+func levelKey(s report.LevelStats) string { return fmt.Sprintf("C=%d", s.Concurrency) }
+
+// stable reports whether a level reached a steady state that a plan may
+// rest on. A closed-loop level always does (its window says how steady it
+// was, which report.Untrusted judges); an open-loop level flagged unstable
+// (a queue that grew for the whole level) will not.
+func stable(report.LevelStats) bool { return true }
+
+// users is the number of requests the level held in flight: C for a
+// closed loop (an open-loop level will give its mean in-flight, L = λW).
+func users(s report.LevelStats) float64 { return float64(s.Concurrency) }
+
+// group is every repeat of one level, as indices into the run's stats.
+type group struct {
+	key  string
+	runs []int
+}
+
+// groups groups stats by level key, in ascending concurrency.
+func groups(stats []report.LevelStats) []group {
+	var gs []group
+	for _, g := range report.GroupByConcurrency(stats) {
+		var idx []int
+		for i, s := range stats {
+			if s.Concurrency == g.C {
+				idx = append(idx, i)
+			}
+		}
+		gs = append(gs, group{key: levelKey(stats[idx[0]]), runs: idx})
+	}
+	return gs
+}
+
+// choose picks the level to plan on and sets p.Basis and p.Why.
+func (p *Plan) choose(stats []report.LevelStats) (group, error) {
+	gs := groups(stats)
+	if len(gs) == 0 {
+		return group{}, errors.New("the run has no level to plan on")
+	}
+	if !judged(stats) {
+		return p.chooseKnee(stats, gs)
+	}
+	p.Basis = BasisSLO
+	var chosen *group
+	var limit string
+	for i := range gs {
+		g := &gs[i]
+		if why := failed(stats, g); why != "" {
+			limit = fmt.Sprintf("%s failed the SLO: %s", g.key, why)
+			break
+		}
+		if why := unfit(stats, g); why != "" {
+			limit = fmt.Sprintf("%s cannot bear a verdict (%s), so the limit above it is not known", g.key, why)
+			break
+		}
+		chosen = g
+	}
+	if chosen == nil {
+		return group{}, fmt.Errorf("no tested level met the SLO (%s) to plan on: %s", cmp.Or(p.SLO, "as recorded"), limit)
+	}
+	if limit == "" {
+		limit = "every level run passed, so the limit is above it and was not measured"
+	}
+	p.Why = fmt.Sprintf("%s is the largest tested level that met the SLO with every lower level passing; %s.", chosen.key, limit)
+	return *chosen, nil
+}
+
+// chooseKnee is the choice without an SLO: the knee as report.Recommend
+// finds it, among the levels that can bear a verdict.
+func (p *Plan) chooseKnee(stats []report.LevelStats, gs []group) (group, error) {
+	p.Basis = BasisKnee
+	rec := report.Recommend(stats, report.SLO{ErrorRate: -1})
+	for _, g := range gs {
+		if stats[g.runs[0]].Concurrency != rec.Knee || unfit(stats, &g) != "" {
+			continue
+		}
+		p.Why = fmt.Sprintf("the run has no SLO; %s is its knee: the next level at least twice as high adds less than %.0f%% throughput.", g.key, 100*report.KneeGain)
+		return g, nil
+	}
+	return group{}, errors.New("the run has no SLO and no knee within its levels: nothing to plan on without extrapolating (re-run with --slo-* or higher levels)")
+}
+
+// judged reports whether the run's levels carry SLO verdicts.
+func judged(stats []report.LevelStats) bool {
+	for _, s := range stats {
+		if s.SLO != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// failed is the failing criteria of the first repeat of g that failed the
+// SLO (or has no verdict), "" when every repeat passed.
+func failed(stats []report.LevelStats, g *group) string {
+	for _, i := range g.runs {
+		v := stats[i].SLO
+		switch {
+		case v == nil:
+			return "no verdict recorded"
+		case !v.Pass:
+			return strings.Join(v.Failed, "; ")
+		}
+	}
+	return ""
+}
+
+// unfit says why a repeat of g cannot bear a verdict, "" when all can.
+func unfit(stats []report.LevelStats, g *group) string {
+	for _, i := range g.runs {
+		if why := report.Untrusted(stats[i]); why != "" {
+			return why
+		}
+		if !stable(stats[i]) {
+			return "unstable"
+		}
+	}
+	return ""
+}
+
+// pool gathers g's figures over its repeats.
+func pool(levels []sweep.Level, stats []report.LevelStats, g group) Level {
+	first := stats[g.runs[0]]
+	l := Level{Key: g.key, Concurrency: first.Concurrency, Repeats: len(g.runs), Users: users(first)}
+	var e2e time.Duration
+	for _, i := range g.runs {
+		s := stats[i]
+		l.RequestsPerS += s.RequestsPerS / float64(len(g.runs))
+		l.OutputTPS += s.AggregateOutputTPS / float64(len(g.runs))
+		l.ClientLimited = l.ClientLimited || s.ClientLimited
+		for _, r := range levels[i].Records {
+			if r.Warmup || !r.OK() {
+				continue
+			}
+			e2e += r.End - r.Start
+			l.E2ERequests++
+		}
+	}
+	if l.E2ERequests > 0 {
+		l.MeanE2E = e2e / time.Duration(l.E2ERequests)
+	}
+	return l
+}
