@@ -35,24 +35,6 @@ func copyRun(t *testing.T, src string) string {
 	return dst
 }
 
-// snapshot is every file in dir with its content.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[e.Name()] = string(b)
-	}
-	return m
-}
-
 // TestPlanCommand: plan prints its formulas and writes a valid plan.json
 // beside the run, touching no other file there.
 func TestPlanCommand(t *testing.T) {
