@@ -9,7 +9,7 @@ import (
 	"github.com/toksweep/toksweep/report"
 )
 
-// Signal handling, as main does it (README, exit status 130).
+// Signal handling, as main does it (docs/guide.md, "Exit status and errors": status 130).
 const (
 	// SignalDebounce: signals this close to the first are one interrupt.
 	SignalDebounce = 500 * time.Millisecond

@@ -22,7 +22,7 @@ func freePort(t *testing.T) string {
 }
 
 // TestServeSimDrivenLikeCurl starts `toksweep serve-sim`, drives it the way
-// the README's curl example does (stream with include_usage), and stops it
+// the curl example of docs/guide.md ("The built-in simulator") does (stream with include_usage), and stops it
 // with a cancel, as Ctrl-C would: serve-sim exits 0.
 func TestServeSimDrivenLikeCurl(t *testing.T) {
 	addr := freePort(t)

@@ -56,7 +56,7 @@ type workSettings struct {
 	scrub           func(string) string // removes credentials from the endpoint's words (findMetrics)
 }
 
-// Bounds on the sizes the sweep flags give (README, "Bounds"); the
+// Bounds on the sizes the sweep flags give (docs/guide.md, "Bounds"); the
 // prompt sources' own bounds are workload's.
 const (
 	maxRequests  = 1_000_000 // --requests and --warmup: each request is a Record held until its level is written

@@ -4,7 +4,7 @@ import "time"
 
 // ErrorClass names why a request failed. The empty class means success.
 // The classes are part of the output format (levels.csv columns, the
-// error_class field of requests.jsonl) and are documented in the README.
+// error_class field of requests.jsonl) and are documented in docs/guide.md ("Error classes").
 type ErrorClass string
 
 // The error classes, in the order they are reported.

@@ -12,7 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Bounds on what one request may hold (README, "Bounds"). Every
+// Bounds on what one request may hold (docs/guide.md, "Bounds"). Every
 // token-carrying chunk costs a timestamp (two with send stamps), so a
 // server that streams forever would otherwise grow a Record without end.
 const (

@@ -8,7 +8,7 @@ import (
 )
 
 // The column lists of the docs are generated from Columns, and
-// TestColumnDocs fails when a list in docs/metrics.md, README.md or this
+// TestColumnDocs fails when a list in docs/metrics.md, docs/guide.md or this
 // package's doc comment differs (go test ./report -update rewrites them).
 
 // docColumns are the levels.csv columns as the docs list them: a family
@@ -43,7 +43,7 @@ func metricsTable() string {
 	return strings.ReplaceAll(b.String(), "|  |", "| |")
 }
 
-// readmeColumns is the column list of README.md (### levels.csv): the
+// readmeColumns is the column list of docs/guide.md (## levels.csv): the
 // names, in order, wrapped.
 func readmeColumns() string {
 	var b strings.Builder

@@ -18,7 +18,7 @@ func TestColumnDocs(t *testing.T) {
 		want             string
 	}{
 		{"../docs/metrics.md", "| column | unit | definition |\n", "\n## summary.json", strings.TrimPrefix(metricsTable(), "| column | unit | definition |\n")},
-		{"../README.md", "figures](#the-servers-own-metrics)):\n\n", "\n\nTimes are milliseconds,", readmeColumns()},
+		{"../docs/guide.md", "figures](#the-servers-own-metrics)):\n\n", "\n\nTimes are milliseconds,", readmeColumns()},
 		{"doc.go", "(4 for requests_per_s) decimals.\n//\n", "//\n// docs/metrics.md gives the exact formula", goDocColumns()},
 	}
 	for _, tt := range tests {

@@ -8,7 +8,7 @@ import (
 
 // Bounds on every input, so that a mistyped size or a device given as a
 // file (/dev/zero, /dev/urandom) is a one-line error, not gigabytes of
-// memory. The README lists them.
+// memory. docs/guide.md ("Bounds") lists them.
 const (
 	// MaxInputTokens bounds --input-tokens (and its STDDEV): above the
 	// largest context windows served today. A synthetic prompt takes about
