@@ -29,10 +29,11 @@ func capacityFlags() []cli.Flag {
 func (o *options) capacity(c *cli.Context) error {
 	o.SLO = report.SLO{
 		DecodeTPS: c.Float64("slo-decode-tps"), E2ETPS: c.Float64("slo-e2e-tps"),
-		TTFTP95: c.Duration("slo-ttft-p95"), ErrorRate: -1,
+		TTFTP95: c.Duration("slo-ttft-p95"),
 	}
 	if c.IsSet("slo-error-rate") {
-		o.SLO.ErrorRate = c.Float64("slo-error-rate")
+		r := c.Float64("slo-error-rate")
+		o.SLO.ErrorRate = &r
 	}
 	o.AutoMax, o.AutoGranularity = c.Int("auto-max"), c.Int("auto-granularity")
 	switch {
@@ -42,8 +43,8 @@ func (o *options) capacity(c *cli.Context) error {
 		return usagef("invalid --slo-e2e-tps %v: want a rate > 0", o.SLO.E2ETPS)
 	case c.IsSet("slo-ttft-p95") && o.SLO.TTFTP95 <= 0:
 		return usagef("invalid --slo-ttft-p95 %v: want a positive duration such as 2s", o.SLO.TTFTP95)
-	case c.IsSet("slo-error-rate") && (o.SLO.ErrorRate < 0 || o.SLO.ErrorRate > 1):
-		return usagef("invalid --slo-error-rate %v: want a share between 0 and 1, e.g. 0.01", o.SLO.ErrorRate)
+	case o.SLO.ErrorRate != nil && !(*o.SLO.ErrorRate >= 0 && *o.SLO.ErrorRate <= 1):
+		return usagef("invalid --slo-error-rate %v: want a share between 0 and 1, e.g. 0.01", *o.SLO.ErrorRate)
 	case o.AutoMax < 1 || o.AutoMax > maxLevel:
 		return usagef("invalid --auto-max %d: want an integer from 1 to %d", o.AutoMax, maxLevel)
 	case o.AutoGranularity < 1:
@@ -63,6 +64,14 @@ func judge(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float6
 		}
 		return true, 0
 	}
+}
+
+// highestLevel is the highest concurrency the sweep may reach.
+func (o *options) highestLevel() int {
+	if o.Auto {
+		return o.AutoMax
+	}
+	return o.Levels[len(o.Levels)-1]
 }
 
 // levelsText describes the levels for the start-up line.

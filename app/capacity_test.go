@@ -89,16 +89,21 @@ func TestSweepAutoLevelsWithSim(t *testing.T) {
 }
 
 func TestSavedSLORoundTrips(t *testing.T) {
-	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: 0.01}}
-	b, err := json.Marshal(o.redacted())
+	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: new(0.01)}}
+	b, err := json.Marshal(o.runConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := savedSLO(json.RawMessage(b))
-	if !ok || got != o.SLO {
-		t.Errorf("savedSLO = %+v (%v), want %+v", got, ok, o.SLO)
+	var back report.RunConfig
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := savedSLO(json.RawMessage(`{"url":"x"}`)); ok {
+	got, ok := back.Objective()
+	if !ok || got.DecodeTPS != o.SLO.DecodeTPS || got.TTFTP95 != o.SLO.TTFTP95 || got.E2ETPS != 0 ||
+		got.ErrorRate == nil || *got.ErrorRate != *o.SLO.ErrorRate {
+		t.Errorf("Objective = %+v (%v), want %+v", got, ok, o.SLO)
+	}
+	if _, ok := (&report.RunConfig{URL: "x"}).Objective(); ok {
 		t.Error("a config without an SLO must not yield one")
 	}
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,7 +86,7 @@ func parseMinEffect(s string) (float64, error) {
 func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr io.Writer) error {
 	runs := make([]compare.Run, len(dirs))
 	series := make([]chart.Series, len(dirs))
-	var base any
+	var base *report.RunConfig
 	for i, dir := range dirs {
 		saved, err := report.ReadRunDir(dir)
 		if err != nil {
@@ -143,31 +142,38 @@ func writeCompareFiles(out string, tab compare.Table, series []chart.Series) err
 	return err
 }
 
-// workloadKeys are the configuration fields that change what is measured:
-// runs that differ in them are not an A/B test of the server.
-var workloadKeys = []string{"api", "model", "max_tokens", "temperature", "prompt_source", "extra_body", "warmup"}
+// workloadFields are the configuration fields that change what is
+// measured: runs that differ in them are not an A/B test of the server.
+// Each is shown as summary.json writes it.
+var workloadFields = []struct {
+	name string
+	text func(*report.RunConfig) string
+}{
+	{"api", func(c *report.RunConfig) string { return jsonText(c.API) }},
+	{"model", func(c *report.RunConfig) string { return jsonText(c.Model) }},
+	{"max_tokens", func(c *report.RunConfig) string { return jsonText(c.MaxTokens) }},
+	{"temperature", func(c *report.RunConfig) string { return jsonText(c.Temperature) }}, // null: not sent
+	{"prompt_source", func(c *report.RunConfig) string { return jsonText(c.PromptSource) }},
+	{"extra_body", func(c *report.RunConfig) string {
+		if c.ExtraBody == nil {
+			return ""
+		}
+		return jsonText(c.ExtraBody)
+	}},
+	{"warmup", func(c *report.RunConfig) string { return jsonText(c.Warmup) }},
+}
 
 // workloadDiff names the workload fields in which two saved configurations
-// differ, "" when none does or a configuration cannot be read.
-func workloadDiff(a, b any) string {
-	ma, mb := configFields(a), configFields(b)
-	if ma == nil || mb == nil {
+// differ, "" when none does or a run recorded no configuration.
+func workloadDiff(a, b *report.RunConfig) string {
+	if a == nil || b == nil {
 		return ""
 	}
 	var diffs []string
-	for _, k := range workloadKeys {
-		if va, vb := string(ma[k]), string(mb[k]); va != vb {
-			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", k, cmp.Or(va, "none"), cmp.Or(vb, "none")))
+	for _, f := range workloadFields {
+		if va, vb := f.text(a), f.text(b); va != vb {
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", f.name, cmp.Or(va, "none"), cmp.Or(vb, "none")))
 		}
 	}
 	return strings.Join(diffs, "; ")
-}
-
-func configFields(c any) map[string]json.RawMessage {
-	raw, ok := c.(json.RawMessage)
-	var m map[string]json.RawMessage
-	if !ok || json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return m
 }

@@ -155,7 +155,6 @@ func (o *options) levels(c *cli.Context) error {
 	raw := c.String("levels")
 	if strings.TrimSpace(raw) == "auto" {
 		o.Auto = true
-		o.Levels = []int{o.AutoMax} // the highest level the search may reach
 		return nil
 	}
 	var levels []int

@@ -93,7 +93,7 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := htmlreport.Options{SLOVerdict: recommendation(sum)}
-	if slo, ok := savedSLO(sum.Config); ok {
+	if slo, ok := sum.Config.Objective(); ok {
 		opts.SLODecodeTPS = slo.DecodeTPS
 	}
 	if err := htmlreport.WriteAll(out, sum, stats, opts); err != nil {

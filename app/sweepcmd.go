@@ -113,7 +113,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr)}
 	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
-		Started: time.Now().UTC(), Config: o.redacted(),
+		Started: time.Now().UTC(), Config: o.runConfig(),
 	}
 	// An in-progress summary.json (no levels, no finish time) from the start,
 	// so that even a run killed during its first level leaves all three files.

@@ -35,7 +35,7 @@ func testSummary() report.Summary {
 	return report.Summary{
 		Tool: "toksweep", Version: "v0.0.0-test", URL: "http://127.0.0.1:8000/v1", Model: "m<odel>",
 		Started: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), EndReason: "completed",
-		Config: map[string]any{"levels": []int{1, 4, 16}, "max_tokens": 128},
+		Config: &report.RunConfig{Levels: []int{1, 4, 16}, MaxTokens: 128},
 	}
 }
 
