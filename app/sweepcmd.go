@@ -72,7 +72,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	return sweepAndReport(ctx, cl, o, o.Work.Set.Prompts, dir, stdout, stderr)
+	return sweepAndReport(ctx, cl, o, dir, stdout, stderr)
 }
 
 // checkTarget builds the client and runs the checks made before any load:
@@ -109,7 +109,7 @@ func discardRunDir(path string) {
 }
 
 // sweepAndReport runs the levels and writes everything out.
-func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts []client.Prompt, dir *report.RunDir, stdout, stderr io.Writer) error {
+func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *report.RunDir, stdout, stderr io.Writer) error {
 	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr)}
 	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
@@ -122,14 +122,14 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 	}
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
 	cfg := sweep.Config{
-		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts,
+		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
 		Started: run.progress.start, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
 	}
 	if o.Auto {
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
 	}
 	cfg.Server = o.Work.serverSampler()
-	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: o.Work.doer(cl), warn: run.progress.levelDone}, run.level)
+	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
 	run.progress.stop()
 	return run.finish(ctx, runErr, stdout)
 }

@@ -192,18 +192,6 @@ func (w *workSettings) first() client.Prompt {
 	return p
 }
 
-// doer is what the sweep sends through: the client, with a unique stamp
-// per request for synthetic prompts.
-// The stamping wrapper keeps the client's connection warm-up.
-var _ sweep.Warmer = (*workload.Stamper)(nil)
-
-func (w *workSettings) doer(cl *client.Client) sweep.Doer {
-	if w.Set.Stamp != nil {
-		return workload.NewStamper(cl, w.Set.Stamp)
-	}
-	return cl
-}
-
 // serverSampler samples the server's metrics during each level, when
 // findMetrics found them.
 func (w *workSettings) serverSampler() sweep.ServerSampler {
