@@ -22,7 +22,17 @@ import (
 // CompareFile is the CSV that compare writes in its output directory.
 const CompareFile = "compare.csv"
 
+// compareOptions are the compare command's flags, named after them.
+type compareOptions struct {
+	Out        string
+	Resamples  int
+	Confidence float64
+	Seed       uint64
+	MinEffect  string
+}
+
 func compareCommand(stdout, stderr io.Writer) *cli.Command {
+	var o compareOptions
 	return &cli.Command{
 		Name:  "compare",
 		Usage: "compare saved runs level by level: per-stream decode tok/s, TTFT, aggregate tok/s, with confidence intervals and a verdict",
@@ -31,11 +41,11 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			"Figures are recomputed from each run's requests.jsonl. Sweep both runs with --repeat 2 or more\n" +
 			"for intervals that include run-to-run noise; with one run a side it is not measured.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write " + CompareFile + " and the overlay charts here (default: results/compare-YYYYMMDD-HHMMSS)"},
-			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Usage: "bootstrap resamples per interval (≥ 100)"},
-			&cli.Float64Flag{Name: "confidence", Value: compare.DefaultConfidence, Usage: "confidence level of the intervals, in (0, 1)"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the bootstrap: the same runs and seed give the same intervals"},
-			&cli.StringFlag{Name: "min-effect", Value: minEffectText(compare.DefaultMinEffect),
+			&cli.StringFlag{Name: "out", Destination: &o.Out, Usage: "write " + CompareFile + " and the overlay charts here (default: results/compare-YYYYMMDD-HHMMSS)"},
+			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Destination: &o.Resamples, Usage: "bootstrap resamples per interval (≥ 100)"},
+			&cli.Float64Flag{Name: "confidence", Value: compare.DefaultConfidence, Destination: &o.Confidence, Usage: "confidence level of the intervals, in (0, 1)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &o.Seed, Usage: "seed of the bootstrap: the same runs and seed give the same intervals"},
+			&cli.StringFlag{Name: "min-effect", Value: minEffectText(compare.DefaultMinEffect), Destination: &o.MinEffect,
 				Usage: "practical-significance floor in percent: a significant difference smaller than this is \"no meaningful difference\" (0: none)"},
 		},
 		OnUsageError: onUsageError,
@@ -47,17 +57,17 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if len(dirs) < 2 {
 				return usagef("compare needs at least two run directories, got %d (see 'toksweep compare --help')", len(dirs))
 			}
-			opts := compare.Options{Resamples: c.Int("resamples"), Confidence: c.Float64("confidence"), Seed: c.Uint64("seed")}
+			opts := compare.Options{Resamples: o.Resamples, Confidence: o.Confidence, Seed: o.Seed}
 			if opts.Resamples < 100 {
 				return usagef("invalid --resamples %d: want an integer ≥ 100", opts.Resamples)
 			}
 			if !(opts.Confidence > 0 && opts.Confidence < 1) {
 				return usagef("invalid --confidence %v: want a fraction in (0, 1), e.g. 0.95", opts.Confidence)
 			}
-			if opts.MinEffect, err = parseMinEffect(c.String("min-effect")); err != nil {
+			if opts.MinEffect, err = parseMinEffect(o.MinEffect); err != nil {
 				return err
 			}
-			out := c.String("out")
+			out := o.Out
 			if out == "" {
 				out = "results/compare-" + time.Now().Format("20060102-150405")
 			}

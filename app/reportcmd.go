@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 )
 
 func reportCommand(stdout, stderr io.Writer) *cli.Command {
+	var out string // --out
 	return &cli.Command{
 		Name:  "report",
 		Usage: "re-render a saved run (tables, levels.csv, summary.json, charts, report.html) from its per-request records, without re-running it",
@@ -23,7 +25,7 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 			"DIR/requests.jsonl; DIR/summary.json supplies what the records cannot (each level's\n" +
 			"end reason and client health, the run's configuration).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write the rendered files here instead of into DIR"},
+			&cli.StringFlag{Name: "out", Destination: &out, Usage: "write the rendered files here instead of into DIR"},
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
@@ -31,11 +33,7 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			out := c.String("out")
-			if out == "" {
-				out = dir
-			}
-			return runReport(dir, out, stdout, stderr)
+			return runReport(dir, cmp.Or(out, dir), stdout, stderr)
 		},
 	}
 }

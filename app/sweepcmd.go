@@ -23,15 +23,15 @@ import (
 )
 
 func sweepCommand(stdout, stderr io.Writer) *cli.Command {
+	o := &options{}
 	return &cli.Command{
 		Name:         "sweep",
 		Usage:        "run closed-loop load at increasing concurrency levels and report per-level figures",
 		UsageText:    "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
-		Flags:        sweepFlags(),
+		Flags:        sweepFlags(o),
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
-			o, err := parseOptions(c)
-			if err != nil {
+			if err := o.parseOptions(c.Args()); err != nil {
 				return err
 			}
 			return o.guardSecrets(stdout, stderr, func(stdout, stderr io.Writer) error {
