@@ -1,7 +1,8 @@
 // Package app is toksweep's command line: it defines the commands and flags,
 // turns flags into checked configurations, wires client, sweep, report and
-// the simulator together, and maps every outcome to an exit status. It is the
-// only package that writes to the user; main only adds signals and os.Exit.
+// the simulator together, and maps every outcome to an exit status. It
+// writes everything the user reads, but one line: main, which adds signals
+// and os.Exit, says so itself when a second interrupt exits at once.
 package app
 
 import (
