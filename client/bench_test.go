@@ -9,33 +9,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/benchstream"
 )
 
 // benchChunks is the number of token chunks in the benchmark stream.
-const benchChunks = 2000
+const benchChunks = benchstream.Chunks
 
-// benchStream builds a stream in llm-d's recorded format: a role chunk,
-// benchChunks content chunks, a finish chunk, usage and [DONE].
+// benchStream is the benchmark stream (see benchstream.Build), which
+// bench's floor serves too.
 func benchStream(tb testing.TB) []byte {
 	tb.Helper()
-	events := splitEvents(readFile(tb, transcriptsDir, "llmd-chat-stream-usage.sse"))
-	role, content, finish := events[0], string(events[1]), events[len(events)-3]
-	words := []string{"Today ", "it ", "is ", "partially ", "cloudy ", "and ", "the", " answer", "\\n\\n", "\\\"x\\\""}
-	var b bytes.Buffer
-	b.Write(role)
-	for i := range benchChunks {
-		b.WriteString(strings.Replace(content, `"Today "`, `"`+words[i%len(words)]+`"`, 1))
-	}
-	b.Write(finish)
-	fmt.Fprintf(&b, "data: {\"id\":\"x\",\"usage\":{\"prompt_tokens\":6,\"completion_tokens\":%d},\"choices\":[]}\n\n", benchChunks)
-	b.WriteString("data: [DONE]\n\n")
-	return b.Bytes()
+	return benchstream.Build(readFile(tb, transcriptsDir, benchstream.Transcript))
 }
 
 // benchEvents returns the data of every event of the benchmark stream.
