@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 
 	"github.com/toksweep/toksweep/internal/benchstream"
@@ -19,15 +18,8 @@ import (
 // ns/chunk compares.
 const floorChunks = benchstream.Chunks
 
-// floorStream is the stream client.BenchmarkDo serves (benchstream.Build).
-func floorStream(tb testing.TB) []byte {
-	tb.Helper()
-	raw, err := os.ReadFile("../testdata/transcripts/" + benchstream.Transcript)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return benchstream.Build(raw)
-}
+// floorStream is the stream client.BenchmarkDo serves.
+func floorStream(tb testing.TB) []byte { return benchstream.Load(tb, "..") }
 
 // BenchmarkHTTPLineScanFloor is the floor for client.BenchmarkDo: the same
 // stream over the same loopback HTTP, read by net/http and a bare bufio line

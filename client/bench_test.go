@@ -20,12 +20,8 @@ import (
 // benchChunks is the number of token chunks in the benchmark stream.
 const benchChunks = benchstream.Chunks
 
-// benchStream is the benchmark stream (see benchstream.Build), which
-// bench's floor serves too.
-func benchStream(tb testing.TB) []byte {
-	tb.Helper()
-	return benchstream.Build(readFile(tb, transcriptsDir, benchstream.Transcript))
-}
+// benchStream is the benchmark stream, which bench's floor serves too.
+func benchStream(tb testing.TB) []byte { return benchstream.Load(tb, "..") }
 
 // benchEvents returns the data of every event of the benchmark stream.
 func benchEvents(tb testing.TB) [][]byte {

@@ -8,7 +8,10 @@ package benchstream
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // Chunks is the number of token chunks in the stream.
@@ -17,6 +20,17 @@ const Chunks = 2000
 // Transcript is the recorded stream Build starts from, under the module's
 // testdata/transcripts.
 const Transcript = "llmd-chat-stream-usage.sse"
+
+// Load builds the stream from Transcript; root is the module root
+// relative to the calling test's package ("..").
+func Load(tb testing.TB, root string) []byte {
+	tb.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "testdata", "transcripts", Transcript))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Build(raw)
+}
 
 // Build returns a stream in the recorded format of transcript (llm-d's,
 // read from Transcript): its role chunk, Chunks content chunks (the first

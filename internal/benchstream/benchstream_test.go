@@ -3,17 +3,12 @@ package benchstream
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 )
 
 func TestBuild(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "transcripts", Transcript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := Build(raw)
+	s := Load(t, filepath.Join("..", ".."))
 	var data [][]byte
 	for _, line := range bytes.Split(s, []byte("\n")) {
 		if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
