@@ -86,6 +86,11 @@ func TestSweepAutoLevelsWithSim(t *testing.T) {
 	if len(rows) < 2 || len(rows) > 4 || rows[0]["concurrency"] != "1" {
 		t.Errorf("auto levels ran %d levels; want 1,2,4,8 at most", len(rows))
 	}
+	var sum report.Summary
+	readJSON(t, filepath.Join(out, report.SummaryFile), &sum)
+	if c := sum.Config; c == nil || !c.LevelsAuto || c.AutoMax != 8 || c.Levels != nil {
+		t.Errorf("summary.json config = %+v; want levels_auto, auto_max 8 and no levels", c)
+	}
 }
 
 func TestSavedSLORoundTrips(t *testing.T) {
