@@ -1,7 +1,8 @@
 // Package app is toksweep's command line: it defines the commands and flags,
 // turns flags into checked configurations, wires client, sweep, report and
-// the simulator together, and maps every outcome to an exit status. It is the
-// only package that writes to the user; main only adds signals and os.Exit.
+// the simulator together, and maps every outcome to an exit status. It
+// writes everything the user reads, but one line: main, which adds signals
+// and os.Exit, says so itself when a second interrupt exits at once.
 package app
 
 import (
@@ -39,6 +40,8 @@ var Interrupted = errors.New("interrupted")
 
 // New builds the toksweep command-line application. Output goes to stdout
 // (tables) and stderr (progress, warnings, errors).
+// Each command binds its flags into a fresh options struct, so an App
+// runs one command line: build a new one per run.
 func New(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:            "toksweep",
@@ -51,8 +54,11 @@ func New(stdout, stderr io.Writer) *cli.App {
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // exit statuses are decided by Exit
 		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan; see 'toksweep --help')", c.Args().First())
+			if name := c.Args().First(); c.Args().Present() {
+				if s := closestCommand(c.App.Commands, name); s != "" {
+					return usagef("unknown command %q (did you mean %s? see 'toksweep --help')", name, s)
+				}
+				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan; see 'toksweep --help')", name)
 			}
 			return cli.ShowAppHelp(c)
 		},

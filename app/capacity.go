@@ -14,41 +14,36 @@ const (
 	defaultAutoGranularity = 1
 )
 
-func capacityFlags() []cli.Flag {
+func capacityFlags(o *options) []cli.Flag {
+	f := &o.Flags
 	return []cli.Flag{
-		&cli.Float64Flag{Name: "slo-decode-tps", Usage: "SLO: per-stream decode tok/s the slowest tenth of users must reach (decode_tps_p10)"},
-		&cli.Float64Flag{Name: "slo-e2e-tps", Usage: "SLO: per-stream end-to-end tok/s the slowest tenth must reach (e2e_tps_p10)"},
-		&cli.DurationFlag{Name: "slo-ttft-p95", Usage: "SLO: bound on TTFT p95, e.g. 2s"},
-		&cli.Float64Flag{Name: "slo-error-rate", Usage: "SLO: bound on the failed share of requests, e.g. 0.01"},
-		&cli.IntFlag{Name: "auto-max", Value: defaultAutoMax, Usage: "--levels auto: highest concurrency to try"},
-		&cli.IntFlag{Name: "auto-granularity", Value: defaultAutoGranularity, Usage: "--levels auto: stop bisecting when the pass/fail levels are this close"},
+		&cli.Float64Flag{Name: "slo-decode-tps", Action: into(&f.SLODecodeTPS), Usage: "SLO: per-stream decode tok/s the slowest tenth of users must reach (decode_tps_p10)"},
+		&cli.Float64Flag{Name: "slo-e2e-tps", Action: into(&f.SLOE2ETPS), Usage: "SLO: per-stream end-to-end tok/s the slowest tenth must reach (e2e_tps_p10)"},
+		&cli.DurationFlag{Name: "slo-ttft-p95", Action: into(&f.SLOTTFTP95), Usage: "SLO: bound on TTFT p95, e.g. 2s"},
+		&cli.Float64Flag{Name: "slo-error-rate", Action: into(&f.SLOErrorRate), Usage: "SLO: bound on the failed share of requests, e.g. 0.01"},
+		&cli.IntFlag{Name: "auto-max", Value: defaultAutoMax, Destination: &o.AutoMax, Usage: "--levels auto: highest concurrency to try"},
+		&cli.IntFlag{Name: "auto-granularity", Value: defaultAutoGranularity, Destination: &o.AutoGranularity, Usage: "--levels auto: stop bisecting when the pass/fail levels are this close"},
 	}
 }
 
 // capacity checks the SLO and adaptive-search flags.
-func (o *options) capacity(c *cli.Context) error {
-	o.SLO = report.SLO{
-		DecodeTPS: c.Float64("slo-decode-tps"), E2ETPS: c.Float64("slo-e2e-tps"),
-		TTFTP95: c.Duration("slo-ttft-p95"), ErrorRate: -1,
-	}
-	if c.IsSet("slo-error-rate") {
-		o.SLO.ErrorRate = c.Float64("slo-error-rate")
-	}
-	o.AutoMax, o.AutoGranularity = c.Int("auto-max"), c.Int("auto-granularity")
+func (o *options) capacity() error {
+	f := &o.Flags
 	switch {
-	case c.IsSet("slo-decode-tps") && o.SLO.DecodeTPS <= 0:
-		return usagef("invalid --slo-decode-tps %v: want a rate > 0", o.SLO.DecodeTPS)
-	case c.IsSet("slo-e2e-tps") && o.SLO.E2ETPS <= 0:
-		return usagef("invalid --slo-e2e-tps %v: want a rate > 0", o.SLO.E2ETPS)
-	case c.IsSet("slo-ttft-p95") && o.SLO.TTFTP95 <= 0:
-		return usagef("invalid --slo-ttft-p95 %v: want a positive duration such as 2s", o.SLO.TTFTP95)
-	case c.IsSet("slo-error-rate") && (o.SLO.ErrorRate < 0 || o.SLO.ErrorRate > 1):
-		return usagef("invalid --slo-error-rate %v: want a share between 0 and 1, e.g. 0.01", o.SLO.ErrorRate)
+	case f.SLODecodeTPS != nil && !(*f.SLODecodeTPS > 0):
+		return usagef("invalid --slo-decode-tps %v: want a rate > 0", *f.SLODecodeTPS)
+	case f.SLOE2ETPS != nil && !(*f.SLOE2ETPS > 0):
+		return usagef("invalid --slo-e2e-tps %v: want a rate > 0", *f.SLOE2ETPS)
+	case f.SLOTTFTP95 != nil && *f.SLOTTFTP95 <= 0:
+		return usagef("invalid --slo-ttft-p95 %v: want a positive duration such as 2s", *f.SLOTTFTP95)
+	case f.SLOErrorRate != nil && !(*f.SLOErrorRate >= 0 && *f.SLOErrorRate <= 1):
+		return usagef("invalid --slo-error-rate %v: want a share between 0 and 1, e.g. 0.01", *f.SLOErrorRate)
 	case o.AutoMax < 1 || o.AutoMax > maxLevel:
 		return usagef("invalid --auto-max %d: want an integer from 1 to %d", o.AutoMax, maxLevel)
 	case o.AutoGranularity < 1:
 		return usagef("invalid --auto-granularity %d: want an integer ≥ 1", o.AutoGranularity)
 	}
+	o.SLO = report.SLO{DecodeTPS: deref(f.SLODecodeTPS), E2ETPS: deref(f.SLOE2ETPS), TTFTP95: deref(f.SLOTTFTP95), ErrorRate: f.SLOErrorRate}
 	return nil
 }
 
@@ -63,6 +58,14 @@ func judge(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float6
 		}
 		return true, 0
 	}
+}
+
+// highestLevel is the highest concurrency the sweep may reach.
+func (o *options) highestLevel() int {
+	if o.Auto {
+		return o.AutoMax
+	}
+	return o.Levels[len(o.Levels)-1]
 }
 
 // levelsText describes the levels for the start-up line.

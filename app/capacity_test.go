@@ -86,19 +86,29 @@ func TestSweepAutoLevelsWithSim(t *testing.T) {
 	if len(rows) < 2 || len(rows) > 4 || rows[0]["concurrency"] != "1" {
 		t.Errorf("auto levels ran %d levels; want 1,2,4,8 at most", len(rows))
 	}
+	var sum report.Summary
+	readJSON(t, filepath.Join(out, report.SummaryFile), &sum)
+	if c := sum.Config; c == nil || !c.LevelsAuto || c.AutoMax != 8 || c.Levels != nil {
+		t.Errorf("summary.json config = %+v; want levels_auto, auto_max 8 and no levels", c)
+	}
 }
 
 func TestSavedSLORoundTrips(t *testing.T) {
-	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: 0.01}}
-	b, err := json.Marshal(o.redacted())
+	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: new(0.01)}}
+	b, err := json.Marshal(o.runConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := savedSLO(json.RawMessage(b))
-	if !ok || got != o.SLO {
-		t.Errorf("savedSLO = %+v (%v), want %+v", got, ok, o.SLO)
+	var back report.RunConfig
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := savedSLO(json.RawMessage(`{"url":"x"}`)); ok {
+	got, ok := back.Objective()
+	if !ok || got.DecodeTPS != o.SLO.DecodeTPS || got.TTFTP95 != o.SLO.TTFTP95 || got.E2ETPS != 0 ||
+		got.ErrorRate == nil || *got.ErrorRate != *o.SLO.ErrorRate {
+		t.Errorf("Objective = %+v (%v), want %+v", got, ok, o.SLO)
+	}
+	if _, ok := (&report.RunConfig{URL: "x"}).Objective(); ok {
 		t.Error("a config without an SLO must not yield one")
 	}
 }

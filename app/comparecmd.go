@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +22,17 @@ import (
 // CompareFile is the CSV that compare writes in its output directory.
 const CompareFile = "compare.csv"
 
+// compareOptions are the compare command's flags, named after them.
+type compareOptions struct {
+	Out        string
+	Resamples  int
+	Confidence float64
+	Seed       uint64
+	MinEffect  string
+}
+
 func compareCommand(stdout, stderr io.Writer) *cli.Command {
+	var o compareOptions
 	return &cli.Command{
 		Name:  "compare",
 		Usage: "compare saved runs level by level: per-stream decode tok/s, TTFT, aggregate tok/s, with confidence intervals and a verdict",
@@ -32,11 +41,11 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			"Figures are recomputed from each run's requests.jsonl. Sweep both runs with --repeat 2 or more\n" +
 			"for intervals that include run-to-run noise; with one run a side it is not measured.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write " + CompareFile + " and the overlay charts here (default: results/compare-YYYYMMDD-HHMMSS)"},
-			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Usage: "bootstrap resamples per interval (≥ 100)"},
-			&cli.Float64Flag{Name: "confidence", Value: compare.DefaultConfidence, Usage: "confidence level of the intervals, in (0, 1)"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the bootstrap: the same runs and seed give the same intervals"},
-			&cli.StringFlag{Name: "min-effect", Value: minEffectText(compare.DefaultMinEffect),
+			&cli.StringFlag{Name: "out", Destination: &o.Out, Usage: "write " + CompareFile + " and the overlay charts here (default: results/compare-YYYYMMDD-HHMMSS)"},
+			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Destination: &o.Resamples, Usage: "bootstrap resamples per interval (≥ 100)"},
+			&cli.Float64Flag{Name: "confidence", Value: compare.DefaultConfidence, Destination: &o.Confidence, Usage: "confidence level of the intervals, in (0, 1)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &o.Seed, Usage: "seed of the bootstrap: the same runs and seed give the same intervals"},
+			&cli.StringFlag{Name: "min-effect", Value: minEffectText(compare.DefaultMinEffect), Destination: &o.MinEffect,
 				Usage: "practical-significance floor in percent: a significant difference smaller than this is \"no meaningful difference\" (0: none)"},
 		},
 		OnUsageError: onUsageError,
@@ -48,17 +57,17 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if len(dirs) < 2 {
 				return usagef("compare needs at least two run directories, got %d (see 'toksweep compare --help')", len(dirs))
 			}
-			opts := compare.Options{Resamples: c.Int("resamples"), Confidence: c.Float64("confidence"), Seed: c.Uint64("seed")}
+			opts := compare.Options{Resamples: o.Resamples, Confidence: o.Confidence, Seed: o.Seed}
 			if opts.Resamples < 100 {
 				return usagef("invalid --resamples %d: want an integer ≥ 100", opts.Resamples)
 			}
 			if !(opts.Confidence > 0 && opts.Confidence < 1) {
 				return usagef("invalid --confidence %v: want a fraction in (0, 1), e.g. 0.95", opts.Confidence)
 			}
-			if opts.MinEffect, err = parseMinEffect(c.String("min-effect")); err != nil {
+			if opts.MinEffect, err = parseMinEffect(o.MinEffect); err != nil {
 				return err
 			}
-			out := c.String("out")
+			out := o.Out
 			if out == "" {
 				out = "results/compare-" + time.Now().Format("20060102-150405")
 			}
@@ -87,7 +96,7 @@ func parseMinEffect(s string) (float64, error) {
 func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr io.Writer) error {
 	runs := make([]compare.Run, len(dirs))
 	series := make([]chart.Series, len(dirs))
-	var base any
+	var base *report.RunConfig
 	for i, dir := range dirs {
 		saved, err := report.ReadRunDir(dir)
 		if err != nil {
@@ -143,31 +152,38 @@ func writeCompareFiles(out string, tab compare.Table, series []chart.Series) err
 	return err
 }
 
-// workloadKeys are the configuration fields that change what is measured:
-// runs that differ in them are not an A/B test of the server.
-var workloadKeys = []string{"api", "model", "max_tokens", "temperature", "prompt_source", "extra_body", "warmup"}
+// workloadFields are the configuration fields that change what is
+// measured: runs that differ in them are not an A/B test of the server.
+// Each is shown as summary.json writes it.
+var workloadFields = []struct {
+	name string
+	text func(*report.RunConfig) string
+}{
+	{"api", func(c *report.RunConfig) string { return jsonText(c.API) }},
+	{"model", func(c *report.RunConfig) string { return jsonText(c.Model) }},
+	{"max_tokens", func(c *report.RunConfig) string { return jsonText(c.MaxTokens) }},
+	{"temperature", func(c *report.RunConfig) string { return jsonText(c.Temperature) }}, // null: not sent
+	{"prompt_source", func(c *report.RunConfig) string { return jsonText(c.PromptSource) }},
+	{"extra_body", func(c *report.RunConfig) string {
+		if c.ExtraBody == nil {
+			return ""
+		}
+		return jsonText(c.ExtraBody)
+	}},
+	{"warmup", func(c *report.RunConfig) string { return jsonText(c.Warmup) }},
+}
 
 // workloadDiff names the workload fields in which two saved configurations
-// differ, "" when none does or a configuration cannot be read.
-func workloadDiff(a, b any) string {
-	ma, mb := configFields(a), configFields(b)
-	if ma == nil || mb == nil {
+// differ, "" when none does or a run recorded no configuration.
+func workloadDiff(a, b *report.RunConfig) string {
+	if a == nil || b == nil {
 		return ""
 	}
 	var diffs []string
-	for _, k := range workloadKeys {
-		if va, vb := string(ma[k]), string(mb[k]); va != vb {
-			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", k, cmp.Or(va, "none"), cmp.Or(vb, "none")))
+	for _, f := range workloadFields {
+		if va, vb := f.text(a), f.text(b); va != vb {
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", f.name, cmp.Or(va, "none"), cmp.Or(vb, "none")))
 		}
 	}
 	return strings.Join(diffs, "; ")
-}
-
-func configFields(c any) map[string]json.RawMessage {
-	raw, ok := c.(json.RawMessage)
-	var m map[string]json.RawMessage
-	if !ok || json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return m
 }

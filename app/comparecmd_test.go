@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -168,10 +167,15 @@ func readCompareCSV(t *testing.T, path string) []map[string]string {
 }
 
 func TestWorkloadDiff(t *testing.T) {
-	a := json.RawMessage(`{"url":"http://a/v1","model":"m","api":"chat","max_tokens":128,"prompt_source":"default","temperature":null}`)
-	b := json.RawMessage(`{"url":"http://b/v1","model":"m","api":"chat","max_tokens":2048,"prompt_source":"default","temperature":0}`)
+	a := &report.RunConfig{URL: "http://a/v1", Model: "m", API: "chat", MaxTokens: 128, PromptSource: "default"}
+	b := &report.RunConfig{URL: "http://b/v1", Model: "m", API: "chat", MaxTokens: 2048, PromptSource: "default", Temperature: new(0.0)}
 	if got, want := workloadDiff(a, b), "max_tokens 128 vs 2048; temperature null vs 0"; got != want {
 		t.Errorf("workloadDiff = %q, want %q (the URL is what an A/B test changes)", got, want)
+	}
+	c := *a
+	c.ExtraBody = map[string]any{"ignore_eos": true}
+	if got, want := workloadDiff(a, &c), `extra_body none vs {"ignore_eos":true}`; got != want {
+		t.Errorf("workloadDiff = %q, want %q", got, want)
 	}
 	if got := workloadDiff(a, a); got != "" {
 		t.Errorf("identical workloads differ: %q", got)

@@ -56,35 +56,61 @@ type options struct {
 	SLO             report.SLO
 
 	Work workSettings // prompt set, output length and server metrics (workload.go)
+
+	Flags sweepFlagValues // the flags as given, bound by sweepFlags
 }
 
-// parseOptions checks every flag and returns a UsageError naming the first
-// bad one and what it accepts.
-func parseOptions(c *cli.Context) (*options, error) {
-	o := &options{
-		URL: c.String("url"), Sim: c.Bool("sim"), SimPreset: c.String("sim-preset"),
-		Model: c.String("model"), Requests: c.Int("requests"), Duration: c.Duration("duration"),
-		Warmup: c.Int("warmup"), Repeat: c.Int("repeat"), MaxTokens: c.Int("max-tokens"),
-		APIKey: c.String("api-key"), Out: c.String("out"), Overwrite: c.Bool("overwrite"), Insecure: c.Bool("insecure"),
-		RequestTimeout: c.Duration("request-timeout"), ConnectTimeout: c.Duration("connect-timeout"),
+// sweepFlagValues are the sweep flags that parseOptions turns into the
+// checked fields of options (the others are bound to those fields
+// directly), named after their flags. A ...Set field records that its flag
+// was given, where an absent flag and its default differ.
+type sweepFlagValues struct {
+	API                string
+	Levels             string
+	ExtraBody          string
+	Header             []string
+	Prompt             string
+	PromptSet          bool
+	PromptFile         string
+	Dataset            string
+	DatasetFormat      string
+	InputTokens        string
+	InputTokensSet     bool
+	SharedPrefixTokens int
+	Seed               int64
+	IgnoreEOS          bool
+	MinTokens          *int
+	MetricsURL         string
+	MetricsInterval    time.Duration
+	MaxTokensSet       bool
+	RequestsSet        bool
+	DurationSet        bool
+	SLODecodeTPS       *float64
+	SLOE2ETPS          *float64
+	SLOTTFTP95         *time.Duration
+	SLOErrorRate       *float64
+}
+
+// parseOptions checks every flag, as sweepFlags bound them into o, and
+// returns a UsageError naming the first bad one and what it accepts.
+func (o *options) parseOptions(args cli.Args) error {
+	if args.Present() {
+		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	if c.Args().Present() {
-		return nil, usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", c.Args().First())
-	}
-	steps := []func(*cli.Context) error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.outputLength, o.metrics, o.headers}
+	steps := []func() error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.outputLength, o.metrics, o.headers}
 	for _, step := range steps {
-		if err := step(c); err != nil {
-			return nil, err
+		if err := step(); err != nil {
+			return err
 		}
 	}
 	if o.Out == "" {
 		o.Out, o.OutDefault = "results/"+time.Now().Format("20060102-150405"), true
 	}
-	return o, nil
+	return nil
 }
 
 // target checks where the load goes.
-func (o *options) target(c *cli.Context) error {
+func (o *options) target() error {
 	switch {
 	case o.Sim && o.URL != "":
 		return usagef("--sim and --url are exclusive: --sim sweeps the built-in simulator")
@@ -95,14 +121,13 @@ func (o *options) target(c *cli.Context) error {
 		if _, err := sim.Preset(o.SimPreset); err != nil {
 			return usagef("invalid --sim-preset %q: want one of %s", o.SimPreset, strings.Join(sim.PresetNames(), ", "))
 		}
-		if !c.IsSet("max-tokens") {
+		if !o.Flags.MaxTokensSet {
 			o.MaxTokens = defaultSimMaxTokens
 		}
-		o.SimNoPrefix = c.Bool("sim-no-prefix-caching")
 	} else if err := checkURL(o.URL); err != nil {
 		return err
 	}
-	switch api := client.API(c.String("api")); api {
+	switch api := client.API(o.Flags.API); api {
 	case client.Chat, client.Completions:
 		o.API = api
 	default:
@@ -123,15 +148,14 @@ func checkURL(raw string) error {
 func redactURL(raw string) string { return client.RedactURL(raw) }
 
 // counts checks the per-level sizes and timeouts.
-func (o *options) counts(c *cli.Context) error {
-	o.DrainTimeout = c.Duration("drain-timeout")
+func (o *options) counts() error {
 	switch {
-	case c.IsSet("requests") && o.Requests < 1:
+	case o.Flags.RequestsSet && o.Requests < 1:
 		return usagef("invalid --requests %d: want an integer ≥ 1", o.Requests)
-	case c.IsSet("duration") && o.Duration <= 0:
+	case o.Flags.DurationSet && o.Duration <= 0:
 		return usagef("invalid --duration %v: want a positive duration such as 90s or 5m", o.Duration)
-	case c.Duration("drain-timeout") <= 0:
-		return usagef("invalid --drain-timeout %v: want a positive duration such as 30s", c.Duration("drain-timeout"))
+	case o.DrainTimeout <= 0:
+		return usagef("invalid --drain-timeout %v: want a positive duration such as 30s", o.DrainTimeout)
 	case o.Warmup < 0:
 		return usagef("invalid --warmup %d: want an integer ≥ 0", o.Warmup)
 	case o.Repeat < 1:
@@ -143,23 +167,18 @@ func (o *options) counts(c *cli.Context) error {
 	case o.ConnectTimeout <= 0:
 		return usagef("invalid --connect-timeout %v: want a positive duration such as 10s", o.ConnectTimeout)
 	}
-	if c.IsSet("temperature") {
-		t := c.Float64("temperature")
-		if !(t >= 0) || math.IsInf(t, 0) { // NaN fails t >= 0
-			return usagef("invalid --temperature %v: want a number ≥ 0", t)
-		}
-		o.Temperature = &t
+	if t := o.Temperature; t != nil && (!(*t >= 0) || math.IsInf(*t, 0)) { // NaN fails t >= 0
+		return usagef("invalid --temperature %v: want a number ≥ 0", *t)
 	}
 	return nil
 }
 
 // levels parses --levels. Unsorted or repeated levels are sorted and
 // de-duplicated with a warning.
-func (o *options) levels(c *cli.Context) error {
-	raw := c.String("levels")
+func (o *options) levels() error {
+	raw := o.Flags.Levels
 	if strings.TrimSpace(raw) == "auto" {
 		o.Auto = true
-		o.Levels = []int{o.AutoMax} // the highest level the search may reach
 		return nil
 	}
 	var levels []int
@@ -208,8 +227,8 @@ func joinInts(ns []int) string {
 
 // body parses --extra-body. Numbers are kept as written (json.Number): a
 // float64 would turn "seed": 9007199254740993 into 9007199254740992.
-func (o *options) body(c *cli.Context) error {
-	raw := c.String("extra-body")
+func (o *options) body() error {
+	raw := o.Flags.ExtraBody
 	if raw == "" {
 		return nil
 	}
@@ -241,9 +260,9 @@ func jsonText(v any) string {
 // that could never be sent, or that would smuggle a second one, is the
 // command line's mistake, found here rather than reported as a connection
 // failure.
-func (o *options) headers(c *cli.Context) error {
+func (o *options) headers() error {
 	o.Headers = http.Header{}
-	for _, h := range c.StringSlice("header") {
+	for _, h := range o.Flags.Header {
 		k, v, ok := strings.Cut(h, ":")
 		k, v = strings.TrimSpace(k), strings.Trim(v, " \t")
 		switch {

@@ -18,31 +18,57 @@ const (
 	defaultSimPreset      = "default"
 )
 
-func sweepFlags() []cli.Flag {
+// sweepFlags are the sweep command's flags, bound into o: each flag's value
+// lands in the field of its name (CamelCase), or in o.Flags when
+// parseOptions still has to check or convert it. No flag is read back by
+// name.
+func sweepFlags(o *options) []cli.Flag {
+	f := &o.Flags
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "url", Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
-		&cli.BoolFlag{Name: "sim", Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
-		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
-		&cli.BoolFlag{Name: "sim-no-prefix-caching", Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
-		&cli.StringFlag{Name: "model", Usage: "model name; when omitted, the one model /v1/models lists"},
-		&cli.StringFlag{Name: "api", Value: "chat", Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
-		&cli.StringFlag{Name: "levels", Value: defaultLevels, Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},
-		&cli.IntFlag{Name: "requests", DefaultText: "auto", Usage: "measured requests per level; auto is 4 per worker, at least 8 (with --duration alone: unbounded)"},
-		&cli.DurationFlag{Name: "duration", DefaultText: "none", Usage: "bound on each level's measured phase, e.g. 2m: no request starts after it"},
-		&cli.DurationFlag{Name: "drain-timeout", Value: sweep.DefaultDrainTimeout, Usage: "with --duration: how long requests in flight at the end may finish before they are canceled (err_canceled)"},
-		&cli.IntFlag{Name: "warmup", Usage: "warm-up requests per level, sent first and left out of every figure"},
-		&cli.IntFlag{Name: "repeat", Value: 1, Usage: "run each level this many times"},
-		&cli.IntFlag{Name: "max-tokens", Value: defaultMaxTokens, Usage: "max_tokens per request (--sim default: 128); when given, it also replaces a dataset's per-request targets"},
-		&cli.Float64Flag{Name: "temperature", DefaultText: "not sent", Usage: "sampling temperature, sent only when given (0 is sent as 0)"},
-		&cli.StringFlag{Name: "prompt", Usage: "prompt text (default: the seed story's long-essay prompt)"},
-		&cli.StringFlag{Name: "prompt-file", Usage: "read the prompt from this file"},
-		&cli.StringFlag{Name: "extra-body", Usage: `JSON object merged into every request body, e.g. '{"ignore_eos": true}'`},
-		&cli.StringFlag{Name: "api-key", EnvVars: []string{"OPENAI_API_KEY"}, Usage: "bearer token (never written to any output)"},
-		&cli.StringSliceFlag{Name: "header", Usage: "extra request header K:V (repeatable)"},
-		&cli.StringFlag{Name: "out", Usage: "results directory, new or empty (default: results/YYYYMMDD-HHMMSS, made unique)"},
-		&cli.BoolFlag{Name: "overwrite", Usage: "let --out name a directory holding an earlier run, which is replaced as a whole once the pre-flight check passes"},
-		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Usage: "deadline for one whole request, stalls included"},
-		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
-		&cli.BoolFlag{Name: "insecure", Usage: "skip TLS certificate verification (recorded in summary.json)"},
-	}, append(capacityFlags(), workloadFlags()...)...)
+		&cli.StringFlag{Name: "url", Destination: &o.URL, Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
+		&cli.BoolFlag{Name: "sim", Destination: &o.Sim, Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
+		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Destination: &o.SimPreset, Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
+		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
+		&cli.StringFlag{Name: "model", Destination: &o.Model, Usage: "model name; when omitted, the one model /v1/models lists"},
+		&cli.StringFlag{Name: "api", Value: "chat", Destination: &f.API, Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
+		&cli.StringFlag{Name: "levels", Value: defaultLevels, Destination: &f.Levels, Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},
+		&cli.IntFlag{Name: "requests", DefaultText: "auto", Destination: &o.Requests, Action: given[int](&f.RequestsSet), Usage: "measured requests per level; auto is 4 per worker, at least 8 (with --duration alone: unbounded)"},
+		&cli.DurationFlag{Name: "duration", DefaultText: "none", Destination: &o.Duration, Action: given[time.Duration](&f.DurationSet), Usage: "bound on each level's measured phase, e.g. 2m: no request starts after it"},
+		&cli.DurationFlag{Name: "drain-timeout", Value: sweep.DefaultDrainTimeout, Destination: &o.DrainTimeout, Usage: "with --duration: how long requests in flight at the end may finish before they are canceled (err_canceled)"},
+		&cli.IntFlag{Name: "warmup", Destination: &o.Warmup, Usage: "warm-up requests per level, sent first and left out of every figure"},
+		&cli.IntFlag{Name: "repeat", Value: 1, Destination: &o.Repeat, Usage: "run each level this many times"},
+		&cli.IntFlag{Name: "max-tokens", Value: defaultMaxTokens, Destination: &o.MaxTokens, Action: given[int](&f.MaxTokensSet), Usage: "max_tokens per request (--sim default: 128); when given, it also replaces a dataset's per-request targets"},
+		&cli.Float64Flag{Name: "temperature", DefaultText: "not sent", Action: into(&o.Temperature), Usage: "sampling temperature, sent only when given (0 is sent as 0)"},
+		&cli.StringFlag{Name: "prompt", Destination: &f.Prompt, Action: given[string](&f.PromptSet), Usage: "prompt text (default: the seed story's long-essay prompt)"},
+		&cli.StringFlag{Name: "prompt-file", Destination: &f.PromptFile, Usage: "read the prompt from this file"},
+		&cli.StringFlag{Name: "extra-body", Destination: &f.ExtraBody, Usage: `JSON object merged into every request body, e.g. '{"ignore_eos": true}'`},
+		&cli.StringFlag{Name: "api-key", Destination: &o.APIKey, EnvVars: []string{"OPENAI_API_KEY"}, Usage: "bearer token (never written to any output)"},
+		&cli.StringSliceFlag{Name: "header", Action: func(_ *cli.Context, h []string) error { f.Header = h; return nil }, Usage: "extra request header K:V (repeatable)"},
+		&cli.StringFlag{Name: "out", Destination: &o.Out, Usage: "results directory, new or empty (default: results/YYYYMMDD-HHMMSS, made unique)"},
+		&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite, Usage: "let --out name a directory holding an earlier run, which is replaced as a whole once the pre-flight check passes"},
+		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Destination: &o.RequestTimeout, Usage: "deadline for one whole request, stalls included"},
+		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
+		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
+	}, append(capacityFlags(o), workloadFlags(o)...)...)
+}
+
+// given is a flag Action recording that the flag was on the command line:
+// urfave/cli runs a flag's Action only then.
+func given[T any](set *bool) func(*cli.Context, T) error {
+	return func(*cli.Context, T) error { *set = true; return nil }
+}
+
+// into is a flag Action storing the value given in *p, which stays nil
+// when the flag is absent.
+func into[T any](p **T) func(*cli.Context, T) error {
+	return func(_ *cli.Context, v T) error { *p = &v; return nil }
+}
+
+// deref is *p, or T's zero value when p is nil.
+func deref[T any](p *T) T {
+	var v T
+	if p != nil {
+		v = *p
+	}
+	return v
 }

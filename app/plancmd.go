@@ -15,7 +15,16 @@ import (
 	"github.com/toksweep/toksweep/report"
 )
 
+// planFlagValues are the plan flags as given, bound by planCommand.
+type planFlagValues struct {
+	Options  plan.Options
+	PeakSet  bool
+	UsersSet bool
+}
+
 func planCommand(stdout, stderr io.Writer) *cli.Command {
+	f := &planFlagValues{}
+	o := &f.Options
 	return &cli.Command{
 		Name:  "plan",
 		Usage: "size a fleet from a finished run: replicas for a peak request rate (and N users), tokens per day, cost per million output tokens",
@@ -25,11 +34,11 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			"never extrapolates beyond a measured level. It prints every formula with the run's numbers\n" +
 			"and writes DIR/" + plan.File + " (see docs/metrics.md, \"Fleet plan\").",
 		Flags: []cli.Flag{
-			&cli.Float64Flag{Name: "peak-rps", Usage: "peak arrival rate λ to serve, in requests per second (required)"},
-			&cli.IntFlag{Name: "users", Usage: "also size for this many concurrent users"},
-			&cli.Float64Flag{Name: "headroom", Value: plan.DefaultHeadroom, Usage: "share h of a replica's measured throughput to plan on, in (0, 1]"},
-			&cli.Float64Flag{Name: "gpus-per-replica", Usage: "GPUs per replica G, for the cost per million output tokens (with --gpu-hour-usd)"},
-			&cli.Float64Flag{Name: "gpu-hour-usd", Usage: "price P of one GPU-hour in dollars (with --gpus-per-replica)"},
+			&cli.Float64Flag{Name: "peak-rps", Destination: &o.PeakRPS, Action: given[float64](&f.PeakSet), Usage: "peak arrival rate λ to serve, in requests per second (required)"},
+			&cli.IntFlag{Name: "users", Destination: &o.Users, Action: given[int](&f.UsersSet), Usage: "also size for this many concurrent users"},
+			&cli.Float64Flag{Name: "headroom", Value: plan.DefaultHeadroom, Destination: &o.Headroom, Usage: "share h of a replica's measured throughput to plan on, in (0, 1]"},
+			&cli.Float64Flag{Name: "gpus-per-replica", Destination: &o.GPUsPerReplica, Usage: "GPUs per replica G, for the cost per million output tokens (with --gpu-hour-usd)"},
+			&cli.Float64Flag{Name: "gpu-hour-usd", Destination: &o.GPUHourUSD, Usage: "price P of one GPU-hour in dollars (with --gpus-per-replica)"},
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
@@ -37,18 +46,16 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !c.IsSet("peak-rps") {
+			if !f.PeakSet {
 				return usagef("plan needs --peak-rps, the peak request rate to serve (see 'toksweep plan --help')")
 			}
-			o := plan.Options{PeakRPS: c.Float64("peak-rps"), Users: c.Int("users"), Headroom: c.Float64("headroom"),
-				GPUsPerReplica: c.Float64("gpus-per-replica"), GPUHourUSD: c.Float64("gpu-hour-usd")}
-			if c.IsSet("users") && o.Users < 1 {
+			if f.UsersSet && o.Users < 1 {
 				return usagef("invalid --users %d: want a count ≥ 1", o.Users)
 			}
 			if err := o.Check(); err != nil {
 				return usagef("%v", err)
 			}
-			return runFleetPlan(dir, o, stdout)
+			return runFleetPlan(dir, *o, stdout)
 		},
 	}
 }

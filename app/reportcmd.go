@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 )
 
 func reportCommand(stdout, stderr io.Writer) *cli.Command {
+	var out string // --out
 	return &cli.Command{
 		Name:  "report",
 		Usage: "re-render a saved run (tables, levels.csv, summary.json, charts, report.html) from its per-request records, without re-running it",
@@ -24,7 +26,7 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 			"DIR/requests.jsonl; DIR/summary.json supplies what the records cannot (each level's\n" +
 			"end reason and client health, the run's configuration).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write the rendered files here instead of into DIR"},
+			&cli.StringFlag{Name: "out", Destination: &out, Usage: "write the rendered files here instead of into DIR"},
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
@@ -32,11 +34,7 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			out := c.String("out")
-			if out == "" {
-				out = dir
-			}
-			return runReport(dir, out, stdout, stderr)
+			return runReport(dir, cmp.Or(out, dir), stdout, stderr)
 		},
 	}
 }
@@ -99,7 +97,7 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := htmlreport.Options{Answer: recommendation(sum)}
-	if slo, ok := savedSLO(sum.Config); ok {
+	if slo, ok := sum.Config.Objective(); ok {
 		opts.SLO = &slo
 	}
 	if err := htmlreport.WriteAll(out, sum, stats, opts); err != nil {

@@ -70,7 +70,10 @@ func TestBadFlags(t *testing.T) {
 		{"unknown flag", []string{"--bogus"}, []string{"unknown flag --bogus", "toksweep sweep --help"}},
 		{"flag typo", []string{"--levl", "1,2"}, []string{"unknown flag --levl", "did you mean --levels?"}},
 		{"flag before command", []string{"!", "--url", url, "sweep"}, []string{"unknown flag --url", "flags go after the command"}},
-		{"unknown command", []string{"!", "sweeep"}, []string{`unknown command "sweeep"`, "sweep, serve-sim"}},
+		{"unknown command", []string{"!", "xyz"}, []string{`unknown command "xyz"`, "sweep, serve-sim"}},
+		{"command typo", []string{"!", "swep"}, []string{`unknown command "swep"`, "did you mean sweep?"}},
+		{"command typo, other command", []string{"!", "compar", "a", "b"}, []string{`unknown command "compar"`, "did you mean compare?"}},
+		{"unknown flag, no suggestion", []string{"--bogus"}, []string{"unknown flag --bogus (see"}},
 		{"stray argument", []string{"4"}, []string{`unexpected argument "4"`, "sweep takes only flags"}},
 		{"requests not a number", []string{"--requests", "abc"}, []string{`invalid --requests "abc": want an integer`}},
 		{"requests huge", []string{"--requests", "99999999999999999999"}, []string{"invalid --requests", "out of range"}},
@@ -153,7 +156,7 @@ func TestNoCrashOnAnyValue(t *testing.T) {
 	url := closedURL(t)
 	values := []string{"", "0", "-1", "99999999999999999999", "9223372036854775807", "-9223372036854775808",
 		"NaN", "-Inf", "x", ",,", "1,,2", "-5s", "1ns", "\x00", "é☃", strings.Repeat("9", 400)}
-	for _, f := range sweepFlags() {
+	for _, f := range sweepFlags(&options{}) {
 		name := f.Names()[0]
 		if name == "sim" || name == "sim-preset" {
 			continue // starts the simulator: covered by the sim tests

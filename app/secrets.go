@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 )
 
 // scrubber returns a function that replaces every credential the options
@@ -144,7 +145,7 @@ func goLogLine(msg string) string {
 // scrubConfig redacts a known secret wherever else the recorded
 // configuration repeats it: a header not named like a credential, any key
 // or string of --extra-body, the model, the prompt source.
-func (o *options) scrubConfig(r *redactedConfig) {
+func (o *options) scrubConfig(r *report.RunConfig) {
 	scrub := o.scrubber()
 	for k, v := range r.Headers {
 		r.Headers[k] = scrub(v)

@@ -6,26 +6,55 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/sim"
 )
 
+// simOptions are the serve-sim flags, named after them. A model flag's
+// field is nil when the flag is absent: the preset's value then stands.
+type simOptions struct {
+	Addr                string
+	Preset              string
+	Model               *string
+	MaxModelLen         *int
+	MaxNumSeqs          *int
+	PrefillRate         *float64
+	KVCacheTokens       *int
+	MaxNumBatchedTokens *int
+	NoPrefixCaching     *bool
+	DecodeBase          *time.Duration
+	DecodePerSeq        *time.Duration
+	DecodePerCtxToken   *time.Duration
+	Jitter              *float64
+	ReasoningShare      *float64
+	ReasoningField      *string
+	TokensPerChunk      *int
+	EOSAfter            *int
+	ErrorRate           *float64
+	QueueLimit          *int
+	DisconnectRate      *float64
+	MalformedRate       *float64
+	Seed                *int64
+}
+
 func serveSimCommand(stderr io.Writer) *cli.Command {
+	o := &simOptions{}
 	return &cli.Command{
 		Name:         "serve-sim",
 		Usage:        "serve the built-in vLLM-like simulator until interrupted",
 		UsageText:    "toksweep serve-sim [--addr 127.0.0.1:8000] [--preset NAME] [model flags]",
 		Description:  "Presets:\n" + presetList(),
-		Flags:        simFlags(),
+		Flags:        simFlags(o),
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
-			cfg, err := simConfig(c)
+			cfg, err := o.simConfig()
 			if err != nil {
 				return err
 			}
-			return serveSim(c.Context, c.String("addr"), cfg, stderr)
+			return serveSim(c.Context, o.Addr, cfg, stderr)
 		},
 	}
 }
@@ -38,30 +67,30 @@ func presetList() string {
 	return b.String()
 }
 
-func simFlags() []cli.Flag {
+func simFlags(o *simOptions) []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen address"},
-		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
-		&cli.StringFlag{Name: "model", Usage: "served model name"},
-		&cli.IntFlag{Name: "max-model-len", Usage: "context window, prompt + completion tokens"},
-		&cli.IntFlag{Name: "max-num-seqs", Usage: "running batch cap; further requests queue FCFS"},
-		&cli.Float64Flag{Name: "prefill-rate", Usage: "prefill tokens per second (a prefill chunk lengthens its whole step)"},
-		&cli.IntFlag{Name: "kv-cache-tokens", Usage: "KV cache capacity in tokens (blocks of 16); running out preempts the newest request (preset: room for max-num-seqs full-length sequences)"},
-		&cli.IntFlag{Name: "max-num-batched-tokens", Usage: "token budget per step, decode tokens plus prefill chunks (chunked prefill; 0: whole prompts)"},
-		&cli.BoolFlag{Name: "no-prefix-caching", Usage: "turn prefix caching off"},
-		&cli.DurationFlag{Name: "decode-base", Usage: "fixed cost of every decode step"},
-		&cli.DurationFlag{Name: "decode-per-seq", Usage: "step cost per running sequence"},
-		&cli.DurationFlag{Name: "decode-per-ctx-token", Usage: "step cost per token of context in the batch"},
-		&cli.Float64Flag{Name: "jitter", Usage: "relative stddev of the step time"},
-		&cli.Float64Flag{Name: "reasoning-share", Usage: "share of chat output sent as reasoning, before the content"},
-		&cli.StringFlag{Name: "reasoning-field", Usage: "reasoning_content or reasoning"},
-		&cli.IntFlag{Name: "tokens-per-chunk", Usage: "tokens per SSE event"},
-		&cli.IntFlag{Name: "eos-after", Usage: "stop naturally after this many tokens (0: always max_tokens)"},
-		&cli.Float64Flag{Name: "error-rate", Usage: "share of requests answered with HTTP 500"},
-		&cli.IntFlag{Name: "queue-limit", Usage: "answer 429 when this many requests already wait (0: off)"},
-		&cli.Float64Flag{Name: "disconnect-rate", Usage: "share of streams cut mid-way"},
-		&cli.Float64Flag{Name: "malformed-rate", Usage: "share of streams with one malformed chunk"},
-		&cli.Int64Flag{Name: "seed", Usage: "seed for failure injection and jitter"},
+		&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Destination: &o.Addr, Usage: "listen address"},
+		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Destination: &o.Preset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
+		&cli.StringFlag{Name: "model", Action: into(&o.Model), Usage: "served model name"},
+		&cli.IntFlag{Name: "max-model-len", Action: into(&o.MaxModelLen), Usage: "context window, prompt + completion tokens"},
+		&cli.IntFlag{Name: "max-num-seqs", Action: into(&o.MaxNumSeqs), Usage: "running batch cap; further requests queue FCFS"},
+		&cli.Float64Flag{Name: "prefill-rate", Action: into(&o.PrefillRate), Usage: "prefill tokens per second (a prefill chunk lengthens its whole step)"},
+		&cli.IntFlag{Name: "kv-cache-tokens", Action: into(&o.KVCacheTokens), Usage: "KV cache capacity in tokens (blocks of 16); running out preempts the newest request (preset: room for max-num-seqs full-length sequences)"},
+		&cli.IntFlag{Name: "max-num-batched-tokens", Action: into(&o.MaxNumBatchedTokens), Usage: "token budget per step, decode tokens plus prefill chunks (chunked prefill; 0: whole prompts)"},
+		&cli.BoolFlag{Name: "no-prefix-caching", Action: into(&o.NoPrefixCaching), Usage: "turn prefix caching off"},
+		&cli.DurationFlag{Name: "decode-base", Action: into(&o.DecodeBase), Usage: "fixed cost of every decode step"},
+		&cli.DurationFlag{Name: "decode-per-seq", Action: into(&o.DecodePerSeq), Usage: "step cost per running sequence"},
+		&cli.DurationFlag{Name: "decode-per-ctx-token", Action: into(&o.DecodePerCtxToken), Usage: "step cost per token of context in the batch"},
+		&cli.Float64Flag{Name: "jitter", Action: into(&o.Jitter), Usage: "relative stddev of the step time"},
+		&cli.Float64Flag{Name: "reasoning-share", Action: into(&o.ReasoningShare), Usage: "share of chat output sent as reasoning, before the content"},
+		&cli.StringFlag{Name: "reasoning-field", Action: into(&o.ReasoningField), Usage: "reasoning_content or reasoning"},
+		&cli.IntFlag{Name: "tokens-per-chunk", Action: into(&o.TokensPerChunk), Usage: "tokens per SSE event"},
+		&cli.IntFlag{Name: "eos-after", Action: into(&o.EOSAfter), Usage: "stop naturally after this many tokens (0: always max_tokens)"},
+		&cli.Float64Flag{Name: "error-rate", Action: into(&o.ErrorRate), Usage: "share of requests answered with HTTP 500"},
+		&cli.IntFlag{Name: "queue-limit", Action: into(&o.QueueLimit), Usage: "answer 429 when this many requests already wait (0: off)"},
+		&cli.Float64Flag{Name: "disconnect-rate", Action: into(&o.DisconnectRate), Usage: "share of streams cut mid-way"},
+		&cli.Float64Flag{Name: "malformed-rate", Action: into(&o.MalformedRate), Usage: "share of streams with one malformed chunk"},
+		&cli.Int64Flag{Name: "seed", Action: into(&o.Seed), Usage: "seed for failure injection and jitter"},
 	}
 	// The model flags override the preset; their default is the preset's value.
 	for _, f := range flags[2:] {
@@ -82,73 +111,87 @@ func simFlags() []cli.Flag {
 }
 
 // simConfig starts from the preset and applies the flags that were given.
-func simConfig(c *cli.Context) (sim.Config, error) {
-	cfg, err := sim.Preset(c.String("preset"))
+func (o *simOptions) simConfig() (sim.Config, error) {
+	cfg, err := sim.Preset(o.Preset)
 	if err != nil {
-		return cfg, usagef("invalid --preset %q: want one of %s", c.String("preset"), strings.Join(sim.PresetNames(), ", "))
+		return cfg, usagef("invalid --preset %q: want one of %s", o.Preset, strings.Join(sim.PresetNames(), ", "))
 	}
-	set := func(name string, apply func()) {
-		if c.IsSet(name) {
-			apply()
-		}
-	}
-	set("model", func() { cfg.Model = c.String("model") })
-	set("max-model-len", func() { cfg.MaxModelLen = c.Int("max-model-len") })
-	set("max-num-seqs", func() { cfg.MaxNumSeqs = c.Int("max-num-seqs") })
-	set("prefill-rate", func() { cfg.PrefillTokensPerSec = c.Float64("prefill-rate") })
-	set("kv-cache-tokens", func() { cfg.KVCacheTokens = c.Int("kv-cache-tokens") })
-	set("max-num-batched-tokens", func() { cfg.MaxNumBatchedTokens = c.Int("max-num-batched-tokens") })
-	set("no-prefix-caching", func() { cfg.NoPrefixCaching = c.Bool("no-prefix-caching") })
-	set("decode-base", func() { cfg.DecodeBase = c.Duration("decode-base") })
-	set("decode-per-seq", func() { cfg.DecodePerSeq = c.Duration("decode-per-seq") })
-	set("decode-per-ctx-token", func() { cfg.DecodePerCtxToken = c.Duration("decode-per-ctx-token") })
-	set("jitter", func() { cfg.Jitter = c.Float64("jitter") })
-	set("reasoning-share", func() { cfg.ReasoningShare = c.Float64("reasoning-share") })
-	set("reasoning-field", func() { cfg.ReasoningField = c.String("reasoning-field") })
-	set("tokens-per-chunk", func() { cfg.TokensPerChunk = c.Int("tokens-per-chunk") })
-	set("eos-after", func() { cfg.EOSAfter = c.Int("eos-after") })
-	set("error-rate", func() { cfg.ErrorRate500 = c.Float64("error-rate") })
-	set("queue-limit", func() { cfg.QueueLimit429 = c.Int("queue-limit") })
-	set("disconnect-rate", func() { cfg.DisconnectRate = c.Float64("disconnect-rate") })
-	set("malformed-rate", func() { cfg.MalformedRate = c.Float64("malformed-rate") })
-	set("seed", func() { cfg.Seed = c.Int64("seed") })
-	return cfg, checkSimFlags(c, cfg)
+	override(&cfg.Model, o.Model)
+	override(&cfg.MaxModelLen, o.MaxModelLen)
+	override(&cfg.MaxNumSeqs, o.MaxNumSeqs)
+	override(&cfg.PrefillTokensPerSec, o.PrefillRate)
+	override(&cfg.KVCacheTokens, o.KVCacheTokens)
+	override(&cfg.MaxNumBatchedTokens, o.MaxNumBatchedTokens)
+	override(&cfg.NoPrefixCaching, o.NoPrefixCaching)
+	override(&cfg.DecodeBase, o.DecodeBase)
+	override(&cfg.DecodePerSeq, o.DecodePerSeq)
+	override(&cfg.DecodePerCtxToken, o.DecodePerCtxToken)
+	override(&cfg.Jitter, o.Jitter)
+	override(&cfg.ReasoningShare, o.ReasoningShare)
+	override(&cfg.ReasoningField, o.ReasoningField)
+	override(&cfg.TokensPerChunk, o.TokensPerChunk)
+	override(&cfg.EOSAfter, o.EOSAfter)
+	override(&cfg.ErrorRate500, o.ErrorRate)
+	override(&cfg.QueueLimit429, o.QueueLimit)
+	override(&cfg.DisconnectRate, o.DisconnectRate)
+	override(&cfg.MalformedRate, o.MalformedRate)
+	override(&cfg.Seed, o.Seed)
+	return cfg, o.check(cfg)
 }
 
-// checkSimFlags names the first model flag given a value the simulator
-// refuses, and what it accepts. sim.New checks the whole configuration
-// again (and the presets), but words its errors for Go callers.
-func checkSimFlags(c *cli.Context, cfg sim.Config) error {
+// override sets *dst to the flag's value when the flag was given.
+func override[T any](dst *T, given *T) {
+	if given != nil {
+		*dst = *given
+	}
+}
+
+// shown is a given flag's value as an error quotes it, "" when the flag
+// is absent.
+func shown[T any](given *T) string {
+	if given == nil {
+		return ""
+	}
+	return fmt.Sprint(*given)
+}
+
+// check names the first model flag given a value the simulator refuses,
+// and what it accepts. sim.New checks the whole configuration again (and
+// the presets), but words its errors for Go callers.
+func (o *simOptions) check(cfg sim.Config) error {
 	share := func(v float64) bool { return !(v >= 0 && v <= 1) }
 	const wantShare = "a share from 0 to 1"
 	checks := []struct {
-		flag string
-		bad  bool
-		want string
+		flag  string
+		given string // the value given, "" when the flag is absent
+		bad   bool
+		want  string
 	}{
-		{"max-model-len", cfg.MaxModelLen < 1, "an integer ≥ 1"},
-		{"max-num-seqs", cfg.MaxNumSeqs < 1, "an integer ≥ 1"},
-		{"prefill-rate", !(cfg.PrefillTokensPerSec > 0) || math.IsInf(cfg.PrefillTokensPerSec, 0), "a rate > 0 in tokens per second"},
-		{"decode-base", cfg.DecodeBase < 0, "a duration ≥ 0 such as 10ms"},
-		{"decode-per-seq", cfg.DecodePerSeq < 0, "a duration ≥ 0 such as 200us"},
-		{"decode-per-ctx-token", cfg.DecodePerCtxToken < 0, "a duration ≥ 0 such as 1us"},
-		{"jitter", !(cfg.Jitter >= 0 && cfg.Jitter < 1), "a number from 0 up to (not including) 1"},
-		{"reasoning-share", share(cfg.ReasoningShare), wantShare},
-		{"reasoning-field", cfg.ReasoningField != "" && cfg.ReasoningField != sim.ReasoningContent && cfg.ReasoningField != sim.ReasoningPlain,
+		{"max-model-len", shown(o.MaxModelLen), cfg.MaxModelLen < 1, "an integer ≥ 1"},
+		{"max-num-seqs", shown(o.MaxNumSeqs), cfg.MaxNumSeqs < 1, "an integer ≥ 1"},
+		{"kv-cache-tokens", shown(o.KVCacheTokens), cfg.KVCacheTokens < 0, "an integer ≥ 0 (tokens)"},
+		{"max-num-batched-tokens", shown(o.MaxNumBatchedTokens), cfg.MaxNumBatchedTokens < 0, "an integer ≥ 0 (0: no chunking)"},
+		{"prefill-rate", shown(o.PrefillRate), !(cfg.PrefillTokensPerSec > 0) || math.IsInf(cfg.PrefillTokensPerSec, 0), "a rate > 0 in tokens per second"},
+		{"decode-base", shown(o.DecodeBase), cfg.DecodeBase < 0, "a duration ≥ 0 such as 10ms"},
+		{"decode-per-seq", shown(o.DecodePerSeq), cfg.DecodePerSeq < 0, "a duration ≥ 0 such as 200us"},
+		{"decode-per-ctx-token", shown(o.DecodePerCtxToken), cfg.DecodePerCtxToken < 0, "a duration ≥ 0 such as 1us"},
+		{"jitter", shown(o.Jitter), !(cfg.Jitter >= 0 && cfg.Jitter < 1), "a number from 0 up to (not including) 1"},
+		{"reasoning-share", shown(o.ReasoningShare), share(cfg.ReasoningShare), wantShare},
+		{"reasoning-field", shown(o.ReasoningField), cfg.ReasoningField != "" && cfg.ReasoningField != sim.ReasoningContent && cfg.ReasoningField != sim.ReasoningPlain,
 			sim.ReasoningContent + " or " + sim.ReasoningPlain},
-		{"tokens-per-chunk", cfg.TokensPerChunk < 0, "an integer ≥ 1"},
-		{"eos-after", cfg.EOSAfter < 0, "an integer ≥ 0"},
-		{"error-rate", share(cfg.ErrorRate500), wantShare},
-		{"queue-limit", cfg.QueueLimit429 < 0, "an integer ≥ 0"},
-		{"disconnect-rate", share(cfg.DisconnectRate), wantShare},
-		{"malformed-rate", share(cfg.MalformedRate), wantShare},
+		{"tokens-per-chunk", shown(o.TokensPerChunk), cfg.TokensPerChunk < 0, "an integer ≥ 1"},
+		{"eos-after", shown(o.EOSAfter), cfg.EOSAfter < 0, "an integer ≥ 0"},
+		{"error-rate", shown(o.ErrorRate), share(cfg.ErrorRate500), wantShare},
+		{"queue-limit", shown(o.QueueLimit), cfg.QueueLimit429 < 0, "an integer ≥ 0"},
+		{"disconnect-rate", shown(o.DisconnectRate), share(cfg.DisconnectRate), wantShare},
+		{"malformed-rate", shown(o.MalformedRate), share(cfg.MalformedRate), wantShare},
 	}
 	for _, ch := range checks {
-		if ch.bad && c.IsSet(ch.flag) {
-			return usagef("invalid --%s %q: want %s", ch.flag, fmt.Sprint(c.Value(ch.flag)), ch.want)
+		if ch.bad && ch.given != "" {
+			return usagef("invalid --%s %q: want %s", ch.flag, ch.given, ch.want)
 		}
 	}
-	if (c.IsSet("decode-base") || c.IsSet("decode-per-seq")) && cfg.DecodeBase+cfg.DecodePerSeq <= 0 {
+	if (o.DecodeBase != nil || o.DecodePerSeq != nil) && cfg.DecodeBase+cfg.DecodePerSeq <= 0 {
 		return usagef("--decode-base %v plus --decode-per-seq %v is %v: want a positive sum (a decode step cannot be free)",
 			cfg.DecodeBase, cfg.DecodePerSeq, cfg.DecodeBase+cfg.DecodePerSeq)
 	}

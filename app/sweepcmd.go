@@ -20,15 +20,15 @@ import (
 )
 
 func sweepCommand(stdout, stderr io.Writer) *cli.Command {
+	o := &options{}
 	return &cli.Command{
 		Name:         "sweep",
 		Usage:        "run closed-loop load at increasing concurrency levels and report per-level figures",
 		UsageText:    "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
-		Flags:        sweepFlags(),
+		Flags:        sweepFlags(o),
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
-			o, err := parseOptions(c)
-			if err != nil {
+			if err := o.parseOptions(c.Args()); err != nil {
 				return err
 			}
 			return o.guardSecrets(stdout, stderr, func(stdout, stderr io.Writer) error {
@@ -67,7 +67,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := dir.Begin(); err != nil {
 		return err
 	}
-	return sweepAndReport(ctx, cl, o, o.Work.Set.Prompts, dir, stdout, stderr)
+	return sweepAndReport(ctx, cl, o, dir, stdout, stderr)
 }
 
 // checkTarget builds the client and runs the checks made before any load:
@@ -95,11 +95,11 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 }
 
 // sweepAndReport runs the levels and writes everything out.
-func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts []client.Prompt, dir *report.RunDir, stdout, stderr io.Writer) error {
+func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *report.RunDir, stdout, stderr io.Writer) error {
 	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr)}
 	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
-		Started: time.Now().UTC(), Config: o.redacted(),
+		Started: time.Now().UTC(), Config: o.runConfig(),
 	}
 	// An in-progress summary.json (no levels, no finish time) from the start,
 	// so that even a run killed during its first level leaves all three files.
@@ -108,14 +108,14 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 	}
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
 	cfg := sweep.Config{
-		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts,
+		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
 		Started: run.progress.start, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
 	}
 	if o.Auto {
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
 	}
 	cfg.Server = o.Work.serverSampler()
-	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: o.Work.doer(cl), warn: run.progress.levelDone}, run.level)
+	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
 	run.progress.stop()
 	return run.finish(ctx, runErr, stdout)
 }

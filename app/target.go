@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ func (o *options) clientConfig() client.Config {
 		BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers, Model: o.Model, API: o.API,
 		MaxTokens: o.MaxTokens, Temperature: o.Temperature, ExtraBody: o.ExtraBody,
 		RequestTimeout: o.RequestTimeout, ConnectTimeout: o.ConnectTimeout, Insecure: o.Insecure,
-		MaxConns: o.Levels[len(o.Levels)-1],
+		MaxConns: o.highestLevel(),
 	}
 }
 
@@ -114,46 +113,22 @@ func transient(err error) bool {
 	return false
 }
 
-// redactedConfig is the sweep configuration as written to summary.json:
-// no API key, and credential-like header values replaced.
-type redactedConfig struct {
-	URL            string            `json:"url"`
-	Sim            bool              `json:"sim,omitempty"`
-	SimPreset      string            `json:"sim_preset,omitempty"`
-	Model          string            `json:"model"`
-	API            client.API        `json:"api"`
-	Levels         []int             `json:"levels"`
-	LevelsAuto     bool              `json:"levels_auto,omitempty"` // Levels then holds --auto-max
-	SLO            *sloConfig        `json:"slo,omitempty"`
-	Requests       int               `json:"requests"`
-	Duration       string            `json:"duration,omitempty"`
-	Warmup         int               `json:"warmup"`
-	Repeat         int               `json:"repeat"`
-	MaxTokens      int               `json:"max_tokens"`
-	Temperature    *float64          `json:"temperature"`
-	PromptSource   string            `json:"prompt_source"`
-	ExtraBody      map[string]any    `json:"extra_body,omitempty"`
-	APIKeySet      bool              `json:"api_key_set"`
-	Headers        map[string]string `json:"headers,omitempty"`
-	RequestTimeout string            `json:"request_timeout"`
-	ConnectTimeout string            `json:"connect_timeout"`
-	Insecure       bool              `json:"insecure"`
-}
-
-func (o *options) redacted() redactedConfig {
-	r := redactedConfig{
+// runConfig is the sweep configuration as written to summary.json: no
+// API key, and credential-like header values replaced.
+func (o *options) runConfig() *report.RunConfig {
+	r := &report.RunConfig{
 		URL: redactURL(o.URL), Sim: o.Sim, Model: o.Model, API: o.API, Levels: o.Levels,
 		Requests: o.Requests, Warmup: o.Warmup, Repeat: o.Repeat, MaxTokens: o.MaxTokens,
 		Temperature: o.Temperature, PromptSource: o.PromptSource, ExtraBody: o.ExtraBody,
 		APIKeySet: o.APIKey != "", RequestTimeout: o.RequestTimeout.String(),
 		ConnectTimeout: o.ConnectTimeout.String(), Insecure: o.Insecure,
+		SLO: report.NewSLOConfig(o.SLO),
 	}
 	if o.Sim {
 		r.SimPreset = o.SimPreset
 	}
-	r.LevelsAuto = o.Auto
-	if o.SLO.Set() {
-		r.SLO = newSLOConfig(o.SLO)
+	if o.Auto {
+		r.LevelsAuto, r.AutoMax = true, o.AutoMax
 	}
 	if o.Duration > 0 {
 		r.Duration = o.Duration.String()
@@ -168,41 +143,6 @@ func (o *options) redacted() redactedConfig {
 			r.Headers[http.CanonicalHeaderKey(k)] = v
 		}
 	}
-	o.scrubConfig(&r) // a secret given twice, say as --api-key and in --extra-body
+	o.scrubConfig(r) // a secret given twice, say as --api-key and in --extra-body
 	return r
-}
-
-// sloConfig is the SLO as summary.json records it, so that a saved run can
-// be judged again (toksweep report draws the SLO line from it).
-type sloConfig struct {
-	DecodeTPS float64  `json:"decode_tps,omitempty"`
-	E2ETPS    float64  `json:"e2e_tps,omitempty"`
-	TTFTP95Ms float64  `json:"ttft_p95_ms,omitempty"`
-	ErrorRate *float64 `json:"error_rate,omitempty"`
-}
-
-func newSLOConfig(o report.SLO) *sloConfig {
-	c := &sloConfig{DecodeTPS: o.DecodeTPS, E2ETPS: o.E2ETPS, TTFTP95Ms: float64(o.TTFTP95) / float64(time.Millisecond)}
-	if o.ErrorRate >= 0 {
-		c.ErrorRate = &o.ErrorRate
-	}
-	return c
-}
-
-// savedSLO reads the SLO back from a saved summary.json config; ok is false
-// when the run had none.
-func savedSLO(config any) (slo report.SLO, ok bool) {
-	raw, isRaw := config.(json.RawMessage)
-	var c struct {
-		SLO *sloConfig `json:"slo"`
-	}
-	if !isRaw || json.Unmarshal(raw, &c) != nil || c.SLO == nil {
-		return report.SLO{ErrorRate: -1}, false
-	}
-	slo = report.SLO{DecodeTPS: c.SLO.DecodeTPS, E2ETPS: c.SLO.E2ETPS,
-		TTFTP95: time.Duration(c.SLO.TTFTP95Ms * float64(time.Millisecond)), ErrorRate: -1}
-	if c.SLO.ErrorRate != nil {
-		slo.ErrorRate = *c.SLO.ErrorRate
-	}
-	return slo, true
 }

@@ -90,43 +90,50 @@ func unknownFlagHint(c *cli.Context, flags []cli.Flag, name, help string) string
 	return " (" + help + ")"
 }
 
-// closestFlag returns the flag name nearest to name when it is a likely
-// typo (at most two edits, or a prefix), else "".
+// closestFlag returns urfave/cli's suggestion for a mistyped flag name
+// (cli.SuggestFlag, by Jaro-Winkler similarity), without its dashes, or ""
+// when it is not a likely typo.
 func closestFlag(flags []cli.Flag, name string) string {
-	best, bestDist := "", 3
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			d := editDistance(n, name)
-			if len(name) >= 3 && strings.HasPrefix(n, name) {
-				d = min(d, 1)
-			}
-			if d < bestDist && len(n) > 1 {
-				best, bestDist = n, d
-			}
-		}
+	if cli.SuggestFlag == nil {
+		return ""
 	}
-	return best
+	return likelyTypo(name, strings.TrimLeft(cli.SuggestFlag(flags, name, true), "-"))
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+// closestCommand returns urfave/cli's suggestion for a mistyped command
+// (cli.SuggestCommand), or "" when it is not a likely typo.
+func closestCommand(cmds []*cli.Command, name string) string {
+	var visible []*cli.Command
+	for _, c := range cmds {
+		if !c.Hidden {
+			visible = append(visible, c)
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	if cli.SuggestCommand == nil {
+		return ""
+	}
+	// SuggestCommand words its answer with cli.SuggestDidYouMeanTemplate
+	// and also weighs the help command; keep the name, and only ours.
+	var s string
+	if _, err := fmt.Sscanf(cli.SuggestCommand(visible, name), cli.SuggestDidYouMeanTemplate, &s); err != nil {
+		return ""
+	}
+	for _, c := range visible {
+		if c.HasName(s) {
+			return likelyTypo(name, s)
+		}
+	}
+	return ""
+}
+
+// likelyTypo keeps a suggestion only when it starts like what was typed:
+// Jaro-Winkler always names the nearest candidate, however far it is, and
+// "--bogus" deserves no "did you mean --seed?".
+func likelyTypo(typed, suggestion string) string {
+	if len(suggestion) < 2 || typed == "" || suggestion[0] != typed[0] {
+		return ""
+	}
+	return suggestion
 }
 
 func findFlag(flags []cli.Flag, name string) cli.Flag {

@@ -31,17 +31,18 @@ const earlyStopShare = 0.20
 // workloadFlags are the flags of what is sent (prompt sources besides
 // --prompt and --prompt-file, output length) and of the server's own
 // metrics.
-func workloadFlags() []cli.Flag {
+func workloadFlags(o *options) []cli.Flag {
+	f := &o.Flags
 	return []cli.Flag{
-		&cli.StringFlag{Name: "dataset", Usage: "replay a dataset: F.jsonl, one request per line ({\"prompt\": ...} or {\"messages\": [...]}, optional max_tokens), or a ShareGPT F.json with --dataset-format sharegpt"},
-		&cli.StringFlag{Name: "dataset-format", Usage: "jsonl or sharegpt (default: jsonl for a .jsonl file)"},
-		&cli.StringFlag{Name: "input-tokens", Usage: "synthetic prompts of about N tokens, N[:STDDEV], e.g. 4000 or 4000:400; each request gets a unique prefix so prefix caching cannot flatter the figures"},
-		&cli.IntFlag{Name: "shared-prefix-tokens", Usage: "with --input-tokens: the first K tokens are the same in every request, to measure prefix caching on purpose"},
-		&cli.Int64Flag{Name: "seed", Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},
-		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (a vLLM extension; other servers may ignore it) so that outputs run to max_tokens`},
-		&cli.IntFlag{Name: "min-tokens", Usage: `send "min_tokens": N (a vLLM extension; other servers may ignore it)`},
-		&cli.StringFlag{Name: "metrics-url", Usage: "the server's Prometheus endpoint, sampled during each level (default: --url with /v1 replaced by /metrics, when it answers); off to disable"},
-		&cli.DurationFlag{Name: "metrics-interval", Value: promscrape.DefaultInterval, Usage: "time between two scrapes of --metrics-url during a level"},
+		&cli.StringFlag{Name: "dataset", Destination: &f.Dataset, Usage: "replay a dataset: F.jsonl, one request per line ({\"prompt\": ...} or {\"messages\": [...]}, optional max_tokens), or a ShareGPT F.json with --dataset-format sharegpt"},
+		&cli.StringFlag{Name: "dataset-format", Destination: &f.DatasetFormat, Usage: "jsonl or sharegpt (default: jsonl for a .jsonl file)"},
+		&cli.StringFlag{Name: "input-tokens", Destination: &f.InputTokens, Action: given[string](&f.InputTokensSet), Usage: "synthetic prompts of about N tokens, N[:STDDEV], e.g. 4000 or 4000:400; each request gets a unique prefix so prefix caching cannot flatter the figures"},
+		&cli.IntFlag{Name: "shared-prefix-tokens", Destination: &f.SharedPrefixTokens, Usage: "with --input-tokens: the first K tokens are the same in every request, to measure prefix caching on purpose"},
+		&cli.Int64Flag{Name: "seed", Destination: &f.Seed, Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},
+		&cli.BoolFlag{Name: "ignore-eos", Destination: &f.IgnoreEOS, Usage: `send "ignore_eos": true (a vLLM extension; other servers may ignore it) so that outputs run to max_tokens`},
+		&cli.IntFlag{Name: "min-tokens", Action: into(&f.MinTokens), Usage: `send "min_tokens": N (a vLLM extension; other servers may ignore it)`},
+		&cli.StringFlag{Name: "metrics-url", Destination: &f.MetricsURL, Usage: "the server's Prometheus endpoint, sampled during each level (default: --url with /v1 replaced by /metrics, when it answers); off to disable"},
+		&cli.DurationFlag{Name: "metrics-interval", Value: promscrape.DefaultInterval, Destination: &f.MetricsInterval, Usage: "time between two scrapes of --metrics-url during a level"},
 	}
 }
 
@@ -67,7 +68,7 @@ const (
 
 // checkBounds refuses sizes over their bounds. It runs first in prompt,
 // after counts and levels and before any input is read or parsed.
-func (o *options) checkBounds(c *cli.Context) error {
+func (o *options) checkBounds() error {
 	switch {
 	case o.MaxTokens > workload.MaxOutputTokens:
 		return usagef("invalid --max-tokens %d: at most %d, toksweep's bound", o.MaxTokens, workload.MaxOutputTokens)
@@ -79,24 +80,25 @@ func (o *options) checkBounds(c *cli.Context) error {
 		return usagef("invalid --repeat %d: at most %d, toksweep's bound", o.Repeat, maxRepeat)
 	case len(o.Levels) > maxLevelList:
 		return usagef("invalid --levels: %d levels, at most %d, toksweep's bound", len(o.Levels), maxLevelList)
-	case len(c.String("extra-body")) > maxExtraBody:
-		return usagef("invalid --extra-body: %d bytes, at most %d, toksweep's bound", len(c.String("extra-body")), maxExtraBody)
+	case len(o.Flags.ExtraBody) > maxExtraBody:
+		return usagef("invalid --extra-body: %d bytes, at most %d, toksweep's bound", len(o.Flags.ExtraBody), maxExtraBody)
 	}
 	return nil
 }
 
 // prompt loads the prompt set from the one source the flags name.
-func (o *options) prompt(c *cli.Context) error {
-	if err := o.checkBounds(c); err != nil {
+func (o *options) prompt() error {
+	if err := o.checkBounds(); err != nil {
 		return err
 	}
+	f := &o.Flags
 	wo := workload.Options{
-		Prompt: c.String("prompt"), PromptSet: c.IsSet("prompt"), PromptFile: c.String("prompt-file"),
-		Dataset: c.String("dataset"), Format: c.String("dataset-format"),
-		SharedPrefixTokens: c.Int("shared-prefix-tokens"), Seed: c.Int64("seed"),
-		IgnoreSourceMaxTokens: c.IsSet("max-tokens"), DefaultPrompt: sim.EssayPrompt,
+		Prompt: f.Prompt, PromptSet: f.PromptSet, PromptFile: f.PromptFile,
+		Dataset: f.Dataset, Format: f.DatasetFormat,
+		SharedPrefixTokens: f.SharedPrefixTokens, Seed: f.Seed,
+		IgnoreSourceMaxTokens: f.MaxTokensSet, DefaultPrompt: sim.EssayPrompt,
 	}
-	if raw := c.String("input-tokens"); c.IsSet("input-tokens") {
+	if raw := f.InputTokens; f.InputTokensSet {
 		n, sd, err := parseInputTokens(raw)
 		if err != nil {
 			return err
@@ -112,8 +114,8 @@ func (o *options) prompt(c *cli.Context) error {
 }
 
 // metrics checks --metrics-url and --metrics-interval.
-func (o *options) metrics(c *cli.Context) error {
-	o.Work.MetricsURL, o.Work.MetricsInterval = c.String("metrics-url"), c.Duration("metrics-interval")
+func (o *options) metrics() error {
+	o.Work.MetricsURL, o.Work.MetricsInterval = o.Flags.MetricsURL, o.Flags.MetricsInterval
 	o.Work.MetricsOff = strings.EqualFold(o.Work.MetricsURL, "off")
 	if o.Work.MetricsInterval <= 0 {
 		return usagef("invalid --metrics-interval %v: want a positive duration such as 1s", o.Work.MetricsInterval)
@@ -150,17 +152,17 @@ func parseInputTokens(raw string) (n, sd int, err error) {
 
 // outputLength checks the output-length flags and sends them as vLLM's
 // extensions, and refuses non-streaming requests. It runs after body.
-func (o *options) outputLength(c *cli.Context) error {
+func (o *options) outputLength() error {
 	if v, ok := o.ExtraBody["stream"]; ok && v != true {
 		return usagef(`--extra-body sets "stream": %s, but toksweep measures streamed responses only: without streaming, the time to first token cannot be told apart from the rest of the request`, jsonText(v))
 	}
 	ext := map[string]any{}
-	if c.Bool("ignore-eos") {
+	if o.Flags.IgnoreEOS {
 		ext["ignore_eos"] = true
 		o.Work.IgnoreEOS = true
 	}
-	if c.IsSet("min-tokens") {
-		n := c.Int("min-tokens")
+	if o.Flags.MinTokens != nil {
+		n := *o.Flags.MinTokens
 		if n < 1 || n > o.MaxTokens {
 			return usagef("invalid --min-tokens %d: want 1 to --max-tokens (%d)", n, o.MaxTokens)
 		}
@@ -190,18 +192,6 @@ func (w *workSettings) first() client.Prompt {
 		p = w.Set.Stamp.Apply(p, 0)
 	}
 	return p
-}
-
-// doer is what the sweep sends through: the client, with a unique stamp
-// per request for synthetic prompts.
-// The stamping wrapper keeps the client's connection warm-up.
-var _ sweep.Warmer = (*workload.Stamper)(nil)
-
-func (w *workSettings) doer(cl *client.Client) sweep.Doer {
-	if w.Set.Stamp != nil {
-		return workload.NewStamper(cl, w.Set.Stamp)
-	}
-	return cl
 }
 
 // serverSampler samples the server's metrics during each level, when

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/sim"
+	"github.com/toksweep/toksweep/sim/simtest"
 	"github.com/toksweep/toksweep/workload"
 )
 
@@ -19,16 +20,9 @@ import (
 // and returns its /v1 URL.
 func startSimWith(t *testing.T, cfg sim.Config) string {
 	t.Helper()
-	srv, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	addr, err := srv.Start(context.Background(), "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + addr.String() + "/v1"
+	srv := simtest.NewServer(cfg)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
 }
 
 // steadySim is a jitter-free simulator slow enough for timing comparisons

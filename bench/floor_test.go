@@ -6,45 +6,20 @@ package bench
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"strings"
 	"testing"
+
+	"github.com/toksweep/toksweep/internal/benchstream"
 )
 
-// floorChunks matches client's benchChunks, so that ns/chunk compares.
-const floorChunks = 2000
+// floorChunks is the chunk count of client's benchmark stream, so that
+// ns/chunk compares.
+const floorChunks = benchstream.Chunks
 
-// floorStream is the stream client.BenchmarkDo serves: llm-d's recorded
-// format, a role chunk, floorChunks content chunks, a finish chunk, usage
-// and [DONE].
-func floorStream(tb testing.TB) []byte {
-	tb.Helper()
-	raw, err := os.ReadFile("../testdata/transcripts/llmd-chat-stream-usage.sse")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var events [][]byte
-	for _, e := range bytes.SplitAfter(raw, []byte("\n\n")) {
-		if len(bytes.TrimSpace(e)) > 0 {
-			events = append(events, e)
-		}
-	}
-	role, content, finish := events[0], string(events[1]), events[len(events)-3]
-	words := []string{"Today ", "it ", "is ", "partially ", "cloudy ", "and ", "the", " answer", "\\n\\n", "\\\"x\\\""}
-	var b bytes.Buffer
-	b.Write(role)
-	for i := range floorChunks {
-		b.WriteString(strings.Replace(content, `"Today "`, `"`+words[i%len(words)]+`"`, 1))
-	}
-	b.Write(finish)
-	fmt.Fprintf(&b, "data: {\"id\":\"x\",\"usage\":{\"prompt_tokens\":6,\"completion_tokens\":%d},\"choices\":[]}\n\n", floorChunks)
-	b.WriteString("data: [DONE]\n\n")
-	return b.Bytes()
-}
+// floorStream is the stream client.BenchmarkDo serves.
+func floorStream(tb testing.TB) []byte { return benchstream.Load(tb, "..") }
 
 // BenchmarkHTTPLineScanFloor is the floor for client.BenchmarkDo: the same
 // stream over the same loopback HTTP, read by net/http and a bare bufio line

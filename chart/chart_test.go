@@ -47,7 +47,7 @@ func TestRunCharts(t *testing.T) {
 	}
 	failed := []report.LevelStats{{Concurrency: 4, RequestsFailed: 3, DecodeTPSP50: math.NaN(), DecodeTPSP10: math.NaN(),
 		E2ETPSP50: math.NaN(), E2ETPSP10: math.NaN(), AggregateOutputTPS: math.NaN(), TTFTP50: report.NoSample, TTFTP95: report.NoSample}}
-	slo := &report.SLO{DecodeTPS: 40, ErrorRate: -1}
+	slo := &report.SLO{DecodeTPS: 40}
 	tests := []struct {
 		name   string
 		stats  []report.LevelStats
@@ -90,8 +90,8 @@ func TestDecodeChartShowsE2E(t *testing.T) {
 		want []string
 	}{
 		{Options{}, want},
-		{Options{SLO: &report.SLO{DecodeTPS: 40, ErrorRate: -1}}, want},
-		{Options{SLO: &report.SLO{E2ETPS: 30, ErrorRate: -1}}, append(want, "e2e p10 (slowest tenth)")},
+		{Options{SLO: &report.SLO{DecodeTPS: 40}}, want},
+		{Options{SLO: &report.SLO{E2ETPS: 30}}, append(want, "e2e p10 (slowest tenth)")},
 	} {
 		c := chartNamed(t, sweepStats(), tt.opts, DecodeName)
 		if !slices.Equal(c.Series, tt.want) {
@@ -105,7 +105,7 @@ func TestDecodeChartShowsE2E(t *testing.T) {
 func TestSLOLines(t *testing.T) {
 	stats := sweepStats()
 	stats[3].RequestsFailed = 2 // the error chart appears
-	slo := &report.SLO{DecodeTPS: 40, E2ETPS: 30, TTFTP95: 1500 * time.Millisecond, ErrorRate: 0.01}
+	slo := &report.SLO{DecodeTPS: 40, E2ETPS: 30, TTFTP95: 1500 * time.Millisecond, ErrorRate: new(0.01)}
 	want := map[string][]float64{DecodeName: {40, 30}, TTFTName: {1500}, ErrorsName: {1}}
 	charts, err := RunCharts(stats, Options{SLO: slo})
 	if err != nil {
@@ -126,7 +126,7 @@ func TestSLOLines(t *testing.T) {
 			t.Errorf("%s: SLO lines at %v, want %v", c.Name, ys, want[c.Name])
 		}
 	}
-	charts, err = RunCharts(stats, Options{SLO: &report.SLO{ErrorRate: -1}})
+	charts, err = RunCharts(stats, Options{SLO: &report.SLO{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestSLOLines(t *testing.T) {
 func TestMarks(t *testing.T) {
 	stats := sweepStats()
 	stats[1].ClientLimited = true
-	slo := report.SLO{DecodeTPS: 100, ErrorRate: -1}
+	slo := report.SLO{DecodeTPS: 100}
 	rec := report.Recommend(stats, slo)
 	if rec.Recommended == 0 || rec.Knee == 0 || rec.Recommended == rec.Knee {
 		t.Fatalf("the test sweep should have a recommended level and a knee apart: %+v", rec)
@@ -232,7 +232,7 @@ func TestCompareCharts(t *testing.T) {
 // TestWriteFiles checks that the files are valid PNG and SVG of plausible
 // size.
 func TestWriteFiles(t *testing.T) {
-	charts, err := RunCharts(sweepStats(), Options{SLO: &report.SLO{DecodeTPS: 40, ErrorRate: -1}})
+	charts, err := RunCharts(sweepStats(), Options{SLO: &report.SLO{DecodeTPS: 40}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
 // cmpSLO is o, or no criterion at all when o is nil.
 func cmpSLO(o *report.SLO) report.SLO {
 	if o == nil {
-		return report.SLO{ErrorRate: -1}
+		return report.SLO{}
 	}
 	return *o
 }
@@ -123,8 +123,8 @@ func errorChart(levels []report.LevelGroup, opts Options) (Chart, error) {
 	c := newChart(ErrorsName, "Failed requests vs concurrency", "concurrency (C)", "failed requests, % of measured", topLeft)
 	c.Note = "Failed measured requests, any class, as a share of all measured requests (the error columns give the classes)."
 	err := c.addSeries("error rate", series(levels, errorPct), 1, false)
-	if o := cmpSLO(opts.SLO); err == nil && o.ErrorRate >= 0 {
-		err = c.addSLO(fmt.Sprintf("SLO: error rate ≤ %s%%", fig(100*o.ErrorRate)), 100*o.ErrorRate)
+	if o := cmpSLO(opts.SLO); err == nil && o.ErrorRate != nil {
+		err = c.addSLO(fmt.Sprintf("SLO: error rate ≤ %s%%", fig(100**o.ErrorRate)), 100**o.ErrorRate)
 	}
 	return c.finish(levels), err
 }

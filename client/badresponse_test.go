@@ -1,43 +1,23 @@
 package client
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/rawserver"
 )
 
-// rawServer accepts connections on 127.0.0.1, reads each request's head
-// and answers with reply, byte for byte, then closes the connection. It
-// returns the base URL (without /v1).
+// rawServer serves reply to every request (see rawserver.New) until the
+// test ends, and returns the base URL (without /v1).
 func rawServer(t *testing.T, reply string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-				if _, err := http.ReadRequest(bufio.NewReader(conn)); err != nil {
-					return
-				}
-				_, _ = conn.Write([]byte(reply))
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
+	s := rawserver.New(reply)
+	t.Cleanup(s.Close)
+	return s.URL
 }
 
 // TestInvalidResponseIsNotConnect: a server that accepts the connection

@@ -1,59 +1,27 @@
 package client
 
-// Figures measured on the development machine (AMD EPYC, 2 vCPU, go1.26.8
-// linux/amd64) with go test -run '^$' -bench . -benchmem -count 3 ./client,
-// on a stream of 2000 chunks in llm-d's recorded format (~220 bytes each),
-// medians. Every benchmark runs on one goroutine, so tok/s is per core.
-//
-//	benchmark               ns/chunk   tok/s    allocs         what
-//	ParseChunk                   178    5.6M    0              one chunk, the fast scanner
-//	ParseChunkStd               1551    0.64M   11 per chunk   the encoding/json reference
-//	JSONValid                    555    1.8M    0              json.Valid alone, for scale
-//	LineScanFloor                 18   55M      0              bare bufio line scan of the same bytes
-//	StreamParse                  208    4.8M    4 per stream   SSE framing + scanner + Record, clock per read
-//	Do                           268    3.7M    107 per stream whole requests over loopback HTTP, server included
-//
-// The hot path meets the 1M tok/s/core target almost five times over, and
-// validates and reads a chunk three times faster than json.Valid alone
-// validates it. It is about 11x the floor, not 2x: the floor is a memchr at
-// 12 GB/s, and no validating JSON reader in Go comes near that; the gap is
-// the price of detecting malformed chunks. The 4 allocations per stream are
-// ChunkAt (preallocated from max_tokens), the finish_reason string and the
-// stream state; none is per chunk.
+// The benchmarks' figures, and what they mean against the targets, are in
+// bench/results.md (section 1), which bench/run.sh rewrites from a fresh
+// run; they are not copied here, where they would go stale.
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/benchstream"
 )
 
 // benchChunks is the number of token chunks in the benchmark stream.
-const benchChunks = 2000
+const benchChunks = benchstream.Chunks
 
-// benchStream builds a stream in llm-d's recorded format: a role chunk,
-// benchChunks content chunks, a finish chunk, usage and [DONE].
-func benchStream(tb testing.TB) []byte {
-	tb.Helper()
-	events := splitEvents(readFile(tb, transcriptsDir, "llmd-chat-stream-usage.sse"))
-	role, content, finish := events[0], string(events[1]), events[len(events)-3]
-	words := []string{"Today ", "it ", "is ", "partially ", "cloudy ", "and ", "the", " answer", "\\n\\n", "\\\"x\\\""}
-	var b bytes.Buffer
-	b.Write(role)
-	for i := range benchChunks {
-		b.WriteString(strings.Replace(content, `"Today "`, `"`+words[i%len(words)]+`"`, 1))
-	}
-	b.Write(finish)
-	fmt.Fprintf(&b, "data: {\"id\":\"x\",\"usage\":{\"prompt_tokens\":6,\"completion_tokens\":%d},\"choices\":[]}\n\n", benchChunks)
-	b.WriteString("data: [DONE]\n\n")
-	return b.Bytes()
-}
+// benchStream is the benchmark stream, which bench's floor serves too.
+func benchStream(tb testing.TB) []byte { return benchstream.Load(tb, "..") }
 
 // benchEvents returns the data of every event of the benchmark stream.
 func benchEvents(tb testing.TB) [][]byte {

@@ -36,7 +36,7 @@ func testSummary() report.Summary {
 	return report.Summary{
 		Tool: "toksweep", Version: "v0.0.0-test", URL: "http://127.0.0.1:8000/v1", Model: "m<odel>",
 		Started: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), EndReason: "completed",
-		Config: map[string]any{"levels": []int{1, 4, 16}, "max_tokens": 128},
+		Config: &report.RunConfig{Levels: []int{1, 4, 16}, MaxTokens: 128},
 	}
 }
 
@@ -53,7 +53,7 @@ func TestWrite(t *testing.T) {
 		{"plain", testStats(), Options{},
 			[]string{"m&lt;odel&gt;", "<td class=\" flag\">16.00</td>", "client-limited (in-flight 12.00 of C=16)", "&#34;max_tokens&#34;: 128", "<caption>Single stream (what one user sees", "finished -", "<figcaption>What one user sees while tokens stream (decode)"},
 			[]string{`class="answer"`, "m<odel>", "SLO:"}},
-		{"SLO", testStats(), Options{SLO: &report.SLO{DecodeTPS: 100, ErrorRate: -1}, Answer: "serves 4 users"},
+		{"SLO", testStats(), Options{SLO: &report.SLO{DecodeTPS: 100}, Answer: "serves 4 users"},
 			[]string{`<p class="answer">serves 4 users</p>`}, []string{"SLO: serves"}},
 		{"failed level", failed, Options{}, []string{"<td class=\" flag\">8</td>", "<td class=\"\">-</td>"}, nil},
 		{"answer without an SLO", testStats(), Options{Answer: "Aggregate throughput saturates beyond 4"},
@@ -92,7 +92,7 @@ func TestWrite(t *testing.T) {
 
 func TestWriteAll(t *testing.T) {
 	dir := t.TempDir()
-	if err := WriteAll(dir, testSummary(), testStats(), Options{SLO: &report.SLO{DecodeTPS: 100, ErrorRate: -1}}); err != nil {
+	if err := WriteAll(dir, testSummary(), testStats(), Options{SLO: &report.SLO{DecodeTPS: 100}}); err != nil {
 		t.Fatal(err)
 	}
 	charts, _ := filepath.Glob(filepath.Join(dir, ChartsDir, "*"))

@@ -227,7 +227,7 @@ func (p *Plan) choose(stats []report.LevelStats) (group, error) {
 // finds it, among the levels that can bear a verdict.
 func (p *Plan) chooseKnee(stats []report.LevelStats, gs []group) (group, error) {
 	p.Basis = BasisKnee
-	rec := report.Recommend(stats, report.SLO{ErrorRate: -1})
+	rec := report.Recommend(stats, report.SLO{})
 	for _, g := range gs {
 		if stats[g.runs[0]].Concurrency != rec.Knee || unfit(stats, &g) != "" {
 			continue

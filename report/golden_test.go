@@ -93,9 +93,13 @@ func goldenSummary(stats []LevelStats) Summary {
 	s := Summary{
 		Tool: "toksweep", Version: "v0.0.0-test",
 		URL: "http://127.0.0.1:8000/v1", Model: "kimi-k2.5-int4",
-		Started:   time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
-		Finished:  time.Date(2026, 3, 1, 12, 0, 21, 500_000_000, time.UTC),
-		Config:    struct{ Concurrency []int }{[]int{1, 4, 8, 16}},
+		Started:  time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+		Finished: time.Date(2026, 3, 1, 12, 0, 21, 500_000_000, time.UTC),
+		Config: &RunConfig{
+			URL: "http://127.0.0.1:8000/v1", Model: "kimi-k2.5-int4", API: "chat", Levels: []int{1, 4, 8, 16},
+			Requests: 32, Repeat: 1, MaxTokens: 128, PromptSource: "default prompt, seed 0",
+			RequestTimeout: "10m0s", ConnectTimeout: "10s",
+		},
 		EndReason: string(sweep.Canceled),
 	}
 	for _, st := range stats {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +13,8 @@ import (
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// SavedRun is a run directory read back: the summary as written (its
-// Config a json.RawMessage, kept verbatim), and the raw levels rebuilt from
+// SavedRun is a run directory read back: the summary as written, and the
+// raw levels rebuilt from
 // requests.jsonl. Summarize(Levels[i]) gives the
 // figures of level i again, so a saved run is re-rendered, and compared,
 // from its records rather than from the rounded figures in levels.csv.
@@ -46,16 +47,12 @@ func ReadRunDir(path string) (SavedRun, error) {
 	if err != nil {
 		return run, fmt.Errorf("reading run %s: %w", path, err)
 	}
-	if err := json.Unmarshal(b, &run.Summary); err != nil {
+	// Numbers in the configuration's extra_body stay json.Number, as
+	// written, so that the summary is rewritten byte for byte.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&run.Summary); err != nil {
 		return run, fmt.Errorf("reading run %s: %s: %w", path, SummaryFile, err)
-	}
-	// Keep the configuration as written (field order included), so the
-	// summary is rewritten byte for byte.
-	var raw struct {
-		Config json.RawMessage `json:"config"`
-	}
-	if json.Unmarshal(b, &raw) == nil && len(raw.Config) > 0 {
-		run.Summary.Config = raw.Config
 	}
 	f, err := os.Open(filepath.Join(path, RequestsFile))
 	if err != nil {

@@ -21,9 +21,9 @@ func TestReadRunDirRoundTrip(t *testing.T) {
 		slo        SLO
 		wantWarned int
 	}{
-		{"complete", 4, SLO{ErrorRate: -1}, 0},
-		{"with an SLO", 4, SLO{DecodeTPS: 50, TTFTP95: 400 * time.Millisecond, ErrorRate: 0.1}, 0},
-		{"summary behind records", 3, SLO{ErrorRate: -1}, 1},
+		{"complete", 4, SLO{}, 0},
+		{"with an SLO", 4, SLO{DecodeTPS: 50, TTFTP95: 400 * time.Millisecond, ErrorRate: new(0.1)}, 0},
+		{"summary behind records", 3, SLO{}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 )
 
 // SLO is a service-level objective for one replica. Zero rate and TTFT
-// fields are not checked; ErrorRate is checked when ≥ 0 (0 means "no
-// failure allowed"), so an SLO without an error criterion has ErrorRate -1.
+// fields are not checked; ErrorRate is checked when set (a pointer to 0
+// means "no failure allowed", nil means no error criterion).
 // Any combination may be set. Per-stream rates are checked on the
 // slowest tenth of users (p10), so that "each user gets at least X" holds
 // for nine users in ten, not only for the median one.
@@ -17,11 +17,13 @@ type SLO struct {
 	DecodeTPS float64       // decode_tps_p10 ≥ DecodeTPS
 	E2ETPS    float64       // e2e_tps_p10 ≥ E2ETPS
 	TTFTP95   time.Duration // ttft_p95 ≤ TTFTP95
-	ErrorRate float64       // requests_failed / (requests_ok + requests_failed) ≤ ErrorRate; negative = unset
+	ErrorRate *float64      // requests_failed / (requests_ok + requests_failed) ≤ *ErrorRate; nil = unset
 }
 
 // Set reports whether any criterion is set.
-func (o SLO) Set() bool { return o.DecodeTPS > 0 || o.E2ETPS > 0 || o.TTFTP95 > 0 || o.ErrorRate >= 0 }
+func (o SLO) Set() bool {
+	return o.DecodeTPS > 0 || o.E2ETPS > 0 || o.TTFTP95 > 0 || o.ErrorRate != nil
+}
 
 // String states the objective in words, e.g.
 // "decode ≥ 40 tok/s (p10), TTFT p95 ≤ 2s".
@@ -36,8 +38,8 @@ func (o SLO) String() string {
 	if o.TTFTP95 > 0 {
 		parts = append(parts, fmt.Sprintf("TTFT p95 ≤ %v", o.TTFTP95))
 	}
-	if o.ErrorRate >= 0 {
-		parts = append(parts, fmt.Sprintf("error rate ≤ %g%%", o.ErrorRate*100))
+	if o.ErrorRate != nil {
+		parts = append(parts, fmt.Sprintf("error rate ≤ %g%%", *o.ErrorRate*100))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -61,9 +63,9 @@ func CheckSLO(s LevelStats, o SLO) SLOResult {
 	if o.TTFTP95 > 0 && (s.TTFTP95 == NoSample || s.TTFTP95 > o.TTFTP95) {
 		failed = append(failed, fmt.Sprintf("ttft_p95 %s > %v", fmtDur(s.TTFTP95), o.TTFTP95))
 	}
-	if o.ErrorRate >= 0 {
-		if rate := ErrorRate(s); !(rate <= o.ErrorRate) {
-			failed = append(failed, fmt.Sprintf("error rate %s > %g%%", fmtFig(rate*100)+"%", o.ErrorRate*100))
+	if o.ErrorRate != nil {
+		if rate := ErrorRate(s); !(rate <= *o.ErrorRate) {
+			failed = append(failed, fmt.Sprintf("error rate %s > %g%%", fmtFig(rate*100)+"%", *o.ErrorRate*100))
 		}
 	}
 	return SLOResult{Pass: len(failed) == 0, Failed: failed}

@@ -17,7 +17,7 @@ func lvl(c int, decodeP10, aggregate float64, ttftP95 time.Duration, failed int)
 }
 
 func TestCheckSLO(t *testing.T) {
-	noSLO := SLO{ErrorRate: -1}
+	noSLO := SLO{}
 	cases := []struct {
 		name   string
 		s      LevelStats
@@ -25,15 +25,15 @@ func TestCheckSLO(t *testing.T) {
 		pass   bool
 		failed []string
 	}{
-		{"decode passes at the threshold", lvl(4, 40, 0, time.Second, 0), SLO{DecodeTPS: 40, ErrorRate: -1}, true, nil},
-		{"decode fails", lvl(4, 39.96, 0, time.Second, 0), SLO{DecodeTPS: 40, ErrorRate: -1}, false, []string{"decode_tps_p10 40.0 < 40"}},
-		{"e2e fails", lvl(4, 40, 0, time.Second, 0), SLO{E2ETPS: 37, ErrorRate: -1}, false, []string{"e2e_tps_p10 36.0 < 37"}},
-		{"ttft fails", lvl(4, 40, 0, 2500*time.Millisecond, 0), SLO{TTFTP95: 2 * time.Second, ErrorRate: -1}, false, []string{"ttft_p95 2.5s > 2s"}},
-		{"error rate passes at 0", lvl(4, 40, 0, time.Second, 0), SLO{ErrorRate: 0}, true, nil},
-		{"error rate fails", lvl(4, 40, 0, time.Second, 1), SLO{ErrorRate: 0.05}, false, []string{"error rate 9.1% > 5%"}},
-		{"no samples fail", LevelStats{Concurrency: 4, DecodeTPSP10: math.NaN(), TTFTP95: NoSample}, SLO{DecodeTPS: 1, TTFTP95: time.Second, ErrorRate: -1}, false,
+		{"decode passes at the threshold", lvl(4, 40, 0, time.Second, 0), SLO{DecodeTPS: 40}, true, nil},
+		{"decode fails", lvl(4, 39.96, 0, time.Second, 0), SLO{DecodeTPS: 40}, false, []string{"decode_tps_p10 40.0 < 40"}},
+		{"e2e fails", lvl(4, 40, 0, time.Second, 0), SLO{E2ETPS: 37}, false, []string{"e2e_tps_p10 36.0 < 37"}},
+		{"ttft fails", lvl(4, 40, 0, 2500*time.Millisecond, 0), SLO{TTFTP95: 2 * time.Second}, false, []string{"ttft_p95 2.5s > 2s"}},
+		{"error rate passes at 0", lvl(4, 40, 0, time.Second, 0), SLO{ErrorRate: new(0.0)}, true, nil},
+		{"error rate fails", lvl(4, 40, 0, time.Second, 1), SLO{ErrorRate: new(0.05)}, false, []string{"error rate 9.1% > 5%"}},
+		{"no samples fail", LevelStats{Concurrency: 4, DecodeTPSP10: math.NaN(), TTFTP95: NoSample}, SLO{DecodeTPS: 1, TTFTP95: time.Second}, false,
 			[]string{"decode_tps_p10 none < 1", "ttft_p95 none > 1s"}},
-		{"two criteria fail", lvl(4, 10, 0, 3*time.Second, 0), SLO{DecodeTPS: 40, TTFTP95: 2 * time.Second, ErrorRate: -1}, false,
+		{"two criteria fail", lvl(4, 10, 0, 3*time.Second, 0), SLO{DecodeTPS: 40, TTFTP95: 2 * time.Second}, false,
 			[]string{"decode_tps_p10 10.0 < 40", "ttft_p95 3s > 2s"}},
 		{"no SLO passes", lvl(4, 1, 0, time.Hour, 5), noSLO, true, nil},
 	}
@@ -58,7 +58,7 @@ func TestRecommend(t *testing.T) {
 		lvl(32, 28, 896, 900*time.Millisecond, 0),
 		lvl(64, 14, 900, 3*time.Second, 0),
 	}
-	o := SLO{DecodeTPS: 40, TTFTP95: 2 * time.Second, ErrorRate: -1}
+	o := SLO{DecodeTPS: 40, TTFTP95: 2 * time.Second}
 	r := Recommend(stats, o)
 	if r.Recommended != 16 || r.RecommendedTPS != 832 || r.FirstFail != 32 || r.Knee != 16 {
 		t.Fatalf("got %+v; want recommended 16 (832 tok/s), first fail 32, knee 16", r)
@@ -82,15 +82,15 @@ func TestRecommendEdgeCases(t *testing.T) {
 		rec, fail, knee int
 		sentenceHas     string
 	}{
-		{"no SLO: knee only, still growing", growing, SLO{ErrorRate: -1}, 0, 0, 0, "still growing at 4"},
-		{"all pass", growing, SLO{DecodeTPS: 10, ErrorRate: -1}, 4, 0, 0, "the limit is above 4"},
-		{"none pass", growing, SLO{DecodeTPS: 100, ErrorRate: -1}, 0, 1, 0, "No level meets the SLO"},
+		{"no SLO: knee only, still growing", growing, SLO{}, 0, 0, 0, "still growing at 4"},
+		{"all pass", growing, SLO{DecodeTPS: 10}, 4, 0, 0, "the limit is above 4"},
+		{"none pass", growing, SLO{DecodeTPS: 100}, 0, 1, 0, "No level meets the SLO"},
 		{"unsorted input, a pass above a fail is not recommended",
 			[]LevelStats{lvl(4, 50, 300, 0, 0), lvl(1, 80, 80, 0, 0), lvl(2, 30, 150, 0, 0)},
-			SLO{DecodeTPS: 40, ErrorRate: -1}, 1, 2, 0, "serves 1 concurrent users"},
+			SLO{DecodeTPS: 40}, 1, 2, 0, "serves 1 concurrent users"},
 		{"knee on a non-doubling list uses the nearest level at or above 2c",
 			[]LevelStats{lvl(1, 80, 100, 0, 0), lvl(3, 80, 250, 0, 0), lvl(5, 80, 260, 0, 0), lvl(7, 80, 270, 0, 0)},
-			SLO{ErrorRate: -1}, 0, 0, 3, "saturates beyond 3"},
+			SLO{}, 0, 0, 3, "saturates beyond 3"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestRecommendEdgeCases(t *testing.T) {
 func TestRecommendRepeatsMustAllPass(t *testing.T) {
 	stats := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 50, 150, 0, 0), lvl(2, 35, 140, 0, 0)}
 	stats[2].Repeat = 1
-	r := Recommend(stats, SLO{DecodeTPS: 40, ErrorRate: -1})
+	r := Recommend(stats, SLO{DecodeTPS: 40})
 	if r.Recommended != 1 || r.FirstFail != 2 {
 		t.Errorf("got rec=%d fail=%d; a level passes only if every repeat passes", r.Recommended, r.FirstFail)
 	}
@@ -119,7 +119,7 @@ func TestConsoleRepeatSpreadAndSLOColumn(t *testing.T) {
 	a.DecodeTPSP50, b.DecodeTPSP50, c.DecodeTPSP50 = 50, 55, 52
 	a.TTFTP50, b.TTFTP50, c.TTFTP50 = 100*time.Millisecond, 120*time.Millisecond, 110*time.Millisecond
 	b.Repeat, c.Repeat = 1, 2
-	pass := CheckSLO(a, SLO{DecodeTPS: 41, ErrorRate: -1})
+	pass := CheckSLO(a, SLO{DecodeTPS: 41})
 	a.SLO = &pass
 	var sb strings.Builder
 	if err := WriteConsole(&sb, []LevelStats{a, b, c}); err != nil {
@@ -140,7 +140,7 @@ func TestConsoleRepeatSpreadAndSLOColumn(t *testing.T) {
 func TestRecommendationNamesClientLimitedLevels(t *testing.T) {
 	stats := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 79, 158, 0, 0), lvl(4, 78, 160, 0, 0)}
 	stats[2].ClientLimited = true
-	s := Recommend(stats, SLO{DecodeTPS: 40, ErrorRate: -1}).Sentence(stats)
+	s := Recommend(stats, SLO{DecodeTPS: 40}).Sentence(stats)
 	if !strings.HasSuffix(s, "Caution: C=4 were client-limited; their figures may describe the load generator, not the server.") {
 		t.Errorf("sentence %q does not warn about C=4", s)
 	}
@@ -151,7 +151,7 @@ func TestRecommendationWithoutADoubling(t *testing.T) {
 		"one level":  {lvl(1, 80, 80, 0, 0)},
 		"all failed": {lvl(1, math.NaN(), 0, NoSample, 3), lvl(2, math.NaN(), 0, NoSample, 3)},
 	} {
-		s := Recommend(stats, SLO{ErrorRate: -1}).Sentence(stats)
+		s := Recommend(stats, SLO{}).Sentence(stats)
 		if !strings.Contains(s, "no knee to find") {
 			t.Errorf("%s: %q claims a trend it cannot see", name, s)
 		}

@@ -20,9 +20,11 @@ type Summary struct {
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"` // zero while the run is in progress
 	// Config is the run configuration, already redacted by the caller (no
-	// API key); it must be JSON-marshalable.
-	Config    any         `json:"config,omitempty"`
-	EndReason string      `json:"end_reason"` // why the run ended, in sweep.EndReason terms
+	// API key).
+	Config *RunConfig `json:"config,omitempty"`
+	// EndReason is why the run ended: a sweep.EndReason (completed,
+	// canceled, aborted) or "failed" when an error stopped it.
+	EndReason string      `json:"end_reason"`
 	Levels    []LevelJSON `json:"levels"`
 	// Metrics names the document defining every figure.
 	Metrics string `json:"metrics"`

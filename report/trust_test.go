@@ -74,7 +74,7 @@ func TestVerdictsLeaveOutUntrustedLevels(t *testing.T) {
 	bad.DecodeTPSP10 = 80 // its few successes pass the SLO
 	stats[3] = bad
 
-	r := Recommend(stats, SLO{ErrorRate: -1})
+	r := Recommend(stats, SLO{})
 	if r.Knee != 0 || len(r.Excluded) != 1 || r.Excluded[0].C != 8 {
 		t.Errorf("knee %d, excluded %+v; want no knee, C=8 excluded", r.Knee, r.Excluded)
 	}
@@ -88,7 +88,7 @@ func TestVerdictsLeaveOutUntrustedLevels(t *testing.T) {
 		t.Errorf("sentence %q claims a knee from C=8", s)
 	}
 
-	r = Recommend(stats, SLO{DecodeTPS: 40, ErrorRate: -1})
+	r = Recommend(stats, SLO{DecodeTPS: 40})
 	if r.Recommended != 4 || r.Unjudged != 8 || r.FirstFail != 0 {
 		t.Errorf("recommended %d, unjudged %d, first fail %d; want 4, 8, 0", r.Recommended, r.Unjudged, r.FirstFail)
 	}
@@ -99,7 +99,7 @@ func TestVerdictsLeaveOutUntrustedLevels(t *testing.T) {
 		t.Errorf("console lacks the C=8 warning:\n%s", out)
 	}
 	// A failure is still a failure: with an error-rate criterion C=8 fails.
-	if r := Recommend(stats, SLO{ErrorRate: 0.05}); r.FirstFail != 8 || r.Recommended != 4 {
+	if r := Recommend(stats, SLO{ErrorRate: new(0.05)}); r.FirstFail != 8 || r.Recommended != 4 {
 		t.Errorf("error-rate SLO: first fail %d, recommended %d; want 8, 4", r.FirstFail, r.Recommended)
 	}
 }

@@ -45,7 +45,7 @@ func runObserved(t *testing.T, c int, observe func(client.Record)) (report.Level
 	d := &pacedDoer{epoch: time.Now(), took: 30 * time.Millisecond, gap: 5 * time.Millisecond}
 	cfg := sweep.Config{
 		Levels: []int{c}, Requests: 8 * c,
-		Prompts: []client.Prompt{{Text: "p"}}, Observe: observe,
+		Prompt: sweep.Cycle([]client.Prompt{{Text: "p"}}), Observe: observe,
 	}
 	var lvl sweep.Level
 	if err := sweep.Run(context.Background(), cfg, d, func(l sweep.Level) error { lvl = l; return nil }); err != nil {

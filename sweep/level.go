@@ -22,21 +22,21 @@ const (
 // the loop and consumed by report. It holds no figures; report.Summarize
 // turns it into them.
 type Level struct {
-	Concurrency int       `json:"concurrency"`
-	Repeat      int       `json:"repeat,omitempty"`
-	EndReason   EndReason `json:"end_reason"`
+	Concurrency int
+	Repeat      int
+	EndReason   EndReason
 	// Start and End bound the level (first request start, last request end),
 	// as offsets from the run epoch.
-	Start time.Duration `json:"start_ns"`
-	End   time.Duration `json:"end_ns"`
+	Start time.Duration
+	End   time.Duration
 	// Records holds every request of the level, warm-up included (flagged),
 	// sorted by Start.
-	Records []client.Record `json:"-"`
+	Records []client.Record
 	// Health describes the load generator itself during the level.
-	Health Health `json:"health"`
+	Health Health
 	// Server is the server's own account of the level, from its metrics
 	// endpoint; nil when it was not sampled (see Config.Server).
-	Server *promscrape.LevelMetrics `json:"server,omitempty"`
+	Server *promscrape.LevelMetrics
 }
 
 // Health is what the client observed about itself during a level, used to

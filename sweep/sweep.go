@@ -49,8 +49,11 @@ type Config struct {
 	Duration time.Duration
 	Warmup   int // warm-up requests per level, sent first and not measured
 	Repeat   int // runs of each level; zero means 1
-	// Prompts is the prompt set. Ticket n of a level uses Prompts[n % len].
-	Prompts []client.Prompt
+	// Prompt returns the prompt of ticket seq of a level (0, 1, …, the
+	// warm-up tickets first). It is called once per request, from the
+	// workers' goroutines, so it must be safe for concurrent use. Cycle
+	// sends a fixed set in order.
+	Prompt func(seq int) client.Prompt
 	// Observe, when set, is told about every finished request (for live
 	// progress). It runs on the worker's goroutine and must be cheap.
 	Observe func(client.Record)
@@ -65,6 +68,15 @@ type Config struct {
 	// DrainTimeout bounds the drain after Duration; zero means
 	// DefaultDrainTimeout. It has no effect without Duration.
 	DrainTimeout time.Duration
+}
+
+// Cycle is a Config.Prompt that sends ticket seq prompts[seq % len]; nil
+// when prompts is empty.
+func Cycle(prompts []client.Prompt) func(seq int) client.Prompt {
+	if len(prompts) == 0 {
+		return nil
+	}
+	return func(seq int) client.Prompt { return prompts[seq%len(prompts)] }
 }
 
 // Planner chooses a sweep's levels one at a time. Next is called after the
@@ -121,7 +133,7 @@ func (e *AbortError) Error() string {
 // *AbortError when a level was aborted, onLevel's error if it fails, and nil
 // otherwise. Failed requests are never an error here.
 func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) error {
-	if len(cfg.Prompts) == 0 {
+	if cfg.Prompt == nil {
 		return errors.New("sweep: no prompts")
 	}
 	repeat := max(cfg.Repeat, 1)
@@ -233,8 +245,7 @@ func work(ctx context.Context, cfg Config, d Doer, tk *tickets, ab *aborter, can
 		if !ok {
 			break
 		}
-		p := cfg.Prompts[seq%len(cfg.Prompts)]
-		rec := d.Do(ctx, p)
+		rec := d.Do(ctx, cfg.Prompt(seq))
 		rec.Concurrency, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = c, repeat, w, seq, warm
 		if rec.ErrorClass == client.Canceled && errors.Is(context.Cause(ctx), errDrained) {
 			rec.Error = DrainedError

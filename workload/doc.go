@@ -64,8 +64,8 @@
 // SharedPrefixTokens, default none) is the same text in every request of the
 // run, so a server with prefix caching can reuse it: that is how to measure
 // prefix caching on purpose. The stamp is one word unique to the run and the
-// request (a random run tag and a counter), written by a Stamper as each
-// request is sent. Prefix caches match whole blocks from the first token,
+// request (a random run tag and a counter), written by Set.Prompter as
+// each request is sent. Prefix caches match whole blocks from the first token,
 // so nothing after a differing stamp can be reused: without a shared
 // prefix, no request can reuse another's prefill (beyond the few tokens of
 // a chat template), not within a level, not across levels, and not across

@@ -1,13 +1,11 @@
 package workload
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/toksweep/toksweep/client"
 )
@@ -97,36 +95,18 @@ func (s *StampSlot) Apply(p client.Prompt, n uint64) client.Prompt {
 	return p
 }
 
-// Doer is the method set of sweep.Doer, which a Stamper wraps.
-type Doer interface {
-	Do(ctx context.Context, p client.Prompt) client.Record
-	Now() time.Duration
-}
-
-// Stamper stamps every synthetic request with its own number (1, 2, …
-// across the whole run) before passing it on. It is safe for concurrent use.
-type Stamper struct {
-	Doer
-	slot *StampSlot
-	n    atomic.Uint64
-}
-
-// NewStamper wraps d so that every request gets a unique stamp in slot.
-func NewStamper(d Doer, slot *StampSlot) *Stamper { return &Stamper{Doer: d, slot: slot} }
-
-// WarmConns passes connection warm-up through to the wrapped Doer.
-func (s *Stamper) WarmConns(ctx context.Context, n int) error {
-	if w, ok := s.Doer.(interface {
-		WarmConns(context.Context, int) error
-	}); ok {
-		return w.WarmConns(ctx, n)
+// Prompter returns the prompt of each request, for sweep.Config.Prompt:
+// Prompts[seq % len] for ticket seq of a level (so every level sends the
+// set in the same order). Synthetic prompts get the stamp of the request
+// in their slot: 1, 2, … in the order of the calls, unique across the
+// whole run. The function is safe for concurrent use.
+func (s *Set) Prompter() func(seq int) client.Prompt {
+	prompts, slot := s.Prompts, s.Stamp
+	if slot == nil {
+		return func(seq int) client.Prompt { return prompts[seq%len(prompts)] }
 	}
-	return nil
-}
-
-// Do sends p with the next stamp.
-func (s *Stamper) Do(ctx context.Context, p client.Prompt) client.Record {
-	return s.Doer.Do(ctx, s.slot.Apply(p, s.n.Add(1)))
+	var n atomic.Uint64
+	return func(seq int) client.Prompt { return slot.Apply(prompts[seq%len(prompts)], n.Add(1)) }
 }
 
 // fillerText is exactly words words of plain English-like sentences of 6

@@ -50,7 +50,7 @@ type Set struct {
 	Source string
 	// Skipped counts ShareGPT conversations without a prompt/answer pair.
 	Skipped int
-	// Stamp is where a Stamper writes each request's unique stamp in
+	// Stamp is where Prompter writes each request's unique stamp in
 	// synthetic prompts; nil for every other source.
 	Stamp *StampSlot
 }

@@ -1,14 +1,12 @@
 package workload
 
 import (
-	"context"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/sim"
@@ -203,37 +201,24 @@ func TestSharedPrefixAndStamps(t *testing.T) {
 	}
 }
 
-type recordingDoer struct {
-	mu    sync.Mutex
-	texts []string
-}
-
-func (d *recordingDoer) Do(_ context.Context, p client.Prompt) client.Record {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.texts = append(d.texts, p.Text)
-	return client.Record{PromptID: p.ID}
-}
-func (d *recordingDoer) Now() time.Duration { return 0 }
-
-func TestStamperIsUniqueUnderConcurrency(t *testing.T) {
+func TestPrompterIsUniqueUnderConcurrency(t *testing.T) {
 	set, err := Load(Options{InputTokens: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &recordingDoer{}
-	s := NewStamper(d, set.Stamp)
+	prompt := set.Prompter()
+	texts := make([][]string, 8)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
 			for i := range 50 {
-				s.Do(context.Background(), set.Prompts[(w+i)%len(set.Prompts)])
+				texts[w] = append(texts[w], prompt(w+i).Text)
 			}
 		})
 	}
 	wg.Wait()
 	seen := map[string]bool{}
-	for _, text := range d.texts {
+	for _, text := range slices.Concat(texts...) {
 		stamp := strings.Fields(text)[0]
 		if seen[stamp] {
 			t.Fatalf("stamp %s sent twice", stamp)
@@ -242,5 +227,8 @@ func TestStamperIsUniqueUnderConcurrency(t *testing.T) {
 	}
 	if len(seen) != 400 {
 		t.Fatalf("%d stamps, want 400", len(seen))
+	}
+	if p := set.Prompter()(len(set.Prompts) + 1); p.ID != set.Prompts[1].ID {
+		t.Errorf("ticket len+1 sends prompt %d, want %d (Prompts[seq %% len])", p.ID, set.Prompts[1].ID)
 	}
 }

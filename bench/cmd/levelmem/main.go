@@ -86,7 +86,7 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 		})
 		prev = m
 	}
-	cfg := sweep.Config{Levels: []int{c}, Requests: n, Prompts: []client.Prompt{{Text: sim.EssayPrompt}}}
+	cfg := sweep.Config{Levels: []int{c}, Requests: n, Prompt: sweep.Cycle([]client.Prompt{{Text: sim.EssayPrompt}})}
 	err = sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error {
 		for i := range l.Records {
 			res.Tokens += len(l.Records[i].ChunkAt)

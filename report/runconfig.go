@@ -1,0 +1,69 @@
+package report
+
+import (
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// RunConfig is the configuration of a sweep as summary.json records it
+// ("config"), already redacted by whoever fills it (no API key,
+// credential-like header values replaced). It is written and read as this
+// one struct, so compare and report read fields, never keys.
+//
+// A field that was not set is absent (omitempty or a nil pointer); no
+// field uses a sentinel value. Runs saved before AutoMax existed recorded
+// --auto-max as the single entry of Levels (with LevelsAuto); those files
+// are read, and re-rendered, as written.
+type RunConfig struct {
+	URL            string            `json:"url"`
+	Sim            bool              `json:"sim,omitempty"`
+	SimPreset      string            `json:"sim_preset,omitempty"`
+	Model          string            `json:"model"`
+	API            client.API        `json:"api"`
+	Levels         []int             `json:"levels,omitempty"`      // the fixed levels; absent with --levels auto
+	LevelsAuto     bool              `json:"levels_auto,omitempty"` // --levels auto: an adaptive search
+	AutoMax        int               `json:"auto_max,omitempty"`    // --levels auto: the highest level it may reach
+	SLO            *SLOConfig        `json:"slo,omitempty"`
+	Requests       int               `json:"requests"` // 0: auto (or unbounded with Duration alone)
+	Duration       string            `json:"duration,omitempty"`
+	Warmup         int               `json:"warmup"`
+	Repeat         int               `json:"repeat"`
+	MaxTokens      int               `json:"max_tokens"`
+	Temperature    *float64          `json:"temperature"` // null: not sent
+	PromptSource   string            `json:"prompt_source"`
+	ExtraBody      map[string]any    `json:"extra_body,omitempty"` // numbers as json.Number, as written
+	APIKeySet      bool              `json:"api_key_set"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	RequestTimeout string            `json:"request_timeout"`
+	ConnectTimeout string            `json:"connect_timeout"`
+	Insecure       bool              `json:"insecure"`
+}
+
+// SLOConfig is the SLO as summary.json records it, so that a saved run can
+// be judged again (toksweep report draws the SLO line from it).
+type SLOConfig struct {
+	DecodeTPS float64  `json:"decode_tps,omitempty"`
+	E2ETPS    float64  `json:"e2e_tps,omitempty"`
+	TTFTP95Ms float64  `json:"ttft_p95_ms,omitempty"`
+	ErrorRate *float64 `json:"error_rate,omitempty"`
+}
+
+// NewSLOConfig records o; nil when o sets no criterion.
+func NewSLOConfig(o SLO) *SLOConfig {
+	if !o.Set() {
+		return nil
+	}
+	return &SLOConfig{DecodeTPS: o.DecodeTPS, E2ETPS: o.E2ETPS,
+		TTFTP95Ms: float64(o.TTFTP95) / float64(time.Millisecond), ErrorRate: o.ErrorRate}
+}
+
+// Objective is the SLO the run was judged by; ok is false when it had none.
+func (c *RunConfig) Objective() (o SLO, ok bool) {
+	if c == nil || c.SLO == nil {
+		return SLO{}, false
+	}
+	s := c.SLO
+	return SLO{DecodeTPS: s.DecodeTPS, E2ETPS: s.E2ETPS,
+		TTFTP95: time.Duration(s.TTFTP95Ms * float64(time.Millisecond)), ErrorRate: s.ErrorRate}, true
+}
