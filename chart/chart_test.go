@@ -75,6 +75,29 @@ func TestRunCharts(t *testing.T) {
 	}
 }
 
+// TestRunChartsMarkFlaggedLevels: every run chart rings the points of levels
+// that may have been client-limited, and names the ring in its legend; a
+// sweep without such a level has no ring.
+func TestRunChartsMarkFlaggedLevels(t *testing.T) {
+	stats := sweepStats()
+	stats[3].ClientLimited = true // C=8
+	for _, flagged := range []bool{false, true} {
+		in := sweepStats()
+		if flagged {
+			in = stats
+		}
+		charts, err := RunCharts(in, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range charts {
+			if got := strings.Contains(checkSVG(t, c), FlaggedLegend); got != flagged {
+				t.Errorf("%s.svg with a flagged level %v: legend %q present %v", c.Name, flagged, FlaggedLegend, got)
+			}
+		}
+	}
+}
+
 func TestCompareCharts(t *testing.T) {
 	slow := sweepStats()[:5]
 	for i := range slow {

@@ -9,9 +9,14 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/toksweep/toksweep/report"
 )
+
+// FlaggedLegend names the ring drawn around the points of levels that may
+// have been client-limited.
+const FlaggedLegend = "! may have been client-limited"
 
 // The chart names, which are also their file stems.
 const (
@@ -57,6 +62,7 @@ func aggregateChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	const title = "Aggregate output tok/s vs concurrency"
 	p := newPlot(title, "concurrency (C)", "output tok/s (steady-state window)", topLeft)
 	err := addSeries(p, "aggregate output tok/s", series(levels, aggregate), 0, false)
+	markFlagged(p, flaggedSeries(levels, aggregate))
 	return finish(p, AggregateName, title, levels), err
 }
 
@@ -67,6 +73,7 @@ func decodeChart(levels []report.LevelGroup, opts Options) (Chart, error) {
 	if err == nil {
 		err = addSeries(p, "p10 (slowest tenth)", series(levels, decodeP10), 1, false)
 	}
+	markFlagged(p, flaggedSeries(levels, decodeP50))
 	if err == nil && opts.SLODecodeTPS > 0 {
 		err = addSLO(p, opts.SLODecodeTPS)
 	}
@@ -91,14 +98,22 @@ func ttftChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	if err == nil {
 		err = addSeries(p, "p95", series(levels, ttftP95), 1, true)
 	}
+	markFlagged(p, flaggedSeries(levels, ttftP50))
 	return finish(p, TTFTName, title, levels), err
 }
 
 func tradeoffChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	const title = "Throughput vs interactivity (one point per level)"
 	p := newPlot(title, "aggregate output tok/s (server)", "decode tok/s p50 (per user)", topRight)
-	xys, labels, _ := tradeoff(levels)
+	xys, labels, cs := tradeoff(levels)
 	err := addSeries(p, "", xys, 0, false)
+	var flagged plotter.XYs
+	for i, c := range cs {
+		if slices.ContainsFunc(levels, func(l report.LevelGroup) bool { return l.C == c && anyFlagged(l) }) {
+			flagged = append(flagged, xys[i])
+		}
+	}
+	markFlagged(p, flagged)
 	if err == nil {
 		err = addLabels(p, xys, labels)
 	}
@@ -226,6 +241,37 @@ func series(levels []report.LevelGroup, f func(report.LevelStats) float64) plott
 		}
 	}
 	return xys
+}
+
+// flaggedSeries is series restricted to the levels with a run that may have
+// been client-limited.
+func flaggedSeries(levels []report.LevelGroup, f func(report.LevelStats) float64) plotter.XYs {
+	var flagged []report.LevelGroup
+	for _, l := range levels {
+		if anyFlagged(l) {
+			flagged = append(flagged, l)
+		}
+	}
+	return series(flagged, f)
+}
+
+func anyFlagged(l report.LevelGroup) bool {
+	return slices.ContainsFunc(l.Runs, func(s report.LevelStats) bool { return s.ClientLimited })
+}
+
+// markFlagged rings the points of levels that may have been client-limited
+// and names the ring in the legend, as the console's "!" footnotes do.
+func markFlagged(p *plot.Plot, xys plotter.XYs) {
+	if len(xys) == 0 {
+		return
+	}
+	s, err := plotter.NewScatter(xys)
+	if err != nil {
+		return // only NaN or infinite points, which series never yields
+	}
+	s.Shape, s.Color, s.Radius = draw.RingGlyph{}, flagColor, vg.Points(7)
+	p.Add(s)
+	p.Legend.Add(FlaggedLegend, s)
 }
 
 // tradeoff is decode p50 against aggregate output tok/s, one point per

@@ -50,7 +50,7 @@ func TestWrite(t *testing.T) {
 		want, not []string
 	}{
 		{"plain", testStats(), Options{},
-			[]string{"m&lt;odel&gt;", "<td class=\" flag\">16.00</td>", "client-limited (in-flight 12.00 of C=16)", "&#34;max_tokens&#34;: 128", "Single stream: what one user sees", "finished -"},
+			[]string{"m&lt;odel&gt;", "<td class=\" flag\">16.00</td>", "C=16 may have been client-limited: in-flight 12.00 of C=16", "&#34;max_tokens&#34;: 128", "Single stream: what one user sees", "finished -"},
 			[]string{`class="slo"`, "m<odel>"}},
 		{"SLO", testStats(), Options{SLODecodeTPS: 100, SLOVerdict: "serves 4 users"},
 			[]string{`<div class="slo">SLO: serves 4 users</div>`}, nil},

@@ -148,7 +148,7 @@ func notes(stats []report.LevelStats) []string {
 			name += fmt.Sprintf(" rep %d", s.Repeat)
 		}
 		if s.ClientLimited {
-			out = append(out, fmt.Sprintf("%s: client-limited (%s): the load generator, not the server, limited this level.", name, s.ClientLimitedReason))
+			out = append(out, report.ClientLimitedNote(s)+".")
 		}
 		if s.WindowFallback {
 			out = append(out, name+": no steady state (the workers were never all in flight together): aggregate figures span the whole level.")

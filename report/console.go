@@ -94,7 +94,7 @@ func singleTable(stats []LevelStats) *table {
 func aggregateTable(stats []LevelStats) *table {
 	lead, leadCells := levelCols(stats)
 	t := &table{cols: append(lead, []col{
-		{head: ""}, // markers: ! client-limited, * no steady state
+		{head: ""}, // markers: ! may have been client-limited, * no steady state
 		{head: "output tok/s"}, {head: "total tok/s (incl. prompt)"}, {head: "req/s"},
 		{head: "window s"}, {head: "in-flight"},
 		{head: "errors", left: true}, {head: "end reason", left: true},
@@ -148,8 +148,7 @@ func footnotes(stats []LevelStats) []string {
 	var notes []string
 	for _, s := range stats {
 		if s.ClientLimited {
-			notes = append(notes, fmt.Sprintf("! %s: client-limited (%s): the load generator, not the server, limited this level",
-				levelName(s), s.ClientLimitedReason))
+			notes = append(notes, "! "+ClientLimitedNote(s))
 		}
 		if s.WindowFallback {
 			notes = append(notes, fmt.Sprintf("* %s: no steady state (the workers were never all in flight together): aggregate figures span the whole level",

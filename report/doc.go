@@ -61,8 +61,8 @@
 //	finish_length           count   successful requests with finish_reason "length"
 //	token_count_mismatch    count   successful requests whose usage and chunk count differ by > 2%
 //	err_<class>             count   failed requests per class, in client.ErrorClasses order
-//	client_limited          bool    the load generator, not the server, limited the level
-//	client_limited_reason   -       which client-limit check fired
+//	client_limited          bool    the load generator, not the server, may have limited the level (corroborated checks)
+//	client_limited_reason   -       the evidence of the client-limit checks that fired
 //	e2e_tps_p10             tok/s   e2e rate per request, p10 (what --slo-e2e-tps checks)
 //	slo_pass                bool    the level meets every --slo-* criterion (empty: no SLO)
 //	slo_failed              -       the failing criteria with their measured values

@@ -130,7 +130,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		fmt.Fprintf(&b, "Aggregate throughput was still growing at %d concurrent requests (no knee within the levels run).", maxLevel(stats))
 	}
 	if limited := clientLimitedLevels(stats); limited != "" {
-		fmt.Fprintf(&b, " Caution: C=%s were client-limited; their figures may describe the load generator, not the server.", limited)
+		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; their figures may describe the load generator, not the server.", limited)
 	}
 	return b.String()
 }

@@ -76,8 +76,9 @@ type LevelStats struct {
 	FinishStop           int
 	FinishLength         int
 
-	// ClientLimited is set when the load generator, not the server, limited
-	// the level; ClientLimitedReason names the checks that fired.
+	// ClientLimited is set when the load generator, not the server, may
+	// have limited the level, on corroborated evidence (clientlimit.go);
+	// ClientLimitedReason gives the evidence of the checks that fired.
 	ClientLimited       bool
 	ClientLimitedReason string
 
