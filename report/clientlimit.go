@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/toksweep/toksweep/client"
 )
 
 // The client-limit thresholds (docs/metrics.md, "client_limited"). No single
@@ -20,12 +23,13 @@ const (
 	// cost the server no load.
 	InflightMinRatio = 0.95
 	IssueLagLimit    = 20 * time.Millisecond
-	// TimerLateFloor and TimerLateShare make the timestamp check: the p99
-	// lateness of the 10 ms ticker exceeded TimerLateFloor and
-	// TimerLateShare of the ITL p50 (the TTFT p50 when there is no ITL), so
-	// the Go scheduler may have delayed token timestamps by an amount that
-	// matters next to the gaps being measured. Below the floor, lateness is
-	// ordinary timer and scheduler noise.
+	// TimerLateFloor and TimerLateShare make the timestamp check: the
+	// client's lateness exceeded TimerLateFloor and TimerLateShare of the
+	// ITL p50 (the TTFT p50 when there is no ITL), so token timestamps may
+	// be late by an amount that matters next to the gaps being measured.
+	// Below the floor, lateness is ordinary timer and scheduler noise. The
+	// lateness is the measured client delay (ClientDelayP99) when the
+	// server stamps its events, else the p99 lateness of the 10 ms ticker.
 	TimerLateFloor = 5 * time.Millisecond
 	TimerLateShare = 0.25
 	// CPUBusyMax makes the CPU check: the client's CPU time reached this
@@ -44,24 +48,49 @@ func clientLimited(s *LevelStats) (bool, string) {
 		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d with issue lag max %.1f ms",
 			s.InflightMean, s.Concurrency, ms(h.IssueLagMax)))
 	}
-	late := h.TimerLateP99 > TimerLateFloor
+	lateness, lateName := h.TimerLateP99, "timer late p99"
+	if s.ClientDelayP99 != NoSample {
+		lateness, lateName = s.ClientDelayP99, "client read delay p99"
+	}
+	late := lateness > TimerLateFloor
 	ref, refName := s.ITLP50, "ITL p50"
 	if ref == NoSample {
 		ref, refName = s.TTFTP50, "TTFT p50"
 	}
-	lateForFigures := late && ref != NoSample && ref > 0 && float64(h.TimerLateP99) > TimerLateShare*float64(ref)
-	if lateForFigures {
-		why = append(why, fmt.Sprintf("timer late p99 %.1f ms (%.0f%% of %s %.1f ms)",
-			ms(h.TimerLateP99), 100*float64(h.TimerLateP99)/float64(ref), refName, ms(ref)))
+	// A reference of 0 (tokens that arrive bunched, many per read) is
+	// exceeded by any lateness.
+	lateForFigures := late && ref != NoSample && ref >= 0 && float64(lateness) > TimerLateShare*float64(ref)
+	switch {
+	case lateForFigures && ref > 0:
+		why = append(why, fmt.Sprintf("%s %.1f ms (%.0f%% of %s %.1f ms)",
+			lateName, ms(lateness), 100*float64(lateness)/float64(ref), refName, ms(ref)))
+	case lateForFigures:
+		why = append(why, fmt.Sprintf("%s %.1f ms (%s 0.0 ms)", lateName, ms(lateness), refName))
 	}
 	if busy := cpuBusy(h.CPUSeconds, h.WallSeconds, h.GOMAXPROCS); late && busy >= CPUBusyMax {
 		cpu := fmt.Sprintf("client CPU %.0f%% of %d procs", 100*busy, h.GOMAXPROCS)
 		if !lateForFigures {
-			cpu += fmt.Sprintf(" with timer late p99 %.1f ms", ms(h.TimerLateP99))
+			cpu += fmt.Sprintf(" with %s %.1f ms", lateName, ms(lateness))
 		}
 		why = append(why, cpu)
 	}
 	return len(why) > 0, strings.Join(why, "; ")
+}
+
+// clientDelayP99 is the p99 of Record.SendLag over every token chunk of
+// ok; NoSample when none carries send stamps.
+func clientDelayP99(ok []client.Record) time.Duration {
+	var lags []float64
+	for i := range ok {
+		for _, d := range ok[i].SendLag {
+			lags = append(lags, float64(d))
+		}
+	}
+	if len(lags) == 0 {
+		return NoSample
+	}
+	slices.Sort(lags)
+	return duration(Percentile(lags, 99))
 }
 
 // cpuBusy is the client's CPU time as a fraction of what GOMAXPROCS cores

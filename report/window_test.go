@@ -92,8 +92,20 @@ func TestClientLimited(t *testing.T) {
 	failedAtOnce := level(1, instant...)
 	fast := level(1, stream(0, 50*msec, 10*msec, 20))      // ITL p50 10 ms
 	oneToken := level(1, stream(0, 100*msec, 100*msec, 1)) // no ITL; TTFT p50 100 ms
+	bunched := level(1, stream(0, 50*msec, 0, 20))         // 20 chunks in one read: ITL p50 0
 	withHealth := func(l sweep.Level, h sweep.Health) sweep.Level {
 		l.Health = h
+		return l
+	}
+	// stamped gives every chunk of l's records a client delay of lag.
+	stamped := func(l sweep.Level, lag time.Duration) sweep.Level {
+		for i := range l.Records {
+			r := &l.Records[i]
+			r.SendLag = make([]time.Duration, len(r.ChunkAt))
+			for j := range r.SendLag {
+				r.SendLag[j] = lag
+			}
+		}
 		return l
 	}
 	lag := func(d time.Duration) sweep.Health { return sweep.Health{IssueLagMax: d} }
@@ -122,6 +134,15 @@ func TestClientLimited(t *testing.T) {
 		{"late 60% of ITL", withHealth(fast, late(6*msec)), true, "timer late p99 6.0 ms (60% of ITL p50 10.0 ms)"},
 		{"late, no ITL: against TTFT", withHealth(oneToken, late(30*msec)), true, "timer late p99 30.0 ms (30% of TTFT p50 100.0 ms)"},
 		{"late, no successful request", withHealth(failedAtOnce, late(30*msec)), false, ""},
+		{"late, ITL p50 0 (bunched chunks)", withHealth(bunched, late(6*msec)), true, "timer late p99 6.0 ms (ITL p50 0.0 ms)"},
+		{"bunched, under the floor", withHealth(bunched, late(4*msec)), false, ""},
+		// The server's send stamps measure the client's delay: they win
+		// over the ticker, both ways.
+		{"ticker late, stamps say on time", withHealth(stamped(twoWorkerLoop(), msec), late(30*msec)), false, ""},
+		{"ticker on time, stamps say late", withHealth(stamped(twoWorkerLoop(), 30*msec), late(msec)), true,
+			"client read delay p99 30.0 ms (30% of ITL p50 100.0 ms)"},
+		{"CPU 95%, stamps 6 ms late", withHealth(stamped(twoWorkerLoop(), 6*msec), cpu(3.8, 4, msec)), true,
+			"client CPU 95% of 4 procs with client read delay p99 6.0 ms"},
 		// CPU: saturated and late (above the floor).
 		{"CPU 95%, on time", withHealth(twoWorkerLoop(), cpu(3.8, 4, 4*msec)), false, ""},
 		{"CPU 95%, late 6%", withHealth(twoWorkerLoop(), cpu(3.8, 4, 6*msec)), true, "client CPU 95% of 4 procs with timer late p99 6.0 ms"},
