@@ -33,7 +33,7 @@ const (
 	TimerLateFloor = 5 * time.Millisecond
 	TimerLateShare = 0.25
 	// CPUBusyMax makes the CPU check: the client's CPU time reached this
-	// fraction of wall time × GOMAXPROCS while the ticker's p99 lateness
+	// fraction of wall time × GOMAXPROCS while the client's lateness
 	// exceeded TimerLateFloor. A busy client that still keeps time is not
 	// flagged.
 	CPUBusyMax = 0.90
