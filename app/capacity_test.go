@@ -114,15 +114,16 @@ func TestSavedSLORoundTrips(t *testing.T) {
 }
 
 // TestSweepSLOFailsMidSweep: with the default simulator per-stream decode
-// falls from ~317 tok/s at C=1 to ~237 at C=8, so a 260 tok/s SLO passes the
-// low levels and fails a higher one. The recommendation must name the
-// highest level that passes with all below it, and the first failure, as
-// levels.csv records them.
+// falls from ~317 tok/s at C=1 and ~300 at C=2 to ~128 at C=32, so a 200
+// tok/s SLO passes the low levels and fails the high one, each by a third,
+// a margin that a busy machine's late timestamps do not cross. The
+// recommendation must name the highest level that passes with all below
+// it, and the first failure, as levels.csv records them.
 func TestSweepSLOFailsMidSweep(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim",
-		"--levels", "1,2,4,8", "--requests", "8", "--max-tokens", "32", "--out", out,
-		"--slo-decode-tps", "260", "--metrics-url", "off")
+		"--levels", "1,2,32", "--requests", "8", "--max-tokens", "32", "--out", out,
+		"--slo-decode-tps", "200", "--metrics-url", "off")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -137,7 +138,10 @@ func TestSweepSLOFailsMidSweep(t *testing.T) {
 		}
 	}
 	if best == 0 || firstFail == 0 {
-		t.Fatalf("want a pass then a fail across C=1..8, got best %d first fail %d", best, firstFail)
+		if runStarved(t, out) {
+			t.Skipf("the machine starved the run: best %d first fail %d", best, firstFail)
+		}
+		t.Fatalf("want a pass then a fail across C=1..32, got best %d first fail %d", best, firstFail)
 	}
 	for _, want := range []string{
 		fmt.Sprintf("This server serves %d concurrent users", best),

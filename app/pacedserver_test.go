@@ -38,6 +38,9 @@ type pacedServer struct {
 	contextLen int
 	models     atomic.Int64 // GET /v1/models requests
 	srv        *httptest.Server
+	// late is the most a token was written after its schedule, in ns: a
+	// starved machine's mark (see starved).
+	late atomic.Int64
 }
 
 // streamFault is one way a started stream goes wrong, after `after` token
@@ -195,7 +198,9 @@ func (p *pacedServer) chat(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		time.Sleep(time.Until(start.Add(p.ttft + time.Duration(i)*p.itl)))
+		due := start.Add(p.ttft + time.Duration(i)*p.itl)
+		time.Sleep(time.Until(due))
+		p.noteLate(time.Since(due))
 		if !send(pre + `"delta":{"content":"tok "},"finish_reason":null}]}`) {
 			return
 		}
@@ -203,6 +208,36 @@ func (p *pacedServer) chat(w http.ResponseWriter, r *http.Request) {
 	send(pre + `"delta":{},"finish_reason":"length"}]}`)
 	send(fmt.Sprintf(`{"id":"x","object":"chat.completion.chunk","model":"paced","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":%d,"total_tokens":%d}}`, p.tokens, p.tokens+7))
 	send("[DONE]")
+}
+
+// noteLate keeps the largest lateness of a token write.
+func (p *pacedServer) noteLate(d time.Duration) {
+	for {
+		old := p.late.Load()
+		if int64(d) <= old || p.late.CompareAndSwap(old, int64(d)) {
+			return
+		}
+	}
+}
+
+// serverSlack is how late the paced server may write a token before the
+// machine counts as starved. A quiet machine wakes a sleeping handler within
+// about a millisecond (-race included); when the server itself wrote tokens
+// later than this, the client was starved alike, and figures measured
+// against the closed form say how busy the machine was, not whether
+// toksweep measures right (client/timing_test.go draws the same line).
+const serverSlack = 3 * time.Millisecond
+
+// starved reports, and logs, whether the server wrote some token more than
+// serverSlack after its schedule since the last call, and resets the mark.
+func (p *pacedServer) starved(t *testing.T) bool {
+	t.Helper()
+	late := time.Duration(p.late.Swap(0))
+	if late > serverSlack {
+		t.Logf("the paced server itself wrote a token %v after its schedule: the machine was starved", late)
+		return true
+	}
+	return false
 }
 
 // expected figures in closed form.

@@ -245,9 +245,11 @@ func TestPreflightFailures(t *testing.T) {
 			}
 			out := t.TempDir()
 			start := time.Now()
-			args = append([]string{"sweep", "--url", url, "--levels", "1,2", "--requests", "2", "--connect-timeout", "1s", "--out", out}, args...)
+			// A TLS handshake under -race on a starved machine can take over
+			// a second: the connect timeout leaves it room.
+			args = append([]string{"sweep", "--url", url, "--levels", "1,2", "--requests", "2", "--connect-timeout", "5s", "--out", out}, args...)
 			code, _, stderr := runCLI(t, context.Background(), args...)
-			if took := time.Since(start); took > 5*time.Second {
+			if took := time.Since(start); took > 10*time.Second {
 				t.Errorf("took %v", took)
 			}
 			if code != ExitFailure {
@@ -376,6 +378,9 @@ func TestFailuresAreClassified(t *testing.T) {
 			if len(rows) != 2 {
 				t.Fatalf("levels.csv has %d rows, want 2", len(rows))
 			}
+			// Timing against the closed form means something only if the
+			// server kept its schedule (see serverSlack).
+			timed := !p.starved(t)
 			for _, row := range rows {
 				c := row["concurrency"]
 				for _, cl := range client.ErrorClasses {
@@ -399,7 +404,7 @@ func TestFailuresAreClassified(t *testing.T) {
 					col  string
 					want float64
 				}{{"decode_tps_p50", p.decodeTPS()}, {"e2e_tps_mean", p.e2eTPS()}, {"ttft_p50_ms", msOf(ttft)}} {
-					if got := num(t, row, ck.col); !within(got, ck.want, 0.15) {
+					if got := num(t, row, ck.col); timed && !within(got, ck.want, 0.15) {
 						t.Errorf("C=%s %s = %.2f, want %.2f: polluted by failed requests?", c, ck.col, got, ck.want)
 					}
 				}

@@ -239,7 +239,7 @@ func levelLine(s report.LevelStats) string {
 	fmt.Fprintf(&b, "level C=%d done (%s): %d ok, %d failed", s.Concurrency, s.EndReason, s.RequestsOK, s.RequestsFailed)
 	fmt.Fprintf(&b, ", decode p50 %s tok/s, aggregate %s tok/s", fmtRate(s.DecodeTPSP50), fmtRate(s.AggregateOutputTPS))
 	if s.ClientLimited {
-		fmt.Fprintf(&b, "; warning: client-limited (%s)", s.ClientLimitedReason)
+		fmt.Fprintf(&b, "; warning: may have been client-limited: %s", s.ClientLimitedReason)
 	}
 	return b.String()
 }

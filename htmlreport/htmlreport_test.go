@@ -51,7 +51,7 @@ func TestWrite(t *testing.T) {
 		want, not []string
 	}{
 		{"plain", testStats(), Options{},
-			[]string{"m&lt;odel&gt;", "<td class=\" flag\">16.00</td>", "client-limited (in-flight 12.00 of C=16)", "&#34;max_tokens&#34;: 128", "<caption>Single stream (what one user sees", "finished -", "<figcaption>What one user sees while tokens stream (decode)"},
+			[]string{"m&lt;odel&gt;", "<td class=\" flag\">16.00</td>", "C=16 may have been client-limited: in-flight 12.00 of C=16", "&#34;max_tokens&#34;: 128", "<caption>Single stream (what one user sees", "finished -", "<figcaption>What one user sees while tokens stream (decode)"},
 			[]string{`class="answer"`, "m<odel>", "SLO:"}},
 		{"SLO", testStats(), Options{SLO: &report.SLO{DecodeTPS: 100}, Answer: "serves 4 users"},
 			[]string{`<p class="answer">serves 4 users</p>`}, []string{"SLO: serves"}},

@@ -171,7 +171,7 @@ var Columns = slices.Concat(
 			Flag:  func(s *LevelStats) bool { return s.ClientLimited }},
 		{Name: "client_limited", Unit: "bool", Def: "see client_limited above", Out: InFiles,
 			Value: func(s *LevelStats) Value { return boolean(s.ClientLimited) }},
-		textColumn("client_limited_reason", "the checks that fired", func(s *LevelStats) string { return s.ClientLimitedReason }),
+		textColumn("client_limited_reason", "the evidence of the checks that fired", func(s *LevelStats) string { return s.ClientLimitedReason }),
 		// Table only: the non-zero error classes, "http_5xx=1 timeout=2".
 		{Table: AggregateTable, Head: "errors", Left: true,
 			Value: func(s *LevelStats) Value { return text(s.Errors.String()) },

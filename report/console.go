@@ -87,8 +87,7 @@ func Footnotes(stats []LevelStats) []string {
 	var notes []string
 	for _, s := range stats {
 		if s.ClientLimited {
-			notes = append(notes, fmt.Sprintf("! %s: client-limited (%s): the load generator, not the server, limited this level",
-				levelName(s), s.ClientLimitedReason))
+			notes = append(notes, "! "+ClientLimitedNote(s))
 		}
 		if s.WindowFallback {
 			notes = append(notes, fmt.Sprintf("* %s: no steady state (not every worker finished a request, or they were never all in flight together): aggregate figures span the whole level",

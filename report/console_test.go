@@ -20,7 +20,7 @@ func TestConsoleDetails(t *testing.T) {
 		not   []string
 	}{
 		{"repeat column and footnote label", []LevelStats{rep, withStarved(rep)},
-			[]string{"C rep ok fail", "2 1 ! 20.4", "! C=2 rep 1: client-limited"}, nil},
+			[]string{"C rep ok fail", "2 1 ! 20.4", "! C=2 rep 1 may have been client-limited: in-flight"}, nil},
 		{"no repeat column without repeats", []LevelStats{Summarize(twoWorkerLoop())},
 			[]string{"C ok fail p50"}, []string{"rep", "!", "chunk count", "warning:"}},
 		{"undefined figures print as -", []LevelStats{empty},

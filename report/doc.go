@@ -61,7 +61,7 @@
 //	window_fallback         bool      the window is the whole level (no steady state)
 //	inflight_mean           requests  mean measured requests in flight over the window
 //	client_limited          bool      see client_limited above
-//	client_limited_reason   -         the checks that fired
+//	client_limited_reason   -         the evidence of the checks that fired
 //	end_reason              -         why the level stopped: completed, deadline, canceled, aborted
 //	slo_pass                bool      the level meets every --slo-* criterion; empty without an SLO
 //	slo_failed              -         the failing criteria with their measured values, ; -separated

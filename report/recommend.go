@@ -181,7 +181,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
 	if limited := clientLimitedLevels(stats); limited != "" {
-		fmt.Fprintf(&b, " Caution: C=%s were client-limited; their figures may describe the load generator, not the server.", limited)
+		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; their figures may describe the load generator, not the server.", limited)
 	}
 	return b.String()
 }

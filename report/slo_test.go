@@ -141,7 +141,7 @@ func TestRecommendationNamesClientLimitedLevels(t *testing.T) {
 	stats := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 79, 158, 0, 0), lvl(4, 78, 160, 0, 0)}
 	stats[2].ClientLimited = true
 	s := Recommend(stats, SLO{DecodeTPS: 40}).Sentence(stats)
-	if !strings.HasSuffix(s, "Caution: C=4 were client-limited; their figures may describe the load generator, not the server.") {
+	if !strings.HasSuffix(s, "Caution: C=4 may have been client-limited; their figures may describe the load generator, not the server.") {
 		t.Errorf("sentence %q does not warn about C=4", s)
 	}
 }

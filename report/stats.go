@@ -80,10 +80,16 @@ type LevelStats struct {
 	FinishStop           int
 	FinishLength         int
 
-	// ClientLimited is set when the load generator, not the server, limited
-	// the level; ClientLimitedReason names the checks that fired.
+	// ClientLimited is set when the load generator, not the server, may
+	// have limited the level, on corroborated evidence (clientlimit.go);
+	// ClientLimitedReason gives the evidence of the checks that fired.
 	ClientLimited       bool
 	ClientLimitedReason string
+	// ClientDelayP99 is the p99, over the token chunks of successful
+	// requests, of arrival minus the server's send stamp (Record.SendLag):
+	// the delay the client added, measured; NoSample when the server sent
+	// no stamps. The client-limit checks prefer it to the ticker.
+	ClientDelayP99 time.Duration
 
 	// SLO is the level's verdict against the run's SLO; nil without one.
 	// Summarize leaves it nil: the caller judges with CheckSLO.
@@ -123,6 +129,7 @@ func Summarize(l sweep.Level) LevelStats {
 	s.countTokens(ok)
 	s.singleStream(ok)
 	s.aggregate(measured)
+	s.ClientDelayP99 = clientDelayP99(ok)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
 	s.Server = serverStats(l.Server)
 	return s

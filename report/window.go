@@ -1,31 +1,11 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
-)
-
-// The client-limit thresholds. A level is ClientLimited when any check
-// fires; a Health field that is zero was not measured and is ignored.
-const (
-	// InflightMinRatio: the mean number of requests in flight over the
-	// window fell below this fraction of C, so the server was not offered
-	// the load the level names.
-	InflightMinRatio = 0.95
-	// CPUBusyMax: the client's CPU time reached this fraction of
-	// wall time × GOMAXPROCS, so it may have read streams late.
-	CPUBusyMax = 0.90
-	// IssueLagLimit: a worker started its next request this much later than
-	// its previous one ended (closed loop broken).
-	IssueLagLimit = 20 * time.Millisecond
-	// TimerLateLimit: the p99 lateness of a 10 ms ticker exceeded this, so
-	// the Go scheduler delayed the timestamps themselves.
-	TimerLateLimit = 5 * time.Millisecond
 )
 
 // steadyWindow finds the span in which every one of the c workers had a
@@ -130,26 +110,4 @@ func requestShare(r *client.Record, chunks int, in func(time.Duration) bool) flo
 		return 1
 	}
 	return 0
-}
-
-// clientLimited applies the client-limit checks to s, returning whether any
-// fired and a "; "-separated description of those that did.
-func clientLimited(s *LevelStats) (bool, string) {
-	var why []string
-	if c := float64(s.Concurrency); c > 0 && s.InflightMean/c < InflightMinRatio {
-		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d", s.InflightMean, s.Concurrency))
-	}
-	h := s.Health
-	if h.CPUSeconds > 0 && h.WallSeconds > 0 && h.GOMAXPROCS > 0 {
-		if busy := h.CPUSeconds / (h.WallSeconds * float64(h.GOMAXPROCS)); busy >= CPUBusyMax {
-			why = append(why, fmt.Sprintf("client CPU %.0f%% of %d procs", 100*busy, h.GOMAXPROCS))
-		}
-	}
-	if h.IssueLagMax > IssueLagLimit {
-		why = append(why, fmt.Sprintf("issue lag max %.1fms", ms(h.IssueLagMax)))
-	}
-	if h.TimerLateP99 > TimerLateLimit {
-		why = append(why, fmt.Sprintf("timer late p99 %.1fms", ms(h.TimerLateP99)))
-	}
-	return len(why) > 0, strings.Join(why, "; ")
 }

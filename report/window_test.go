@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,17 +74,46 @@ func TestWindowFallback(t *testing.T) {
 	}
 }
 
+// TestClientLimited checks the exact rule of docs/metrics.md on hand-made
+// levels: a symptom flags a level only with its corroboration.
 func TestClientLimited(t *testing.T) {
 	healthy := sweep.Health{CPUSeconds: 0.5, WallSeconds: 1, GOMAXPROCS: 4, IssueLagMax: time.Millisecond, TimerLateP99: time.Millisecond}
-	// Three workers busy over [0, 1 s] at C=4: in-flight 3.0.
+	// Three workers busy over [0, 1 s] at C=4: in-flight 3.0. ITL 100 ms.
 	starved := level(4,
 		stream(0, 100*msec, 100*msec, 10),
 		with(stream(0, 100*msec, 100*msec, 10), func(r *client.Record) { r.Worker = 1 }),
 		with(stream(0, 100*msec, 100*msec, 10), func(r *client.Record) { r.Worker = 2 }),
 	)
+	// One worker whose requests all fail 1 ms after they start, 0.2 ms
+	// apart: in-flight 5 ms over the 5.8 ms window, 0.86 of C=1.
+	var instant []client.Record
+	for i := range 5 {
+		at := time.Duration(i) * 1200 * time.Microsecond
+		instant = append(instant, client.Record{Start: at, End: at + msec, Status: 500, ErrorClass: client.HTTP5xx})
+	}
+	failedAtOnce := level(1, instant...)
+	fast := level(1, stream(0, 50*msec, 10*msec, 20))      // ITL p50 10 ms
+	oneToken := level(1, stream(0, 100*msec, 100*msec, 1)) // no ITL; TTFT p50 100 ms
+	bunched := level(1, stream(0, 50*msec, 0, 20))         // 20 chunks in one read: ITL p50 0
 	withHealth := func(l sweep.Level, h sweep.Health) sweep.Level {
 		l.Health = h
 		return l
+	}
+	// stamped gives every chunk of l's records a client delay of lag.
+	stamped := func(l sweep.Level, lag time.Duration) sweep.Level {
+		for i := range l.Records {
+			r := &l.Records[i]
+			r.SendLag = make([]time.Duration, len(r.ChunkAt))
+			for j := range r.SendLag {
+				r.SendLag[j] = lag
+			}
+		}
+		return l
+	}
+	lag := func(d time.Duration) sweep.Health { return sweep.Health{IssueLagMax: d} }
+	late := func(d time.Duration) sweep.Health { return sweep.Health{TimerLateP99: d} }
+	cpu := func(cpu float64, procs int, d time.Duration) sweep.Health {
+		return sweep.Health{CPUSeconds: cpu, WallSeconds: 1, GOMAXPROCS: procs, TimerLateP99: d}
 	}
 	tests := []struct {
 		name   string
@@ -93,26 +123,47 @@ func TestClientLimited(t *testing.T) {
 	}{
 		{"healthy", withHealth(twoWorkerLoop(), healthy), false, ""},
 		{"health not measured", twoWorkerLoop(), false, ""},
-		{"starved: in-flight 3.0 of C=4", withHealth(starved, healthy), true, "in-flight 3.00 of C=4"},
-		{"CPU 95%", withHealth(twoWorkerLoop(), sweep.Health{CPUSeconds: 3.8, WallSeconds: 1, GOMAXPROCS: 4}),
-			true, "client CPU 95% of 4 procs"},
-		{"CPU exactly 90% fires", withHealth(twoWorkerLoop(), sweep.Health{CPUSeconds: 1.8, WallSeconds: 1, GOMAXPROCS: 2}),
-			true, "client CPU 90% of 2 procs"},
-		{"CPU 89%", withHealth(twoWorkerLoop(), sweep.Health{CPUSeconds: 1.78, WallSeconds: 1, GOMAXPROCS: 2}), false, ""},
-		{"issue lag", withHealth(twoWorkerLoop(), sweep.Health{IssueLagMax: 25 * msec}), true, "issue lag max 25.0ms"},
-		{"issue lag at the limit", withHealth(twoWorkerLoop(), sweep.Health{IssueLagMax: IssueLagLimit}), false, ""},
-		{"timer late", withHealth(twoWorkerLoop(), sweep.Health{TimerLateP99: 6 * msec}), true, "timer late p99 6.0ms"},
-		{"several reasons", withHealth(starved, sweep.Health{TimerLateP99: 6 * msec}),
-			true, "in-flight 3.00 of C=4; timer late p99 6.0ms"},
+		// The closed loop: a shortfall needs the lag, and the lag the shortfall.
+		{"in-flight 3.0 of C=4, no issue lag", withHealth(starved, healthy), false, ""},
+		{"in-flight 3.0 of C=4 with issue lag", withHealth(starved, lag(25*msec)), true, "in-flight 3.00 of C=4 with issue lag max 25.0 ms"},
+		{"in-flight 3.0 of C=4, issue lag at the limit", withHealth(starved, lag(IssueLagLimit)), false, ""},
+		{"issue lag with every worker in flight", withHealth(twoWorkerLoop(), lag(25*msec)), false, ""},
+		{"every request failed at once", withHealth(failedAtOnce, lag(25*msec)), false, ""},
+		// Timer lateness: above the floor and above 25% of the ITL p50.
+		{"late 24% of ITL", withHealth(twoWorkerLoop(), late(24*msec)), false, ""},
+		{"late 30% of ITL", withHealth(twoWorkerLoop(), late(30*msec)), true, "timer late p99 30.0 ms (30% of ITL p50 100.0 ms)"},
+		{"late 49% of ITL, under the floor", withHealth(fast, late(4900*time.Microsecond)), false, ""},
+		{"late 60% of ITL", withHealth(fast, late(6*msec)), true, "timer late p99 6.0 ms (60% of ITL p50 10.0 ms)"},
+		{"late, no ITL: against TTFT", withHealth(oneToken, late(30*msec)), true, "timer late p99 30.0 ms (30% of TTFT p50 100.0 ms)"},
+		{"late, no successful request", withHealth(failedAtOnce, late(30*msec)), false, ""},
+		{"late, ITL p50 0 (bunched chunks)", withHealth(bunched, late(6*msec)), true, "timer late p99 6.0 ms (ITL p50 0.0 ms)"},
+		{"bunched, under the floor", withHealth(bunched, late(4*msec)), false, ""},
+		// The server's send stamps measure the client's delay: they win
+		// over the ticker, both ways.
+		{"ticker late, stamps say on time", withHealth(stamped(twoWorkerLoop(), msec), late(30*msec)), false, ""},
+		{"ticker on time, stamps say late", withHealth(stamped(twoWorkerLoop(), 30*msec), late(msec)), true,
+			"client read delay p99 30.0 ms (30% of ITL p50 100.0 ms)"},
+		{"CPU 95%, stamps 6 ms late", withHealth(stamped(twoWorkerLoop(), 6*msec), cpu(3.8, 4, msec)), true,
+			"client CPU 95% of 4 procs with client read delay p99 6.0 ms"},
+		// CPU: saturated and late (above the floor).
+		{"CPU 95%, on time", withHealth(twoWorkerLoop(), cpu(3.8, 4, 4*msec)), false, ""},
+		{"CPU 95%, late 6%", withHealth(twoWorkerLoop(), cpu(3.8, 4, 6*msec)), true, "client CPU 95% of 4 procs with timer late p99 6.0 ms"},
+		{"CPU exactly 90% fires", withHealth(twoWorkerLoop(), cpu(1.8, 2, 6*msec)), true, "client CPU 90% of 2 procs with timer late p99 6.0 ms"},
+		{"CPU 89%", withHealth(twoWorkerLoop(), cpu(1.78, 2, 6*msec)), false, ""},
+		{"CPU 95%, late 30%", withHealth(twoWorkerLoop(), cpu(3.8, 4, 30*msec)), true,
+			"timer late p99 30.0 ms (30% of ITL p50 100.0 ms); client CPU 95% of 4 procs"},
+		{"several reasons", withHealth(starved, sweep.Health{IssueLagMax: 25 * msec, TimerLateP99: 30 * msec}),
+			true, "in-flight 3.00 of C=4 with issue lag max 25.0 ms; timer late p99 30.0 ms (30% of ITL p50 100.0 ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Summarize(tt.l)
 			if s.ClientLimited != tt.want || s.ClientLimitedReason != tt.reason {
-				t.Errorf("ClientLimited = %v %q, want %v %q", s.ClientLimited, s.ClientLimitedReason, tt.want, tt.reason)
+				t.Errorf("ClientLimited = %v %q, want %v %q (in-flight %.2f)", s.ClientLimited, s.ClientLimitedReason, tt.want, tt.reason, s.InflightMean)
 			}
-			if tt.want && !strings.Contains(consoleOf(t, s), "! C=") {
-				t.Errorf("console has no client-limited footnote")
+			note := "! C=" + strconv.Itoa(s.Concurrency) + " may have been client-limited: " + tt.reason
+			if got := strings.Contains(consoleOf(t, s), note); got != tt.want {
+				t.Errorf("console has footnote %q: %v, want %v", note, got, tt.want)
 			}
 		})
 	}

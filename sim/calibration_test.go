@@ -15,15 +15,14 @@ const (
 	kimiE2ERate    = 76.2 // tok/s, single stream, 2048 tokens / (end − request start)
 )
 
-func startKimi(t *testing.T, scale float64) string {
+func startKimi(t *testing.T, scale float64) (*Server, string) {
 	t.Helper()
 	cfg, err := Preset(kimiPreset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.TimeScale = scale
-	_, url := startSim(t, cfg)
-	return url
+	return startSim(t, cfg)
 }
 
 // TestKimiCalibration measures the preset the way the story did, from the
@@ -48,8 +47,8 @@ func TestKimiCalibration(t *testing.T) {
 			if tt.scale == 1 && testing.Short() {
 				t.Skip("6s at full scale; the scaled run covers it in -short")
 			}
-			url := startKimi(t, tt.scale)
-			eventually(t, func() error {
+			s, url := startKimi(t, tt.scale)
+			eventuallyOn(t, serverLate(s), func() error {
 				got := tt.measure(t, url, tt.tokens) * tt.scale
 				t.Logf("%.2f tok/s (target %.1f)", got, tt.want)
 				if !within(got, tt.want, 0.03) {

@@ -19,15 +19,22 @@ import (
 type timing struct {
 	start, end time.Time
 	tokens     []time.Time // arrival of each event carrying tokens
+	sent       []time.Time // when the server wrote each of them (x_sent_unix_ns), if it said
 }
 
 func (tm timing) ttft() time.Duration { return tm.tokens[0].Sub(tm.start) }
 
 // decodeRate is (events−1)/(last − first): tokens per second after the
-// first, with one token per event.
+// first, with one token per event. It uses the times the server wrote the
+// events when it stamped them, so that a client that reads late (a busy
+// machine) does not bend the server's rate; else the arrivals.
 func (tm timing) decodeRate() float64 {
-	n := len(tm.tokens)
-	return float64(n-1) / tm.tokens[n-1].Sub(tm.tokens[0]).Seconds()
+	at := tm.tokens
+	if len(tm.sent) == len(tm.tokens) {
+		at = tm.sent
+	}
+	n := len(at)
+	return float64(n-1) / at[n-1].Sub(at[0]).Seconds()
 }
 
 // timeStream sends a streaming chat request and times its token events on
@@ -53,6 +60,12 @@ func measureStream(url, prompt string, maxTokens int) (timing, error) {
 		var m map[string]any
 		if json.Unmarshal([]byte(e.data), &m) == nil && chunkText(chatAPI, m) != "" {
 			tm.tokens = append(tm.tokens, e.at)
+			var stamp struct {
+				Sent int64 `json:"x_sent_unix_ns"`
+			}
+			if json.Unmarshal([]byte(e.data), &stamp) == nil && stamp.Sent != 0 {
+				tm.sent = append(tm.sent, time.Unix(0, stamp.Sent))
+			}
 		}
 	}
 	if len(tm.tokens) != maxTokens {
@@ -82,11 +95,11 @@ func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*want
 func TestSingleStreamDecodeRate(t *testing.T) {
 	cfg := testConfig()
 	cfg.DecodeBase, cfg.DecodePerSeq, cfg.DecodePerCtxToken = 4*time.Millisecond, 500*time.Microsecond, 2*time.Microsecond
-	_, url := startSim(t, cfg)
+	s, url := startSim(t, cfg)
 	// 6 prompt tokens; step k lasts 4.5ms + 2µs×(6+k−1), so the mean step
 	// after the first is 4.5ms + 2µs×(6+75) = 4.662ms.
 	want := 1 / 4.662e-3
-	eventually(t, func() error {
+	eventuallyOn(t, serverLate(s), func() error {
 		if got := timeStream(t, url, "hello", 150).decodeRate(); !within(got, want, 0.03) {
 			return fmt.Errorf("decode rate %.1f tok/s, want %.1f ±3%%", got, want)
 		}
@@ -97,8 +110,8 @@ func TestSingleStreamDecodeRate(t *testing.T) {
 func TestQueueingShowsAsTTFT(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxNumSeqs, cfg.DecodeBase = 2, 5*time.Millisecond
-	_, url := startSim(t, cfg)
-	eventually(t, func() error {
+	s, url := startSim(t, cfg)
+	eventuallyOn(t, serverLate(s), func() error {
 		tms := timeConcurrent(t, url, 4, 20) // each request: 20 steps ≈ 100ms
 		slices.SortFunc(tms, func(a, b timing) int { return int(a.ttft() - b.ttft()) })
 		firstTotal := min(tms[0].end.Sub(tms[0].start), tms[1].end.Sub(tms[1].start))
@@ -118,8 +131,8 @@ func TestQueueingShowsAsTTFT(t *testing.T) {
 func TestRatesWithConcurrency(t *testing.T) {
 	cfg := testConfig()
 	cfg.DecodeBase, cfg.DecodePerSeq = 2*time.Millisecond, 500*time.Microsecond
-	_, url := startSim(t, cfg)
-	eventually(t, func() error {
+	s, url := startSim(t, cfg)
+	eventuallyOn(t, serverLate(s), func() error {
 		var prevStream, prevAgg float64 = math.Inf(1), 0
 		for _, c := range []int{1, 4, 8} {
 			stream, agg := concurrentRates(t, url, c, 60)
@@ -182,8 +195,10 @@ func TestClientDisconnectFreesSlot(t *testing.T) {
 	start := time.Now()
 	resp = post(t, context.Background(), url+"/v1/chat/completions", chatBody("x", 5))
 	resp.Body.Close()
-	if d := time.Since(start); resp.StatusCode != http.StatusOK || d > 200*time.Millisecond {
-		t.Errorf("next request: status %d after %v, want 200 in a few steps", resp.StatusCode, d)
+	// A few 2 ms steps if the slot is free; the canceled request's 2 s if
+	// not. The bound sits between, far from both, for a busy machine.
+	if d := time.Since(start); resp.StatusCode != http.StatusOK || d > time.Second {
+		t.Errorf("next request: status %d after %v, want 200 in a few steps, not after the canceled request's 2s", resp.StatusCode, d)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // waitFor polls cond until it holds or two seconds pass.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
@@ -48,9 +48,13 @@ func TestQueueLimit429(t *testing.T) {
 
 func TestInjectedDisconnect(t *testing.T) {
 	cfg := testConfig()
-	cfg.DisconnectRate = 1
+	// Cut after 500 of 1000 one-millisecond steps: the other 500 leave the
+	// handler half a second to report the cut before the sequence could
+	// finish on its own (it would be served, not aborted), even on a busy
+	// machine.
+	cfg.DisconnectRate, cfg.MaxModelLen = 1, 2048
 	s, url := startSim(t, cfg)
-	body := chatBody("x", 10)
+	body := chatBody("x", 1000)
 	body["stream"] = true
 	resp := post(t, context.Background(), url+"/v1/chat/completions", body)
 	defer resp.Body.Close()
@@ -58,8 +62,8 @@ func TestInjectedDisconnect(t *testing.T) {
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("stream ended with %v, want unexpected EOF", err)
 	}
-	if len(evs) != 6 || evs[len(evs)-1].data == "[DONE]" { // role + 5 of 10 tokens
-		t.Errorf("got %d events before the cut, want role + 5 tokens", len(evs))
+	if len(evs) != 501 || evs[len(evs)-1].data == "[DONE]" { // role + 500 of 1000 tokens
+		t.Errorf("got %d events before the cut, want role + 500 tokens", len(evs))
 	}
 	waitFor(t, "the cut sequence to leave the batch", func() bool {
 		st := s.Stats()

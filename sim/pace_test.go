@@ -34,9 +34,19 @@ func stepLateness(tb testing.TB, maxTokens int) (p50, p99, worst time.Duration) 
 // fails only on what a busy machine cannot explain: a median over 50µs,
 // which would mean the pacer is not spinning (a bare timer wakes 0.1–1ms
 // late). BenchmarkPacing reports the figures on their own.
+//
+// On a starved machine the spinning pacer itself is descheduled for
+// milliseconds at a time, which a bare timer on a quiet one never is: an
+// attempt whose p99 is over loadedLate is run again, and the test is
+// skipped if no attempt ran on a machine that let it.
 func TestPacingAccuracy(t *testing.T) {
-	eventually(t, func() error {
-		p50, p99, worst := stepLateness(t, 400)
+	var p99 time.Duration
+	ownP99 := func() func() (time.Duration, string) {
+		return func() (time.Duration, string) { return p99, "the steps' own p99" }
+	}
+	eventuallyOn(t, ownP99, func() error {
+		var p50, worst time.Duration
+		p50, p99, worst = stepLateness(t, 400)
 		t.Logf("step end − deadline over 400 steps: p50 %v, p99 %v, max %v", p50, p99, worst)
 		if p50 > 50*time.Microsecond {
 			return fmt.Errorf("median lateness %v, want a few µs", p50)

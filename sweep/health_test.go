@@ -63,8 +63,9 @@ func runObserved(t *testing.T, c int, observe func(client.Record)) (report.Level
 // TestClientLimitedFlagsStarvedLoop runs a level whose Observe hook holds
 // each worker for 40 ms after every request, as a client too slow to keep
 // its closed loop going would, against a server that is never the
-// bottleneck. report must flag it as client-limited and name the broken
-// loop.
+// bottleneck. report must flag it as client-limited on the loop check,
+// which needs both pieces of evidence the sweep measured: the in-flight
+// shortfall and the issue lag that caused it.
 func TestClientLimitedFlagsStarvedLoop(t *testing.T) {
 	const starved = 40 * time.Millisecond // > report.IssueLagLimit, and longer than a request
 	s, h := runObserved(t, 4, func(client.Record) { time.Sleep(starved) })
@@ -74,7 +75,7 @@ func TestClientLimitedFlagsStarvedLoop(t *testing.T) {
 	if h.IssueLagMax < starved {
 		t.Errorf("IssueLagMax = %v, want at least the %v the hook held each worker", h.IssueLagMax, starved)
 	}
-	for _, want := range []string{"issue lag", "in-flight"} {
+	for _, want := range []string{"in-flight", "with issue lag max"} {
 		if !strings.Contains(s.ClientLimitedReason, want) {
 			t.Errorf("reason %q does not name %q", s.ClientLimitedReason, want)
 		}
@@ -82,11 +83,12 @@ func TestClientLimitedFlagsStarvedLoop(t *testing.T) {
 }
 
 // TestClientLimitedSparesHealthyLoop runs the same level with a cheap hook:
-// it must not be flagged. Two of the checks (client CPU, timer lateness)
-// measure the machine as well as the client, and rightly fire when other
-// processes starve this one, as on a busy CI host; a level flagged only by
-// them is run again, and the test is skipped if the machine never lets one
-// through. A broken loop (in-flight, issue lag) in all attempts fails.
+// it must not be flagged. Two of the checks (timer lateness against the 5 ms
+// ITL, client CPU with lateness) measure the machine as well as the client,
+// and rightly fire when other processes starve this one, as on a busy CI
+// host; a level flagged only by them is run again, and the test is skipped
+// if the machine never lets one through. A broken loop (in-flight with
+// issue lag) in all attempts fails.
 func TestClientLimitedSparesHealthyLoop(t *testing.T) {
 	var reasons []string
 	for range 3 {

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// The client-limit thresholds (docs/metrics.md, "client_limited"). No single
+// symptom flags a level: each check needs a symptom and the evidence that it
+// came from the client and mattered for the figures. A Health field that is
+// zero was not measured and is ignored.
+const (
+	// InflightMinRatio and IssueLagLimit make the closed-loop check: the
+	// mean number of requests in flight over the window fell below
+	// InflightMinRatio × C while some worker started its next request more
+	// than IssueLagLimit after its previous one ended. A shortfall without
+	// the lag comes from elsewhere (requests failing at once spend most of
+	// their worker's time between requests); a lag without the shortfall
+	// cost the server no load.
+	InflightMinRatio = 0.95
+	IssueLagLimit    = 20 * time.Millisecond
+	// TimerLateFloor and TimerLateShare make the timestamp check: the
+	// client's lateness exceeded TimerLateFloor and TimerLateShare of the
+	// ITL p50 (the TTFT p50 when there is no ITL), so token timestamps may
+	// be late by an amount that matters next to the gaps being measured.
+	// Below the floor, lateness is ordinary timer and scheduler noise. The
+	// lateness is the measured client delay (ClientDelayP99) when the
+	// server stamps its events, else the p99 lateness of the 10 ms ticker.
+	TimerLateFloor = 5 * time.Millisecond
+	TimerLateShare = 0.25
+	// CPUBusyMax makes the CPU check: the client's CPU time reached this
+	// fraction of wall time × GOMAXPROCS while the client's lateness
+	// exceeded TimerLateFloor. A busy client that still keeps time is not
+	// flagged.
+	CPUBusyMax = 0.90
+)
+
+// clientLimited applies the client-limit checks to s, returning whether any
+// fired and a "; "-separated account of the evidence of those that did.
+func clientLimited(s *LevelStats) (bool, string) {
+	var why []string
+	h := s.Health
+	if c := float64(s.Concurrency); c > 0 && s.RequestsOK > 0 && s.InflightMean/c < InflightMinRatio && h.IssueLagMax > IssueLagLimit {
+		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d with issue lag max %.1f ms",
+			s.InflightMean, s.Concurrency, ms(h.IssueLagMax)))
+	}
+	lateness, lateName := h.TimerLateP99, "timer late p99"
+	if s.ClientDelayP99 != NoSample {
+		lateness, lateName = s.ClientDelayP99, "client read delay p99"
+	}
+	late := lateness > TimerLateFloor
+	ref, refName := s.ITLP50, "ITL p50"
+	if ref == NoSample {
+		ref, refName = s.TTFTP50, "TTFT p50"
+	}
+	// A reference of 0 (tokens that arrive bunched, many per read) is
+	// exceeded by any lateness.
+	lateForFigures := late && ref != NoSample && ref >= 0 && float64(lateness) > TimerLateShare*float64(ref)
+	switch {
+	case lateForFigures && ref > 0:
+		why = append(why, fmt.Sprintf("%s %.1f ms (%.0f%% of %s %.1f ms)",
+			lateName, ms(lateness), 100*float64(lateness)/float64(ref), refName, ms(ref)))
+	case lateForFigures:
+		why = append(why, fmt.Sprintf("%s %.1f ms (%s 0.0 ms)", lateName, ms(lateness), refName))
+	}
+	if busy := cpuBusy(h.CPUSeconds, h.WallSeconds, h.GOMAXPROCS); late && busy >= CPUBusyMax {
+		cpu := fmt.Sprintf("client CPU %.0f%% of %d procs", 100*busy, h.GOMAXPROCS)
+		if !lateForFigures {
+			cpu += fmt.Sprintf(" with %s %.1f ms", lateName, ms(lateness))
+		}
+		why = append(why, cpu)
+	}
+	return len(why) > 0, strings.Join(why, "; ")
+}
+
+// clientDelayP99 is the p99 of Record.SendLag over every token chunk of
+// ok; NoSample when none carries send stamps.
+func clientDelayP99(ok []client.Record) time.Duration {
+	var lags []float64
+	for i := range ok {
+		for _, d := range ok[i].SendLag {
+			lags = append(lags, float64(d))
+		}
+	}
+	if len(lags) == 0 {
+		return NoSample
+	}
+	slices.Sort(lags)
+	return duration(Percentile(lags, 99))
+}
+
+// cpuBusy is the client's CPU time as a fraction of what GOMAXPROCS cores
+// offer over the level; 0 when not measured.
+func cpuBusy(cpu, wall float64, procs int) float64 {
+	if cpu <= 0 || wall <= 0 || procs <= 0 {
+		return 0
+	}
+	return cpu / (wall * float64(procs))
+}
+
+// ClientLimitedNote is the console and report footnote of a flagged level,
+// worded as the possibility it is, with its evidence; "" when s is not
+// flagged.
+func ClientLimitedNote(s LevelStats) string {
+	if !s.ClientLimited {
+		return ""
+	}
+	return fmt.Sprintf("%s may have been client-limited: %s", levelName(s), s.ClientLimitedReason)
+}
