@@ -21,15 +21,20 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 
-	// The first SIGINT/SIGTERM cancels the run: in-flight requests stop, the
+	// The first SIGINT/SIGTERM/SIGHUP cancels the run: in-flight requests stop, the
 	// partial level is written, and toksweep exits 130. Signals within
 	// app.SignalDebounce of the first are the same interrupt (timeout(1)
 	// signals the child and then its whole process group, so one interrupt
 	// arrives twice). A later one exits without finishing the run, but
 	// only once the file being written is whole (bounded by
 	// app.HardExitWait), so every file stays valid.
+	// A closed terminal (SIGHUP) is an interrupt too, so a dropped ssh
+	// session still leaves a finished run directory; and a closed pipe on
+	// stdout or stderr (| head) makes writes fail instead of killing the
+	// process before its files are finished.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Ignore(syscall.SIGPIPE)
 	go func() {
 		<-sigs
 		first := time.Now()

@@ -121,6 +121,7 @@ func TestInterruptBuiltBinary(t *testing.T) {
 	}{
 		{"SIGINT", []os.Signal{os.Interrupt}, 0},
 		{"SIGTERM", []os.Signal{syscall.SIGTERM}, 0},
+		{"SIGHUP (the terminal closed)", []os.Signal{syscall.SIGHUP}, 0},
 		{"two SIGINTs at once", []os.Signal{os.Interrupt, os.Interrupt}, 0},
 		{"SIGINT and SIGTERM 200ms apart", []os.Signal{os.Interrupt, syscall.SIGTERM}, 200 * time.Millisecond},
 	}
@@ -253,5 +254,37 @@ func checkFilesValid(t *testing.T, out string) {
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err == nil {
 		var v map[string]any
 		readJSON(t, filepath.Join(out, "summary.json"), &v)
+	}
+}
+
+// TestClosedPipeFinishesTheRun: `toksweep sweep … | head` closes stdout
+// early. A write to it must fail, not kill the process with SIGPIPE before
+// summary.json and report.html are written.
+func TestClosedPipeFinishesTheRun(t *testing.T) {
+	bin := buildBinary(t, t.TempDir())
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "sweep", "--sim", "--sim-preset", "fast", "--levels", "1,2",
+		"--requests", "2", "--max-tokens", "8", "--out", out)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader is gone before the first write
+	cmd.Stdout, cmd.Stderr = w, w
+	err = cmd.Run()
+	w.Close()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && !ee.Exited() {
+		t.Fatalf("killed by a signal (%v) writing to a closed pipe", ee)
+	}
+	var sum struct {
+		EndReason string `json:"end_reason"`
+	}
+	readJSON(t, filepath.Join(out, "summary.json"), &sum)
+	if sum.EndReason == "" {
+		t.Errorf("summary.json has no end_reason: the run was not finished")
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Errorf("no report.html: %v", err)
 	}
 }
