@@ -302,3 +302,29 @@ func checkSVG(t *testing.T, c Chart) string {
 	}
 	return string(b)
 }
+
+// TestNoVerdictLevelsAreMarked: a level that cannot bear a verdict (here
+// most of its requests failed) is ringed on every chart, so its aggregate
+// does not pass for healthy scaling.
+func TestNoVerdictLevelsAreMarked(t *testing.T) {
+	stats := sweepStats()
+	stats[2].RequestsFailed = 4 * stats[2].RequestsOK // 80% failed
+	if report.Untrusted(stats[2]) == "" {
+		t.Fatal("the test level should be untrusted")
+	}
+	charts, err := RunCharts(stats, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		want := Mark{C: stats[2].Concurrency, What: MarkNoVerdict}
+		if !slices.Contains(c.Marks, want) {
+			t.Errorf("%s: marks %v lack %v", c.Name, c.Marks, want)
+		}
+		for _, m := range c.Marks {
+			if m.What == MarkNoVerdict && m.C != stats[2].Concurrency {
+				t.Errorf("%s: level C=%d marked without cause", c.Name, m.C)
+			}
+		}
+	}
+}

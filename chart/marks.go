@@ -17,6 +17,7 @@ const (
 	MarkRecommended   = "recommended"    // report.Recommendation.Recommended
 	MarkKnee          = "knee"           // report.Recommendation.Knee
 	MarkClientLimited = "client-limited" // a level flag
+	MarkNoVerdict     = "no verdict"     // a level report.Untrusted leaves out of knee and recommendation
 )
 
 // levelFlags are the per-level conditions drawn as a ring around a level's
@@ -28,6 +29,7 @@ var levelFlags = []struct {
 	color color.Color
 }{
 	{MarkClientLimited, func(s report.LevelStats) bool { return s.ClientLimited }, color.Black},
+	{MarkNoVerdict, func(s report.LevelStats) bool { return report.Untrusted(s) != "" }, color.RGBA{R: 200, A: 255}},
 }
 
 // markLevels marks the recommended level and the knee (a vertical line on
