@@ -62,8 +62,8 @@ func clientLimited(s *LevelStats) (bool, string) {
 	lateForFigures := late && ref != NoSample && ref >= 0 && float64(lateness) > TimerLateShare*float64(ref)
 	switch {
 	case lateForFigures && ref > 0:
-		why = append(why, fmt.Sprintf("%s %.1f ms (%.0f%% of %s %.1f ms)",
-			lateName, ms(lateness), 100*float64(lateness)/float64(ref), refName, ms(ref)))
+		why = append(why, fmt.Sprintf("%s %.1f ms (%s %s %.1f ms)",
+			lateName, ms(lateness), share(float64(lateness)/float64(ref)), refName, ms(ref)))
 	case lateForFigures:
 		why = append(why, fmt.Sprintf("%s %.1f ms (%s 0.0 ms)", lateName, ms(lateness), refName))
 	}
@@ -110,4 +110,12 @@ func ClientLimitedNote(s LevelStats) string {
 		return ""
 	}
 	return fmt.Sprintf("%s may have been client-limited: %s", levelName(s), s.ClientLimitedReason)
+}
+
+// share words a ratio for a reader: "60% of" below 2, "3.2× the" above.
+func share(r float64) string {
+	if r >= 2 {
+		return fmt.Sprintf("%.1f× the", r)
+	}
+	return fmt.Sprintf("%.0f%% of", 100*r)
 }

@@ -134,6 +134,7 @@ func TestClientLimited(t *testing.T) {
 		{"late 30% of ITL", withHealth(twoWorkerLoop(), late(30*msec)), true, "timer late p99 30.0 ms (30% of ITL p50 100.0 ms)"},
 		{"late 49% of ITL, under the floor", withHealth(fast, late(4900*time.Microsecond)), false, ""},
 		{"late 60% of ITL", withHealth(fast, late(6*msec)), true, "timer late p99 6.0 ms (60% of ITL p50 10.0 ms)"},
+		{"late 3.2× the ITL", withHealth(fast, late(32*msec)), true, "timer late p99 32.0 ms (3.2× the ITL p50 10.0 ms)"},
 		{"late, no ITL: against TTFT", withHealth(oneToken, late(30*msec)), true, "timer late p99 30.0 ms (30% of TTFT p50 100.0 ms)"},
 		{"late, no successful request", withHealth(failedAtOnce, late(30*msec)), false, ""},
 		{"late, ITL p50 0 (bunched chunks)", withHealth(bunched, late(6*msec)), true, "timer late p99 6.0 ms (ITL p50 0.0 ms)"},
