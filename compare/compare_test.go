@@ -341,3 +341,24 @@ func TestMinEffect(t *testing.T) {
 		t.Errorf("Overall = %q, want %q", got, want)
 	}
 }
+
+// TestTTFTFromOneRunIsNotJudged: identical runs moved TTFT p50 by 4% with a
+// within-run interval that excluded 1. From one run a side a TTFT gets no
+// verdict; with repetitions on both sides the same numbers get one.
+func TestTTFTFromOneRunIsNotJudged(t *testing.T) {
+	e := Estimate{Metric: TTFTP50, Ratio: 1.043, Low: 1.013, High: 1.606, Interval: Requests, MinEffect: 0.02}
+	if e.Meaningful() {
+		t.Error("a TTFT from one run a side was called meaningful")
+	}
+	if v := e.Verdict("B", 0.95); !strings.HasPrefix(v, "no verdict from one run a side") {
+		t.Errorf("verdict %q", v)
+	}
+	e.Interval = Repeats
+	if !e.Meaningful() || !strings.Contains(e.Verdict("B", 0.95), "higher") {
+		t.Errorf("with repeats on both sides: meaningful %v, verdict %q", e.Meaningful(), e.Verdict("B", 0.95))
+	}
+	d := Estimate{Metric: DecodeP50, Ratio: 0.95, Low: 0.93, High: 0.97, Interval: Requests, MinEffect: 0.02}
+	if !d.Meaningful() {
+		t.Error("decode from one run a side lost its verdict")
+	}
+}

@@ -47,6 +47,8 @@ func (e Estimate) Verdict(label string, conf float64) string {
 	d, lo, hi = roundTo(d, unit), roundTo(lo, unit), roundTo(hi, unit)
 	sf := strings.Replace(f, "%", "%+", 1)
 	switch {
+	case !e.Judged():
+		return fmt.Sprintf("no verdict from one run a side ("+sf+"%%, %s "+sf+"%% to "+sf+"%%; TTFT varies more between runs than within one: use --repeat 2 or more on both sides)", d, ci, lo, hi)
 	case !e.Significant():
 		return fmt.Sprintf("no significant difference ("+sf+"%%, %s "+sf+"%% to "+sf+"%%)", d, ci, lo, hi)
 	case !e.Meaningful():
