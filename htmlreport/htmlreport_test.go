@@ -115,8 +115,8 @@ func TestTablesShowConsoleColumns(t *testing.T) {
 	}
 	page := html.UnescapeString(b.String())
 	tables := report.LevelTables(stats)
-	if len(tables) != 3 {
-		t.Fatalf("%d tables, want single, aggregate and server", len(tables))
+	if len(tables) != 4 {
+		t.Fatalf("%d tables, want single, smoothness, aggregate and server", len(tables))
 	}
 	for _, lt := range tables {
 		var heads []string

@@ -81,6 +81,10 @@
 //	e2e_latency_p50_ms      ms        e2e latency per request (End − Start), p50
 //	e2e_latency_p90_ms      ms        e2e latency per request, p90 (vLLM's p90 E2EL)
 //	e2e_latency_p99_ms      ms        e2e latency per request, p99 (the max when n < 100)
+//	max_gap_p95_ms          ms        longest gap between two token chunks per request (TTFT excluded), p95
+//	stall_share             fraction  share of successful requests with a gap > 1 s
+//	rebuffer_ratio_p95      fraction  reader's waiting / reading time U/r per request (r = 6 tok/s), p95
+//	smooth_share            fraction  share of requests with a token whose reader never waited
 //
 // docs/metrics.md gives the exact formula of every column.
 package report
