@@ -20,6 +20,7 @@ func capacityFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "slo-e2e-tps", Usage: "SLO: per-stream end-to-end tok/s the slowest tenth must reach (e2e_tps_p10)"},
 		&cli.DurationFlag{Name: "slo-ttft-p95", Usage: "SLO: bound on TTFT p95, e.g. 2s"},
 		&cli.Float64Flag{Name: "slo-error-rate", Usage: "SLO: bound on the failed share of requests, e.g. 0.01"},
+		&cli.DurationFlag{Name: "slo-max-gap", Usage: "SLO: bound on the p95 of each request's longest pause between tokens (max_gap_p95), e.g. 1s"},
 		&cli.IntFlag{Name: "auto-max", Value: defaultAutoMax, Usage: "--levels auto: highest concurrency to try"},
 		&cli.IntFlag{Name: "auto-granularity", Value: defaultAutoGranularity, Usage: "--levels auto: stop bisecting when the pass/fail levels are this close"},
 	}
@@ -29,7 +30,7 @@ func capacityFlags() []cli.Flag {
 func (o *options) capacity(c *cli.Context) error {
 	o.SLO = report.SLO{
 		DecodeTPS: c.Float64("slo-decode-tps"), E2ETPS: c.Float64("slo-e2e-tps"),
-		TTFTP95: c.Duration("slo-ttft-p95"), ErrorRate: -1,
+		TTFTP95: c.Duration("slo-ttft-p95"), ErrorRate: -1, MaxGapP95: c.Duration("slo-max-gap"),
 	}
 	if c.IsSet("slo-error-rate") {
 		o.SLO.ErrorRate = c.Float64("slo-error-rate")
@@ -44,6 +45,8 @@ func (o *options) capacity(c *cli.Context) error {
 		return usagef("invalid --slo-ttft-p95 %v: want a positive duration such as 2s", o.SLO.TTFTP95)
 	case c.IsSet("slo-error-rate") && (o.SLO.ErrorRate < 0 || o.SLO.ErrorRate > 1):
 		return usagef("invalid --slo-error-rate %v: want a share between 0 and 1, e.g. 0.01", o.SLO.ErrorRate)
+	case c.IsSet("slo-max-gap") && o.SLO.MaxGapP95 <= 0:
+		return usagef("invalid --slo-max-gap %v: want a positive duration such as 1s", o.SLO.MaxGapP95)
 	case o.AutoMax < 1 || o.AutoMax > maxLevel:
 		return usagef("invalid --auto-max %d: want an integer from 1 to %d", o.AutoMax, maxLevel)
 	case o.AutoGranularity < 1:

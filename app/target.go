@@ -179,10 +179,12 @@ type sloConfig struct {
 	E2ETPS    float64  `json:"e2e_tps,omitempty"`
 	TTFTP95Ms float64  `json:"ttft_p95_ms,omitempty"`
 	ErrorRate *float64 `json:"error_rate,omitempty"`
+	MaxGapMs  float64  `json:"max_gap_p95_ms,omitempty"`
 }
 
 func newSLOConfig(o report.SLO) *sloConfig {
-	c := &sloConfig{DecodeTPS: o.DecodeTPS, E2ETPS: o.E2ETPS, TTFTP95Ms: float64(o.TTFTP95) / float64(time.Millisecond)}
+	c := &sloConfig{DecodeTPS: o.DecodeTPS, E2ETPS: o.E2ETPS, TTFTP95Ms: float64(o.TTFTP95) / float64(time.Millisecond),
+		MaxGapMs: float64(o.MaxGapP95) / float64(time.Millisecond)}
 	if o.ErrorRate >= 0 {
 		c.ErrorRate = &o.ErrorRate
 	}
@@ -200,7 +202,8 @@ func savedSLO(config any) (slo report.SLO, ok bool) {
 		return report.SLO{ErrorRate: -1}, false
 	}
 	slo = report.SLO{DecodeTPS: c.SLO.DecodeTPS, E2ETPS: c.SLO.E2ETPS,
-		TTFTP95: time.Duration(c.SLO.TTFTP95Ms * float64(time.Millisecond)), ErrorRate: -1}
+		TTFTP95: time.Duration(c.SLO.TTFTP95Ms * float64(time.Millisecond)), ErrorRate: -1,
+		MaxGapP95: time.Duration(c.SLO.MaxGapMs * float64(time.Millisecond))}
 	if c.SLO.ErrorRate != nil {
 		slo.ErrorRate = *c.SLO.ErrorRate
 	}
