@@ -35,14 +35,14 @@ type Series struct {
 	Stats []report.LevelStats
 }
 
-// RunCharts builds the four charts of one run, in this order: aggregate
+// RunCharts builds the charts of one run, in this order: aggregate
 // output tok/s, per-stream decode tok/s (p50, p10 and the SLO line), TTFT
-// (p50, p95) against concurrency, and the throughput–interactivity
-// trade-off.
+// (p50, p95) against concurrency, the throughput–interactivity
+// trade-off, and the requests that stalled (stalls.go).
 func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
 	levels := report.GroupByConcurrency(stats)
 	var charts []Chart
-	for _, build := range []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart} {
+	for _, build := range []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart, stallsChart} {
 		c, err := build(levels, opts)
 		if err != nil {
 			return nil, err

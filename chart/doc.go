@@ -1,5 +1,5 @@
 // Package chart draws toksweep's figures as PNG and SVG charts with the
-// pure-Go gonum.org/v1/plot: four charts per run (RunCharts) and overlays
+// pure-Go gonum.org/v1/plot: five charts per run (RunCharts) and overlays
 // of several runs (CompareCharts). It takes report.LevelStats, draws no
 // figure of its own, and writes only where it is told (Render to an
 // io.Writer, WriteFiles to a directory). It keeps gonum out of report.

@@ -73,8 +73,8 @@ func TestWrite(t *testing.T) {
 					t.Errorf("page contains %q", n)
 				}
 			}
-			if n := strings.Count(page, `src="data:image/svg&#43;xml;base64,`); n != 4 {
-				t.Errorf("%d embedded charts, want 4", n)
+			if n := strings.Count(page, `src="data:image/svg&#43;xml;base64,`); n != 5 {
+				t.Errorf("%d embedded charts, want 5", n)
 			}
 			if !strings.Contains(html.UnescapeString(page), "Which requests count") {
 				t.Error("page lacks the metric definitions")
@@ -89,8 +89,8 @@ func TestWriteAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	charts, _ := filepath.Glob(filepath.Join(dir, ChartsDir, "*"))
-	if len(charts) != 8 {
-		t.Errorf("%d chart files, want 8: %v", len(charts), charts)
+	if len(charts) != 10 {
+		t.Errorf("%d chart files, want 10: %v", len(charts), charts)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, File)); err != nil || fi.Size() < 20_000 {
 		t.Errorf("report.html: %v", err)
