@@ -21,6 +21,7 @@ func capacityFlags(o *options) []cli.Flag {
 		&cli.Float64Flag{Name: "slo-e2e-tps", Action: into(&f.SLOE2ETPS), Usage: "SLO: per-stream end-to-end tok/s the slowest tenth must reach (e2e_tps_p10)"},
 		&cli.DurationFlag{Name: "slo-ttft-p95", Action: into(&f.SLOTTFTP95), Usage: "SLO: bound on TTFT p95, e.g. 2s"},
 		&cli.Float64Flag{Name: "slo-error-rate", Action: into(&f.SLOErrorRate), Usage: "SLO: bound on the failed share of requests, e.g. 0.01"},
+		&cli.DurationFlag{Name: "slo-max-gap", Action: into(&f.SLOMaxGap), Usage: "SLO: bound on the p95 of each request's longest pause between tokens (max_gap_p95), e.g. 1s"},
 		&cli.IntFlag{Name: "auto-max", Value: defaultAutoMax, Destination: &o.AutoMax, Usage: "--levels auto: highest concurrency to try"},
 		&cli.IntFlag{Name: "auto-granularity", Value: defaultAutoGranularity, Destination: &o.AutoGranularity, Usage: "--levels auto: stop bisecting when the pass/fail levels are this close"},
 	}
@@ -38,12 +39,14 @@ func (o *options) capacity() error {
 		return usagef("invalid --slo-ttft-p95 %v: want a positive duration such as 2s", *f.SLOTTFTP95)
 	case f.SLOErrorRate != nil && !(*f.SLOErrorRate >= 0 && *f.SLOErrorRate <= 1):
 		return usagef("invalid --slo-error-rate %v: want a share between 0 and 1, e.g. 0.01", *f.SLOErrorRate)
+	case f.SLOMaxGap != nil && *f.SLOMaxGap <= 0:
+		return usagef("invalid --slo-max-gap %v: want a positive duration such as 1s", *f.SLOMaxGap)
 	case o.AutoMax < 1 || o.AutoMax > maxLevel:
 		return usagef("invalid --auto-max %d: want an integer from 1 to %d", o.AutoMax, maxLevel)
 	case o.AutoGranularity < 1:
 		return usagef("invalid --auto-granularity %d: want an integer ≥ 1", o.AutoGranularity)
 	}
-	o.SLO = report.SLO{DecodeTPS: deref(f.SLODecodeTPS), E2ETPS: deref(f.SLOE2ETPS), TTFTP95: deref(f.SLOTTFTP95), ErrorRate: f.SLOErrorRate}
+	o.SLO = report.SLO{DecodeTPS: deref(f.SLODecodeTPS), E2ETPS: deref(f.SLOE2ETPS), TTFTP95: deref(f.SLOTTFTP95), ErrorRate: f.SLOErrorRate, MaxGapP95: deref(f.SLOMaxGap)}
 	return nil
 }
 

@@ -94,7 +94,7 @@ func TestSweepAutoLevelsWithSim(t *testing.T) {
 }
 
 func TestSavedSLORoundTrips(t *testing.T) {
-	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: new(0.01)}}
+	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: new(0.01), MaxGapP95: 1200 * time.Millisecond}}
 	b, err := json.Marshal(o.runConfig())
 	if err != nil {
 		t.Fatal(err)

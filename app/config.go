@@ -89,6 +89,7 @@ type sweepFlagValues struct {
 	SLOE2ETPS          *float64
 	SLOTTFTP95         *time.Duration
 	SLOErrorRate       *float64
+	SLOMaxGap          *time.Duration
 }
 
 // parseOptions checks every flag, as sweepFlags bound them into o, and

@@ -61,7 +61,7 @@ func TestReportReproducesSavedRun(t *testing.T) {
 			t.Errorf("re-rendered %s differs from the saved one (re-record with -update-run if the format changed):\n got:\n%s\nwant:\n%s", name, got, want)
 		}
 	}
-	for _, name := range []string{chart.AggregateName, chart.DecodeName, chart.TTFTName, chart.TradeoffName} {
+	for _, name := range []string{chart.AggregateName, chart.DecodeName, chart.TTFTName, chart.TradeoffName, chart.StallsName} {
 		for _, ext := range chart.Formats {
 			if fi, err := os.Stat(filepath.Join(out, htmlreport.ChartsDir, name+"."+ext)); err != nil || fi.Size() == 0 {
 				t.Errorf("chart %s.%s: %v", name, ext, err)
@@ -145,8 +145,8 @@ func TestReportHTMLSelfContained(t *testing.T) {
 			t.Errorf("report.html references %s=%.80q", m[1], v)
 		}
 	}
-	if images != 4 {
-		t.Errorf("report.html embeds %d charts, want 4", images)
+	if images != 5 {
+		t.Errorf("report.html embeds %d charts, want 5", images)
 	}
 	for _, bad := range []string{"<script", "<link", "url(", "@import", "<iframe"} {
 		if strings.Contains(strings.ToLower(page), bad) {

@@ -79,7 +79,7 @@ func TestRunCharts(t *testing.T) {
 	}
 }
 
-var runCharts = []string{AggregateName, DecodeName, TTFTName, TradeoffName}
+var runCharts = []string{AggregateName, DecodeName, TTFTName, TradeoffName, StallsName}
 
 // TestDecodeChartShowsE2E: the per-stream chart draws e2e p50 beside
 // decode p50 and p10, and e2e p10 when the SLO checks it.
@@ -111,8 +111,8 @@ func TestSLOLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(charts) != 5 {
-		t.Fatalf("%d charts, want 5 with the error chart", len(charts))
+	if len(charts) != 6 {
+		t.Fatalf("%d charts, want 6 with the error chart", len(charts))
 	}
 	for _, c := range charts {
 		var ys []float64

@@ -41,14 +41,14 @@ type Series struct {
 
 // RunCharts builds the charts of one run, in this order: aggregate output
 // tok/s, per-stream tok/s (decode p50 and p10, e2e p50), TTFT (p50, p95)
-// against concurrency, the throughput–interactivity trade-off, and, when
-// any level had a failed request, the error rate. The knee and, with an
+// against concurrency, the throughput–interactivity trade-off, the requests that stalled
+// (stalls.go), and, when any level had a failed request, the error rate. The knee and, with an
 // SLO, the recommended level (report.Recommend) are marked on each, and so
 // are flagged levels (client-limited).
 func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
 	levels := report.GroupByConcurrency(stats)
 	rec := report.Recommend(stats, cmpSLO(opts.SLO))
-	builds := []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart}
+	builds := []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart, stallsChart}
 	if slices.ContainsFunc(stats, func(s report.LevelStats) bool { return s.RequestsFailed > 0 }) {
 		builds = append(builds, errorChart)
 	}

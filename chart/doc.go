@@ -1,5 +1,5 @@
 // Package chart draws toksweep's figures as PNG and SVG charts with the
-// pure-Go gonum.org/v1/plot: four charts per run, five when requests
+// pure-Go gonum.org/v1/plot: five charts per run, six when requests
 // failed (RunCharts), and overlays of several runs (CompareCharts). Each
 // Chart carries what it draws as plain data (series, SLO lines, marked
 // levels), which the tests check instead of pixels. It takes

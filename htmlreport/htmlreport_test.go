@@ -76,7 +76,7 @@ func TestWrite(t *testing.T) {
 					t.Errorf("page contains %q", n)
 				}
 			}
-			want := 4
+			want := 5
 			if slices.ContainsFunc(tt.stats, func(s report.LevelStats) bool { return s.RequestsFailed > 0 }) {
 				want++ // the error chart
 			}
@@ -96,8 +96,8 @@ func TestWriteAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	charts, _ := filepath.Glob(filepath.Join(dir, ChartsDir, "*"))
-	if len(charts) != 8 {
-		t.Errorf("%d chart files, want 8: %v", len(charts), charts)
+	if len(charts) != 10 {
+		t.Errorf("%d chart files, want 10: %v", len(charts), charts)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, File)); err != nil || fi.Size() < 20_000 {
 		t.Errorf("report.html: %v", err)
@@ -122,8 +122,8 @@ func TestTablesShowConsoleColumns(t *testing.T) {
 	}
 	page := html.UnescapeString(b.String())
 	tables := report.LevelTables(stats)
-	if len(tables) != 3 {
-		t.Fatalf("%d tables, want single, aggregate and server", len(tables))
+	if len(tables) != 4 {
+		t.Fatalf("%d tables, want single, smoothness, aggregate and server", len(tables))
 	}
 	for _, lt := range tables {
 		var heads []string

@@ -63,7 +63,7 @@ func clientLimited(s *LevelStats) (bool, string) {
 	switch {
 	case lateForFigures && ref > 0:
 		why = append(why, fmt.Sprintf("%s %.1f ms (%s %s %.1f ms)",
-			lateName, ms(lateness), share(float64(lateness)/float64(ref)), refName, ms(ref)))
+			lateName, ms(lateness), ratioWords(float64(lateness)/float64(ref)), refName, ms(ref)))
 	case lateForFigures:
 		why = append(why, fmt.Sprintf("%s %.1f ms (%s 0.0 ms)", lateName, ms(lateness), refName))
 	}
@@ -112,8 +112,8 @@ func ClientLimitedNote(s LevelStats) string {
 	return fmt.Sprintf("%s may have been client-limited: %s", levelName(s), s.ClientLimitedReason)
 }
 
-// share words a ratio for a reader: "60% of" below 2, "3.2× the" above.
-func share(r float64) string {
+// ratioWords words a ratio for a reader: "60% of" below 2, "3.2× the" above.
+func ratioWords(r float64) string {
 	if r >= 2 {
 		return fmt.Sprintf("%.1f× the", r)
 	}

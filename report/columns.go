@@ -57,6 +57,7 @@ const (
 	SingleTable                 // what one user sees
 	AggregateTable              // what the server delivers
 	ServerTable                 // the server's own metrics, when scraped
+	SmoothTable                 // what a reader sees: gaps, stalls, rebuffering
 )
 
 // CSV formats the column's cell of s in levels.csv.
@@ -211,6 +212,7 @@ var Columns = slices.Concat(
 		{Name: "health", Out: InJSON, Value: func(s *LevelStats) Value { return object(s.Health) }},
 	},
 	serverColumns(),
+	smoothColumns(),
 )
 
 // errorColumns are err_<class>, one count per client.ErrorClasses class;

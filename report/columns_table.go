@@ -34,16 +34,17 @@ type TableCell struct {
 var tableTitles = map[Table]string{
 	SingleTable:    "Single stream (what one user sees; successful requests; percentiles by nearest rank)",
 	AggregateTable: "Aggregate (what the server delivers; steady-state window, all C in flight)",
+	SmoothTable:    "Smoothness (what a reader sees after the first token; successful requests; stall: gap > 1 s; reader: 6 tok/s)",
 	ServerTable:    "Server (its own metrics over each level, vLLM names; empty when not scraped)",
 }
 
-// LevelTables are the single-stream, aggregate and (when the server was
+// LevelTables are the single-stream, smoothness, aggregate and (when the server was
 // scraped) server tables of stats, one row per level. The console leaves
 // the server table out: the sweep prints those figures as each level ends. Each leads with C,
 // and with the repeat when any level is a repeat.
 func LevelTables(stats []LevelStats) []LevelTable {
 	var out []LevelTable
-	for _, t := range []Table{SingleTable, AggregateTable, ServerTable} {
+	for _, t := range []Table{SingleTable, SmoothTable, AggregateTable, ServerTable} {
 		cols := append(tableColumns(stats, LeadTable), tableColumns(stats, t)...)
 		if len(cols) == len(tableColumns(stats, LeadTable)) {
 			continue // every column hidden: nothing to show

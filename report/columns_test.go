@@ -130,7 +130,7 @@ func TestTablesFollowColumns(t *testing.T) {
 	stats[1].SLO = &SLOResult{Failed: []string{"decode_tps_p10 65.6 < 70"}}
 	stats[2].Repeat = 1
 	var want []string
-	for _, tb := range []Table{LeadTable, SingleTable, LeadTable, AggregateTable, LeadTable, ServerTable} {
+	for _, tb := range []Table{LeadTable, SingleTable, LeadTable, SmoothTable, LeadTable, AggregateTable, LeadTable, ServerTable} {
 		for _, left := range []bool{false, true} {
 			for _, c := range Columns {
 				if c.Table == tb && c.Left == left {

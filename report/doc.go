@@ -81,6 +81,10 @@
 //	server_ttft_mean_ms     ms        server's TTFT histogram, mean over the level
 //	server_queue_mean_ms    ms        server's queue-time histogram, mean over the level
 //	server_prefill_mean_ms  ms        server's prefill-time histogram, mean over the level
+//	max_gap_p95_ms          ms        longest gap between two token chunks per request (TTFT excluded), p95
+//	stall_share             fraction  share of successful requests with a gap > 1 s
+//	rebuffer_ratio_p95      fraction  reader's waiting / reading time U/r per request (r = 6 tok/s), p95
+//	smooth_share            fraction  share of requests with a token whose reader never waited
 //
 // docs/metrics.md gives the exact formula of every column.
 package report

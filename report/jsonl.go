@@ -33,13 +33,19 @@ type recordLine struct {
 	TTFTMs    *float64 `json:"ttft_ms"`
 	DecodeTPS *float64 `json:"decode_tps"`
 	E2ETPS    *float64 `json:"e2e_tps"`
+	// Smoothness (smooth.go), against a reader at ReadingSpeed.
+	MaxGapMs      *float64 `json:"max_gap_ms"`
+	Stalls        int      `json:"stalls"`
+	RebufferRatio *float64 `json:"rebuffer_ratio"`
 }
 
 func appendRecords(b []byte, recs []client.Record) ([]byte, error) {
 	for i := range recs {
 		r := &recs[i]
+		sm := RequestSmoothness(r, ReadingSpeed)
 		line, err := json.Marshal(recordLine{Record: r, TTFTMs: msJSON(RequestTTFT(r)),
-			DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals)})
+			DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
+			MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)})
 		if err != nil {
 			return nil, fmt.Errorf("record %d: %w", i, err)
 		}

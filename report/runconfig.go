@@ -47,6 +47,7 @@ type SLOConfig struct {
 	E2ETPS    float64  `json:"e2e_tps,omitempty"`
 	TTFTP95Ms float64  `json:"ttft_p95_ms,omitempty"`
 	ErrorRate *float64 `json:"error_rate,omitempty"`
+	MaxGapMs  float64  `json:"max_gap_p95_ms,omitempty"`
 }
 
 // NewSLOConfig records o; nil when o sets no criterion.
@@ -55,7 +56,8 @@ func NewSLOConfig(o SLO) *SLOConfig {
 		return nil
 	}
 	return &SLOConfig{DecodeTPS: o.DecodeTPS, E2ETPS: o.E2ETPS,
-		TTFTP95Ms: float64(o.TTFTP95) / float64(time.Millisecond), ErrorRate: o.ErrorRate}
+		TTFTP95Ms: float64(o.TTFTP95) / float64(time.Millisecond), ErrorRate: o.ErrorRate,
+		MaxGapMs: float64(o.MaxGapP95) / float64(time.Millisecond)}
 }
 
 // Objective is the SLO the run was judged by; ok is false when it had none.
@@ -65,5 +67,6 @@ func (c *RunConfig) Objective() (o SLO, ok bool) {
 	}
 	s := c.SLO
 	return SLO{DecodeTPS: s.DecodeTPS, E2ETPS: s.E2ETPS,
-		TTFTP95: time.Duration(s.TTFTP95Ms * float64(time.Millisecond)), ErrorRate: s.ErrorRate}, true
+		TTFTP95: time.Duration(s.TTFTP95Ms * float64(time.Millisecond)), ErrorRate: s.ErrorRate,
+		MaxGapP95: time.Duration(s.MaxGapMs * float64(time.Millisecond))}, true
 }

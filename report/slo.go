@@ -18,11 +18,12 @@ type SLO struct {
 	E2ETPS    float64       // e2e_tps_p10 ≥ E2ETPS
 	TTFTP95   time.Duration // ttft_p95 ≤ TTFTP95
 	ErrorRate *float64      // requests_failed / (requests_ok + requests_failed) ≤ *ErrorRate; nil = unset
+	MaxGapP95 time.Duration // max_gap_p95 ≤ MaxGapP95
 }
 
 // Set reports whether any criterion is set.
 func (o SLO) Set() bool {
-	return o.DecodeTPS > 0 || o.E2ETPS > 0 || o.TTFTP95 > 0 || o.ErrorRate != nil
+	return o.DecodeTPS > 0 || o.E2ETPS > 0 || o.TTFTP95 > 0 || o.ErrorRate != nil || o.MaxGapP95 > 0
 }
 
 // String states the objective in words, e.g.
@@ -40,6 +41,9 @@ func (o SLO) String() string {
 	}
 	if o.ErrorRate != nil {
 		parts = append(parts, fmt.Sprintf("error rate ≤ %g%%", *o.ErrorRate*100))
+	}
+	if o.MaxGapP95 > 0 {
+		parts = append(parts, fmt.Sprintf("max gap p95 ≤ %v", o.MaxGapP95))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -67,6 +71,9 @@ func CheckSLO(s LevelStats, o SLO) SLOResult {
 		if rate := ErrorRate(s); !(rate <= *o.ErrorRate) {
 			failed = append(failed, fmt.Sprintf("error rate %s > %g%%", fmtFig(rate*100)+"%", *o.ErrorRate*100))
 		}
+	}
+	if o.MaxGapP95 > 0 && (s.MaxGapP95 == NoSample || s.MaxGapP95 > o.MaxGapP95) {
+		failed = append(failed, fmt.Sprintf("max_gap_p95 %s > %v", fmtDur(s.MaxGapP95), o.MaxGapP95))
 	}
 	return SLOResult{Pass: len(failed) == 0, Failed: failed}
 }

@@ -62,6 +62,13 @@ type LevelStats struct {
 	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk
 	ITLMax                    time.Duration
 
+	// Smoothness (smooth.go), over successful requests, against a reader
+	// at ReadingSpeed tok/s.
+	MaxGapP95        time.Duration // p95 of the per-request longest gap between chunks
+	StallShare       float64       // share of successful requests with a gap > StallGap
+	RebufferRatioP95 float64       // p95 of the reader's waiting / reading time
+	SmoothShare      float64       // share of requests with tokens whose reader never waited
+
 	// Aggregate: what the server delivers in the steady-state window
 	// [WindowStart, WindowEnd] (offsets from the run epoch).
 	WindowStart, WindowEnd time.Duration
@@ -128,6 +135,7 @@ func Summarize(l sweep.Level) LevelStats {
 	s.countOutcomes(measured)
 	s.countTokens(ok)
 	s.singleStream(ok)
+	s.smoothness(ok)
 	s.aggregate(measured)
 	s.ClientDelayP99 = clientDelayP99(ok)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)

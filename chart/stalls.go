@@ -1,0 +1,26 @@
+package chart
+
+import (
+	"github.com/toksweep/toksweep/report"
+)
+
+// StallsName is the chart of the share of requests that stalled, and of
+// those whose reader waited, against concurrency.
+const StallsName = "stalls"
+
+// stallsChart draws, per level, the share of successful requests with a
+// gap over report.StallGap between tokens (stall_share) and the share whose
+// reader at report.ReadingSpeed had to wait (1 − smooth_share), in percent.
+func stallsChart(levels []report.LevelGroup, _ Options) (Chart, error) {
+	c := newChart(StallsName, "Requests that stalled vs concurrency", "concurrency (C)", "% of successful requests", topLeft)
+	c.Note = "How many users saw a pause: a gap over 1 s between tokens, or a 6 tok/s reader kept waiting."
+	err := c.addSeries("stalled (a gap > 1 s between tokens)", series(levels, stalledPct), 0, false)
+	if err == nil {
+		err = c.addSeries("made a 6 tok/s reader wait", series(levels, waitedPct), 1, true)
+	}
+	c.Plot.Y.Max = 105 // a share: the whole scale, so that 2% does not look like 100%
+	return c.finish(levels), err
+}
+
+func stalledPct(s report.LevelStats) float64 { return 100 * s.StallShare }
+func waitedPct(s report.LevelStats) float64  { return 100 * (1 - s.SmoothShare) }

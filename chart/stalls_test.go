@@ -1,0 +1,38 @@
+package chart
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/toksweep/toksweep/report"
+)
+
+// TestStallsChart: the stall chart plots stall_share and 1 − smooth_share
+// in percent against C, and skips a level without them.
+func TestStallsChart(t *testing.T) {
+	stats := []report.LevelStats{
+		{Concurrency: 1, StallShare: 0, SmoothShare: 1},
+		{Concurrency: 8, StallShare: 0.25, SmoothShare: 0.5},
+		{Concurrency: 16, StallShare: math.NaN(), SmoothShare: math.NaN()},
+	}
+	levels := report.GroupByConcurrency(stats)
+	stalled, waited := series(levels, stalledPct), series(levels, waitedPct)
+	if len(stalled) != 2 || stalled[1].X != 8 || stalled[1].Y != 25 || len(waited) != 2 || waited[0].Y != 0 || waited[1].Y != 50 {
+		t.Fatalf("stalled %v, waited %v; want (1,0) (8,25) and (1,0) (8,50)", stalled, waited)
+	}
+	c, err := stallsChart(levels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := checkSVG(t, c)
+	for _, want := range []string{"Requests that stalled vs concurrency", "stalled (a gap &gt; 1 s between tokens)", "made a 6 tok/s reader wait"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("stalls.svg lacks %q", want)
+		}
+	}
+	// The whole 0–100% scale, plus the legend's room above the data.
+	if c.Plot.Y.Min != 0 || c.Plot.Y.Max < 100 || c.Plot.Y.Max > 120 {
+		t.Errorf("y axis %v..%v, want 0..100%% and room for the legend (a share)", c.Plot.Y.Min, c.Plot.Y.Max)
+	}
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// chunked builds a successful record whose token-carrying chunks arrive at
+// the given offsets (ms) from its start, with usage u tokens.
+func chunked(u int, atMs ...float64) client.Record {
+	r := client.Record{HasUsage: true, CompletionTokens: u, FinishReason: "stop", Status: 200}
+	for _, ms := range atMs {
+		r.ChunkAt = append(r.ChunkAt, time.Duration(ms*float64(msec)))
+	}
+	if n := len(r.ChunkAt); n > 0 {
+		r.FirstToken, r.FirstContent, r.LastToken = r.ChunkAt[0], r.ChunkAt[0], r.ChunkAt[n-1]
+		r.End = r.LastToken
+	}
+	return r
+}
+
+// TestRequestSmoothness checks each figure on streams with known gaps,
+// against waits worked out by hand (reader at 6 tok/s: 1/6 s per token).
+func TestRequestSmoothness(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name   string
+		rec    client.Record
+		maxGap time.Duration
+		stalls int
+		wait   time.Duration
+		ratio  float64
+	}{
+		// Read up to 0.5 s after three chunks; the fourth comes at 1.5 s:
+		// 1 s of waiting, then the fifth (1.6 s) is there before the reader
+		// is done with the fourth (1.667 s). Reading time 5/6 s.
+		{"one stall", chunked(5, 0, 100, 200, 1500, 1600), 1300 * msec, 1, time.Second, 1.2},
+		// The wait for the first token is TTFT, not a gap.
+		{"TTFT is not a gap", chunked(5, 5000, 5100, 5200, 6500, 6600), 1300 * msec, 1, time.Second, 1.2},
+		// Three tokens a chunk, 0.5 s of reading each: read to 0.5 s, wait
+		// 0.5 s for the chunk at 1 s, read to 1.5 s, by which time the third
+		// (1.2 s) is there. A gap of exactly 1 s is not a stall.
+		{"multi-token chunks", chunked(9, 0, 1000, 1200), time.Second, 0, 500 * msec, 1.0 / 3},
+		// Faster than the reader: never waits.
+		{"smooth", chunked(4, 0, 100, 200, 300), 100 * msec, 0, 0, 0},
+		// Every 250 ms, one token: each gap leaves the reader 250 − 166.7 ms
+		// short; three gaps are 250 ms of waiting over 4/6 s of reading.
+		{"slow and steady", chunked(4, 0, 250, 500, 750), 250 * msec, 0, 250 * msec, 0.375},
+		{"one chunk", chunked(3, 400), NoSample, 0, 0, 0},
+		{"no chunk", chunked(0), NoSample, 0, 0, nan},
+		{"usage says no token", chunked(0, 0, 2000), 2000 * msec, 1, 0, nan},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := RequestSmoothness(&tc.rec, 6)
+			if got.MaxGap != tc.maxGap || got.Stalls != tc.stalls {
+				t.Errorf("max gap %v, stalls %d; want %v, %d", got.MaxGap, got.Stalls, tc.maxGap, tc.stalls)
+			}
+			if d := got.Wait - tc.wait; d < -time.Microsecond || d > time.Microsecond {
+				t.Errorf("wait %v, want %v", got.Wait, tc.wait)
+			}
+			if math.IsNaN(tc.ratio) != math.IsNaN(got.RebufferRatio) || math.Abs(got.RebufferRatio-tc.ratio) > 1e-9 {
+				t.Errorf("rebuffer ratio %v, want %v", got.RebufferRatio, tc.ratio)
+			}
+		})
+	}
+}
+
+// TestSummarizeSmoothness checks the level figures: over successful
+// requests only, percentiles by nearest rank, and each share's denominator.
+func TestSummarizeSmoothness(t *testing.T) {
+	stalled := chunked(5, 0, 100, 200, 1500, 1600) // max gap 1.3 s, ratio 1.2
+	smooth := chunked(4, 0, 100, 200, 300)         // max gap 100 ms, ratio 0
+	single := chunked(3, 400)                      // no gap, ratio 0
+	empty := chunked(0)                            // successful, no token: no stall, no reader
+	bad := with(chunked(5, 0, 9000), func(r *client.Record) { r.ErrorClass, r.Status = client.HTTP5xx, 500 })
+	s := Summarize(level(4, stalled, smooth, single, empty, bad))
+	if s.MaxGapP95 != 1300*msec || s.StallShare != 0.25 || math.Abs(s.RebufferRatioP95-1.2) > 1e-12 || math.Abs(s.SmoothShare-2.0/3) > 1e-12 {
+		t.Fatalf("max gap p95 %v, stall share %v, rebuffer p95 %v, smooth share %v; want 1.3s, 0.25, 1.2, 0.667",
+			s.MaxGapP95, s.StallShare, s.RebufferRatioP95, s.SmoothShare)
+	}
+	got := figures(s)
+	for name, want := range map[string]string{"max_gap_p95_ms": "1300.000", "stall_share": "0.2500",
+		"rebuffer_ratio_p95": "1.2000", "smooth_share": "0.6667"} {
+		if got[name] != want {
+			t.Errorf("levels.csv %s = %q, want %q", name, got[name], want)
+		}
+	}
+	none := Summarize(level(1, bad))
+	for _, name := range []string{"max_gap_p95_ms", "stall_share", "rebuffer_ratio_p95", "smooth_share"} {
+		if c := figures(none)[name]; c != "" {
+			t.Errorf("no successful request: %s = %q, want empty", name, c)
+		}
+	}
+}
+
+// TestRecordLinesCarrySmoothness: requests.jsonl has each request's
+// max_gap_ms, stalls and rebuffer_ratio, null when undefined.
+func TestRecordLinesCarrySmoothness(t *testing.T) {
+	var buf bytes.Buffer
+	recs := []client.Record{chunked(5, 0, 100, 200, 1500, 1600), failed(client.HTTP5xx, 0, 0, 10*msec)}
+	if err := WriteRecords(&buf, recs); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"max_gap_ms": 1300.0, "stalls": 1.0, "rebuffer_ratio": 1.2},
+		{"max_gap_ms": nil, "stalls": 0.0, "rebuffer_ratio": nil},
+	}
+	for i, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range want[i] {
+			if m[k] != v {
+				t.Errorf("line %d: %s = %v, want %v", i+1, k, m[k], v)
+			}
+		}
+	}
+}
+
+// TestSLOMaxGap: --slo-max-gap D passes when max_gap_p95 ≤ D, and a level
+// without the figure fails it.
+func TestSLOMaxGap(t *testing.T) {
+	o := SLO{MaxGapP95: time.Second}
+	if !o.Set() || o.String() != "max gap p95 ≤ 1s" {
+		t.Errorf("Set %v, String %q", o.Set(), o.String())
+	}
+	for _, tc := range []struct {
+		gap    time.Duration
+		failed string
+	}{
+		{time.Second, ""},
+		{1300 * msec, "max_gap_p95 1.3s > 1s"},
+		{NoSample, "max_gap_p95 none > 1s"},
+	} {
+		r := CheckSLO(LevelStats{Concurrency: 4, RequestsOK: 10, MaxGapP95: tc.gap}, o)
+		if r.Pass != (tc.failed == "") || strings.Join(r.Failed, "; ") != tc.failed {
+			t.Errorf("max gap p95 %v: pass %v %q, want %q", tc.gap, r.Pass, r.Failed, tc.failed)
+		}
+	}
+}
