@@ -88,6 +88,9 @@ func (o *options) target(c *cli.Context) error {
 	case !o.Sim && o.URL == "":
 		return usagef("--url is required (e.g. --url http://127.0.0.1:8000/v1), or use --sim for the built-in simulator")
 	}
+	if err := checkSimOnly(o.Sim, givenFlags(c, simOnlyFlags)); err != nil {
+		return err
+	}
 	if o.Sim {
 		if _, err := sim.Preset(o.SimPreset); err != nil {
 			return usagef("invalid --sim-preset %q: want one of %s", o.SimPreset, strings.Join(sim.PresetNames(), ", "))
