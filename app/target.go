@@ -44,6 +44,9 @@ func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
 		if ctx.Err() == nil && lctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
 			err = fmt.Errorf("no answer from %s/models within %s", redactURL(o.URL), limit)
 		}
+		if hint := missingV1(ctx, o, err); hint != nil {
+			return hint
+		}
 		return checkFailed(err, true)
 	}
 	switch len(models) {
@@ -93,6 +96,9 @@ func preflight(ctx context.Context, cl *client.Client, o *options, p client.Prom
 	if err != nil {
 		if ctx.Err() == nil && pctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
 			err = fmt.Errorf("no first event from %s within %s", redactURL(o.URL), limit)
+		}
+		if hint := missingV1(ctx, o, err); hint != nil {
+			return hint
 		}
 		return checkFailed(err, false)
 	}
