@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,10 +133,16 @@ var Columns = slices.Concat(
 		msColumn("ttft_p50_ms", "TTFT, p50", SingleTable, ttftGroup, "p50", func(s *LevelStats) Value { return millis(s.TTFTP50) }),
 		msColumn("ttft_p95_ms", "TTFT, p95", SingleTable, ttftGroup, "p95", func(s *LevelStats) Value { return millis(s.TTFTP95) }),
 		msColumn("ttft_p99_ms", "TTFT, p99 (the max when n < 100)", SingleTable, ttftGroup, "p99", func(s *LevelStats) Value { return millis(s.TTFTP99) }),
+		// Table only, beside TTFT when a request reasoned: TTFC (ttfc_p50_ms).
+		{Table: SingleTable, Group: ttftGroup, Head: "TTFC p50", PeopleDecimals: 1, Show: anyReasoning,
+			Value: func(s *LevelStats) Value { return millis(s.TTFCP50) }},
 		tpsColumn("decode_tps_p50", "decode rate per request, p50", SingleTable, decodeGroup, "p50", func(s *LevelStats) float64 { return s.DecodeTPSP50 }),
 		tpsColumn("decode_tps_p10", "decode rate per request, p10", SingleTable, decodeGroup, "p10", func(s *LevelStats) float64 { return s.DecodeTPSP10 }),
 		tpsColumn("decode_tps_mean", "decode rate per request, mean", SingleTable, decodeGroup, "mean", func(s *LevelStats) float64 { return s.DecodeTPSMean }),
 		tpsColumn("e2e_tps_p50", "e2e rate per request, p50", SingleTable, e2eGroup, "p50", func(s *LevelStats) float64 { return s.E2ETPSP50 }),
+		// Table only, with an SLO: the figure --slo-e2e-tps checks (e2e_tps_p10).
+		{Table: SingleTable, Group: e2eGroup, Head: "p10", PeopleDecimals: 1, Show: anySLO,
+			Value: func(s *LevelStats) Value { return number(s.E2ETPSP10) }},
 		tpsColumn("e2e_tps_mean", "e2e rate per request, mean", SingleTable, e2eGroup, "mean", func(s *LevelStats) float64 { return s.E2ETPSMean }),
 		msColumn("itl_p50_ms", "ITL per token, weighted p50", SingleTable, itlGroup, "p50", func(s *LevelStats) Value { return millis(s.ITLP50) }),
 		msColumn("itl_p99_ms", "ITL per token, weighted p99", SingleTable, itlGroup, "p99", func(s *LevelStats) Value { return millis(s.ITLP99) }),
@@ -155,8 +162,9 @@ var Columns = slices.Concat(
 			Flag:  func(s *LevelStats) bool { return s.Errors.String() != "" }},
 		{Name: "end_reason", Def: "why the level stopped: `completed`, `deadline`, `canceled`, `aborted`", Out: InFiles,
 			Table: AggregateTable, Head: "end reason", Left: true, Value: func(s *LevelStats) Value { return text(string(s.EndReason)) }},
-		{Name: "repeat", Def: "repetition index of the level", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
-			Value: func(s *LevelStats) Value { return count(s.Repeat) }},
+		{Name: "repeat", Def: "repetition index of the level, 0-based (the console and report.html count runs from 1)", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
+			Value: func(s *LevelStats) Value { return count(s.Repeat) },
+			Text:  func(s *LevelStats) string { return strconv.Itoa(s.Repeat + 1) }},
 		{Name: "window_s", Unit: "s", Def: "steady-state window length", Out: InFiles,
 			Table: AggregateTable, Head: "window s", Decimals: tpsDecimals, PeopleDecimals: 1,
 			Value: func(s *LevelStats) Value { return number(s.windowSeconds()) },
@@ -196,9 +204,7 @@ var Columns = slices.Concat(
 		// Table only: the verdict, when the run has an SLO.
 		{Table: AggregateTable, Head: "SLO", Left: true, Value: func(s *LevelStats) Value { return text(sloText(s.SLO)) },
 			Flag: func(s *LevelStats) bool { return s.SLO != nil && !s.SLO.Pass },
-			Show: func(stats []LevelStats) bool {
-				return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.SLO != nil })
-			}},
+			Show: anySLO},
 		// summary.json only: the client's health, which the client-limit
 		// checks read and a saved run is re-summarised with.
 		{Name: "health", Out: InJSON, Value: func(s *LevelStats) Value { return object(s.Health) }},
@@ -210,6 +216,16 @@ var Columns = slices.Concat(
 		msColumn("e2e_latency_p99_ms", "e2e latency per request, p99 (the max when n < 100)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP99) }),
 	},
 )
+
+// anySLO shows the SLO's columns when a level was judged against one.
+func anySLO(stats []LevelStats) bool {
+	return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.SLO != nil })
+}
+
+// anyReasoning shows TTFC beside TTFT when a successful request reasoned.
+func anyReasoning(stats []LevelStats) bool {
+	return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.ReasoningRequests > 0 })
+}
 
 // errorColumns are err_<class>, one count per client.ErrorClasses class;
 // summary.json groups them as "errors" (and the tables show one cell, above).

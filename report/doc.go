@@ -53,7 +53,7 @@
 //	requests_per_s          req/s     successful requests ending in the window / window_s
 //	token_source            -         usage, chunks or mixed
 //	end_reason              -         why the level stopped: completed, deadline, canceled, aborted
-//	repeat                  -         repetition index of the level
+//	repeat                  -         repetition index of the level, 0-based (the console and report.html count runs from 1)
 //	window_s                s         steady-state window length
 //	window_fallback         bool      the window is the whole level (no steady state)
 //	inflight_mean           requests  mean measured requests in flight over the window
