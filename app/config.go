@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -45,6 +46,10 @@ type options struct {
 	ConnectTimeout time.Duration
 	Insecure       bool
 	Warnings       []string // non-fatal remarks about the flags, printed before the run
+
+	// streamed is the client's live token-chunk counter (progress.go),
+	// set by runSweep; nil outside a sweep.
+	streamed *atomic.Int64
 
 	// Capacity planning (capacity.go).
 	Auto            bool // --levels auto: adaptive search instead of Levels

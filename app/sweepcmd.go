@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -64,6 +65,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dir.Close()
+	o.streamed = new(atomic.Int64) // the live token count the progress line reads
 	cl, err := checkTarget(ctx, o, stderr)
 	if err != nil {
 		if created {
@@ -110,7 +112,8 @@ func discardRunDir(path string) {
 
 // sweepAndReport runs the levels and writes everything out.
 func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts []client.Prompt, dir *report.RunDir, stdout, stderr io.Writer) error {
-	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr)}
+	plan := newSweepPlan(o, prompts)
+	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr, plan, o.streamed)}
 	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.redacted(),
@@ -121,6 +124,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 		return err
 	}
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
+	fmt.Fprintf(stderr, "toksweep: %s\n", plan.upFront())
 	cfg := sweep.Config{
 		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompts: prompts,
 		Started: run.progress.start, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
@@ -153,7 +157,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 		s.SLO = &v
 	}
 	r.stats = append(r.stats, s)
-	r.progress.levelDone(levelLine(s) + r.o.levelNotes(s))
+	r.progress.levelEnded(levelLine(s) + r.o.levelNotes(s))
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}

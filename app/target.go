@@ -25,7 +25,7 @@ func (o *options) clientConfig() client.Config {
 		BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers, Model: o.Model, API: o.API,
 		MaxTokens: o.MaxTokens, Temperature: o.Temperature, ExtraBody: o.ExtraBody,
 		RequestTimeout: o.RequestTimeout, ConnectTimeout: o.ConnectTimeout, Insecure: o.Insecure,
-		MaxConns: o.Levels[len(o.Levels)-1],
+		MaxConns: o.Levels[len(o.Levels)-1], Streamed: o.streamed,
 	}
 }
 
