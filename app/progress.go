@@ -158,9 +158,10 @@ func (p *progress) levelDone(line string) {
 	fmt.Fprintln(p.w, line)
 }
 
-// levelEnded prints the finished level's summary, then re-estimates the
-// rest of the sweep from the level's measured time per request.
-func (p *progress) levelEnded(line string) {
+// levelEnded prints the finished level's summary, then, when the sweep
+// goes on (more is set: the level was not interrupted or aborted),
+// re-estimates the rest of it from the level's measured time per request.
+func (p *progress) levelEnded(line string, more bool) {
 	p.mu.Lock()
 	if r := p.plan.rounds(p.c); r > 0 && !p.started.IsZero() {
 		p.perReq = time.Duration(float64(time.Since(p.started)) / r)
@@ -168,7 +169,7 @@ func (p *progress) levelEnded(line string) {
 	left, run := p.plan.timeLeft(p.run, p.perReq), p.run
 	p.mu.Unlock()
 	p.levelDone(line)
-	if n := p.plan.runs(); n > run {
+	if n := p.plan.runs(); more && n > run {
 		p.levelDone(fmt.Sprintf("toksweep: %s left for %s (measured %s a request at C=%d)",
 			about(left), plural(n-run, "more level run"), roundDur(p.perReq), p.c))
 	}

@@ -52,7 +52,7 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	p := newProgress(&buf, plan, &streamed)
 	p.live = true
 	p.start(4, 0, 32)
-	p.levelEnded("level C=4 done")
+	p.levelEnded("level C=4 done", true)
 	p.start(8, 0, 32)
 	for range 3 {
 		p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
@@ -104,5 +104,22 @@ func TestProgressLevelLeft(t *testing.T) {
 		if left != tc.want {
 			t.Errorf("done %d tokens %d: left %v, want %v", tc.done, tc.tokens, left, tc.want)
 		}
+	}
+}
+
+// Off a terminal the re-estimate is a plain line after the level's, and an
+// interrupted level gets none.
+func TestProgressPlainReestimate(t *testing.T) {
+	var buf syncBuffer
+	p := newProgress(&buf, sweepPlan{levels: []int{1, 2, 4}, repeat: 1, requests: 8, tokens: 100}, nil)
+	p.start(1, 0, 8)
+	p.levelEnded("level C=1 done", true)
+	p.start(2, 0, 8)
+	p.levelEnded("level C=2 done", false)
+	p.stop()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "level C=1 done" || lines[2] != "level C=2 done" ||
+		!strings.HasPrefix(lines[1], "toksweep: under a minute left for 2 more level runs (measured ") || strings.Contains(buf.String(), "\r") {
+		t.Errorf("plain progress wrote %q", buf.String())
 	}
 }

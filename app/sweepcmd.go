@@ -157,7 +157,8 @@ func (r *sweepRun) level(l sweep.Level) error {
 		s.SLO = &v
 	}
 	r.stats = append(r.stats, s)
-	r.progress.levelEnded(levelLine(s) + r.o.levelNotes(s))
+	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
+	r.progress.levelEnded(levelLine(s)+r.o.levelNotes(s), goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}
