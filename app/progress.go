@@ -121,7 +121,10 @@ func (p *progress) liveLine() string {
 	if left, ok := p.levelLeft(elapsed, tokens); ok {
 		fmt.Fprintf(&b, "; level ~%s left", roundDur(left).Round(time.Second))
 		if p.run < p.plan.runs() {
-			fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, p.perReq)).Round(time.Second))
+			// The level so far measures a request's time better than the
+			// last level or the assumption did.
+			per := time.Duration(float64(elapsed+left) / p.plan.rounds(p.c))
+			fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, per)).Round(time.Second))
 		}
 	}
 	return b.String()
