@@ -174,13 +174,14 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	case r.Knee > 0:
 		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee), KneeGain*100, LevelFigures(stats, r.Knee))
 	case len(GroupByConcurrency(trusted)) == 1:
-		c := trusted[0].Concurrency
-		fmt.Fprintf(&b, "One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one); at %s %s.", requests(c), LevelFigures(stats, c))
+		b.WriteString("One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one)")
+		r.figuresAt(&b, stats, trusted[0].Concurrency, "; at %s %s.")
 	case !anyDoubling(trusted):
 		b.WriteString("No two levels a doubling apart delivered throughput, so no knee can be found.")
 	default:
 		c := maxLevel(trusted)
-		fmt.Fprintf(&b, "Aggregate throughput was still growing at %s (no knee within the levels run): there %s.", requests(c), LevelFigures(stats, c))
+		fmt.Fprintf(&b, "Aggregate throughput was still growing at %s (no knee within the levels run)", requests(c))
+		r.figuresAt(&b, stats, c, ": there %[2]s.")
 	}
 	if len(r.Excluded) > 0 {
 		var ex []string
@@ -195,6 +196,17 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		fmt.Fprintf(&b, " Caution: C=%s were client-limited; their figures may describe the load generator, not the server.", strings.Join(limited, ","))
 	}
 	return b.String()
+}
+
+// figuresAt ends a knee sentence with LevelFigures at c through format
+// (%[1]s: "N concurrent requests", %[2]s: the figures), or with a full stop
+// when c is the recommended level, whose figures the paragraph gave.
+func (r Recommendation) figuresAt(b *strings.Builder, stats []LevelStats, c int, format string) {
+	if c == r.Recommended {
+		b.WriteString(".")
+		return
+	}
+	fmt.Fprintf(b, format, requests(c), LevelFigures(stats, c))
 }
 
 // LevelFigures says what one user gets at concurrency c and what the

@@ -185,3 +185,20 @@ func TestRecommendationWithoutADoubling(t *testing.T) {
 		t.Errorf("all failed: %q claims a trend it cannot see", s)
 	}
 }
+
+// The figures of a level are stated once: a knee sentence about the
+// recommended level does not repeat them.
+func TestSentenceStatesEachLevelsFiguresOnce(t *testing.T) {
+	growing := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 79, 158, 0, 0), lvl(4, 78, 310, 0, 0)}
+	one := []LevelStats{lvl(1, 80, 80, 0, 0)}
+	for name, stats := range map[string][]LevelStats{"still growing": growing, "one level": one} {
+		s := Recommend(stats, SLO{DecodeTPS: 10, ErrorRate: -1}).Sentence(stats)
+		if n := strings.Count(s, "each user gets"); n != 1 {
+			t.Errorf("%s: the figures are stated %d times: %s", name, n, s)
+		}
+	}
+	s := Recommend(growing, SLO{DecodeTPS: 10, ErrorRate: -1}).Sentence(growing)
+	if !strings.HasSuffix(s, "Every level run passes; the limit is above 4. Aggregate throughput was still growing at 4 concurrent requests (no knee within the levels run).") {
+		t.Errorf("sentence: %s", s)
+	}
+}
