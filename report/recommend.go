@@ -145,7 +145,7 @@ func knee(lv []LevelGroup) int {
 
 // Sentence is the recommendation as one paragraph for the console: the
 // verdict, and at the recommended level and at the knee what one user gets
-// there (LevelFigures) and what the server delivers in aggregate.
+// there (levelFigures) and what the server delivers in aggregate.
 func (r Recommendation) Sentence(stats []LevelStats) string {
 	var b strings.Builder
 	if r.SLO.Set() {
@@ -155,7 +155,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		case r.Recommended == 0:
 			fmt.Fprintf(&b, "No level meets the SLO (%s): at %s %s.", r.SLO, users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended), r.SLO, LevelFigures(stats, r.Recommended))
+			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended), r.SLO, levelFigures(stats, r.Recommended))
 			switch {
 			case r.FirstFail > 0:
 				fmt.Fprintf(&b, " At %s the SLO fails: %s.", users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
@@ -172,7 +172,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	case r.Knee > 0 && r.Knee == r.Recommended:
 		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee), KneeGain*100)
 	case r.Knee > 0:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee), KneeGain*100, LevelFigures(stats, r.Knee))
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee), KneeGain*100, levelFigures(stats, r.Knee))
 	case len(GroupByConcurrency(trusted)) == 1:
 		b.WriteString("One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one)")
 		r.figuresAt(&b, stats, trusted[0].Concurrency, "; at %s %s.")
@@ -198,7 +198,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	return b.String()
 }
 
-// figuresAt ends a knee sentence with LevelFigures at c through format
+// figuresAt ends a knee sentence with levelFigures at c through format
 // (%[1]s: "N concurrent requests", %[2]s: the figures), or with a full stop
 // when c is the recommended level, whose figures the paragraph gave.
 func (r Recommendation) figuresAt(b *strings.Builder, stats []LevelStats, c int, format string) {
@@ -206,13 +206,13 @@ func (r Recommendation) figuresAt(b *strings.Builder, stats []LevelStats, c int,
 		b.WriteString(".")
 		return
 	}
-	fmt.Fprintf(b, format, requests(c), LevelFigures(stats, c))
+	fmt.Fprintf(b, format, requests(c), levelFigures(stats, c))
 }
 
-// LevelFigures says what one user gets at concurrency c and what the
+// levelFigures says what one user gets at concurrency c and what the
 // server delivers there: decode and e2e tok/s (p50), TTFT p95 and the
 // aggregate output tok/s, each the mean over the level's repeats.
-func LevelFigures(stats []LevelStats, c int) string {
+func levelFigures(stats []LevelStats, c int) string {
 	var decode, e2e, ttft, agg float64
 	n := 0
 	for _, s := range stats {
