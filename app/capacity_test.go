@@ -35,7 +35,7 @@ func TestSweepSLORecommendationAgreesWithCSV(t *testing.T) {
 		}
 		best = int(num(t, row, "concurrency"))
 	}
-	want := fmt.Sprintf("This server serves %d concurrent users", best)
+	want := fmt.Sprintf("This server serves %s with", usersText(best))
 	if !strings.Contains(stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, stdout)
 	}
@@ -144,11 +144,19 @@ func TestSweepSLOFailsMidSweep(t *testing.T) {
 		t.Fatalf("want a pass then a fail across C=1..32, got best %d first fail %d", best, firstFail)
 	}
 	for _, want := range []string{
-		fmt.Sprintf("This server serves %d concurrent users", best),
-		fmt.Sprintf("At %d users the SLO fails: decode_tps_p10 ", firstFail),
+		fmt.Sprintf("This server serves %s with", usersText(best)),
+		fmt.Sprintf("At %s the SLO fails: decode_tps_p10 ", usersText(firstFail)),
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
+}
+
+// usersText is how the closing paragraph names n concurrent users.
+func usersText(n int) string {
+	if n == 1 {
+		return "1 concurrent user"
+	}
+	return fmt.Sprintf("%d concurrent users", n)
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -48,6 +49,10 @@ type options struct {
 	ConnectTimeout time.Duration
 	Insecure       bool
 	Warnings       []string // non-fatal remarks about the flags, printed before the run
+
+	// streamed is the client's live token-chunk counter (progress.go),
+	// set by runSweep; nil outside a sweep.
+	streamed *atomic.Int64
 
 	// Capacity planning (capacity.go).
 	Auto            bool // --levels auto: adaptive search instead of Levels
@@ -90,6 +95,8 @@ type sweepFlagValues struct {
 	SLOTTFTP95         *time.Duration
 	SLOErrorRate       *float64
 	SLOMaxGap          *time.Duration
+	SimPresetSet       bool
+	SimNoPrefixSet     bool
 }
 
 // parseOptions checks every flag, as sweepFlags bound them into o, and
@@ -117,6 +124,9 @@ func (o *options) target() error {
 		return usagef("--sim and --url are exclusive: --sim sweeps the built-in simulator")
 	case !o.Sim && o.URL == "":
 		return usagef("--url is required (e.g. --url http://127.0.0.1:8000/v1), or use --sim for the built-in simulator")
+	}
+	if err := checkSimOnly(o.Sim, o.Flags.simOnlyGiven()); err != nil {
+		return err
 	}
 	if o.Sim {
 		if _, err := sim.Preset(o.SimPreset); err != nil {

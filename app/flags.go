@@ -27,8 +27,8 @@ func sweepFlags(o *options) []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "url", Destination: &o.URL, Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
 		&cli.BoolFlag{Name: "sim", Destination: &o.Sim, Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
-		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Destination: &o.SimPreset, Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
-		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
+		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Destination: &o.SimPreset, Action: given[string](&f.SimPresetSet), Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
+		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Action: given[bool](&f.SimNoPrefixSet), Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
 		&cli.StringFlag{Name: "model", Destination: &o.Model, Usage: "model name; when omitted, the one model /v1/models lists"},
 		&cli.StringFlag{Name: "api", Value: "chat", Destination: &f.API, Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
 		&cli.StringFlag{Name: "levels", Value: defaultLevels, Destination: &f.Levels, Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/toksweep/toksweep/client"
@@ -63,4 +65,34 @@ func checkHint(re *client.RequestError, listing bool) string {
 		return "check --max-tokens, the prompt and --extra-body against what the model accepts"
 	}
 	return ""
+}
+
+// missingV1 checks, after a check before the sweep failed with err, whether
+// --url only lacks its /v1 (vLLM serves the API under /v1; its --base-url
+// users often type the server's root): when err is a 404 and <url>/v1/models
+// answers, it returns the usage error that says so, else nil. The URL is not
+// changed silently: the user's --url stays what summary.json records.
+func missingV1(ctx context.Context, o *options, err error) error {
+	var re *client.RequestError
+	if !errors.As(err, &re) || re.Status != http.StatusNotFound {
+		return nil
+	}
+	u, perr := url.Parse(o.URL)
+	if perr != nil || strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1") {
+		return nil
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/v1"
+	cfg := o.clientConfig()
+	cfg.BaseURL = u.String()
+	cl, cerr := client.New(cfg)
+	if cerr != nil {
+		return nil
+	}
+	lctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout+preflightTimeout)
+	defer cancel()
+	if _, lerr := cl.ListModels(lctx); lerr != nil {
+		return nil
+	}
+	v1 := redactURL(cfg.BaseURL)
+	return usagef("did you mean --url %s? %s answers 404 but %s/models answers; no load sent", v1, redactURL(o.URL), v1)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,26 +18,36 @@ import (
 const progressEvery = 250 * time.Millisecond
 
 // progress reports a sweep's progress on stderr. On a terminal it redraws
-// one live line (level, requests done of planned, output tok/s of the
-// finished requests, errors so far); elsewhere (CI, pipes, files) it writes
-// only one plain line per finished level, and never a carriage return.
+// one live line (level, requests done of planned, tokens streamed so far and
+// their rate, errors, and the time left for the level and the sweep);
+// elsewhere (CI, pipes, files) it writes only one plain line per finished
+// level and the re-estimated time left, and never a carriage return.
 type progress struct {
 	w    io.Writer
 	live bool
+	plan sweepPlan
+	// streamed is the client's live count of token chunks (client.Config.
+	// Streamed): unlike finished requests, it moves from the first token.
+	streamed *atomic.Int64
 
 	mu      sync.Mutex // guards the fields below and writes to w
 	c, rep  int
 	planned int
 	started time.Time
+	run     int           // runs started so far (the current one included)
+	perReq  time.Duration // one request's time: assumed, then measured
 	ticker  *time.Ticker
 	quit    chan struct{}
 	exited  chan struct{} // closed when the redraw goroutine returns
 
-	done, failed, tokens atomic.Int64
+	done, failed atomic.Int64
 }
 
-func newProgress(w io.Writer) *progress {
-	return &progress{w: w, live: isTerminal(w)}
+func newProgress(w io.Writer, plan sweepPlan, streamed *atomic.Int64) *progress {
+	if streamed == nil {
+		streamed = new(atomic.Int64)
+	}
+	return &progress{w: w, live: isTerminal(w), plan: plan, streamed: streamed, perReq: plan.assumedPerRequest()}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -52,9 +63,10 @@ func (p *progress) start(c, rep, planned int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.c, p.rep, p.planned, p.started = c, rep, planned, time.Now()
+	p.run++
 	p.done.Store(0)
 	p.failed.Store(0)
-	p.tokens.Store(0)
+	p.streamed.Store(0)
 	if p.live && p.ticker == nil {
 		p.ticker, p.quit, p.exited = time.NewTicker(progressEvery), make(chan struct{}), make(chan struct{})
 		go p.redraw(p.ticker.C, p.quit, p.exited)
@@ -70,7 +82,6 @@ func (p *progress) observe(r client.Record) {
 	if !r.OK() {
 		p.failed.Add(1)
 	}
-	p.tokens.Add(int64(r.OutputTokens()))
 }
 
 func (p *progress) redraw(tick <-chan time.Time, quit <-chan struct{}, exited chan<- struct{}) {
@@ -97,10 +108,47 @@ func (p *progress) liveLine() string {
 	if p.planned > 0 {
 		planned = fmt.Sprint(p.planned)
 	}
-	elapsed := time.Since(p.started).Seconds()
-	rate := float64(p.tokens.Load()) / max(elapsed, 1e-9)
-	return fmt.Sprintf("level C=%d: %d/%s requests, %.0f output tok/s (finished requests), %d errors, %.0fs",
-		p.c, p.done.Load(), planned, rate, p.failed.Load(), elapsed)
+	elapsed := time.Since(p.started)
+	tokens := p.streamed.Load()
+	rate := float64(tokens) / max(elapsed.Seconds(), 1e-9)
+	var b strings.Builder
+	fmt.Fprintf(&b, "level C=%d", p.c)
+	if n := p.plan.runs(); n > 0 {
+		fmt.Fprintf(&b, " (run %d of %d)", p.run, n)
+	}
+	fmt.Fprintf(&b, ": %d/%s requests, %d tokens streamed, %.0f tok/s, %d errors, %s",
+		p.done.Load(), planned, tokens, rate, p.failed.Load(), elapsed.Round(time.Second))
+	if left, ok := p.levelLeft(elapsed, tokens); ok {
+		fmt.Fprintf(&b, "; level ~%s left", roundDur(left).Round(time.Second))
+		if p.run < p.plan.runs() {
+			// The level so far measures a request's time better than the
+			// last level or the assumption did.
+			per := time.Duration(float64(elapsed+left) / p.plan.rounds(p.c))
+			fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, per)).Round(time.Second))
+		}
+	}
+	return b.String()
+}
+
+// levelLeft estimates the time left in the current level from how far it
+// got: the larger of its share of requests finished and of tokens streamed
+// (of planned requests × the mean output target), or of --duration.
+func (p *progress) levelLeft(elapsed time.Duration, tokens int64) (time.Duration, bool) {
+	var f float64
+	switch {
+	case p.planned > 0:
+		f = float64(p.done.Load()) / float64(p.planned)
+		if want := float64(p.planned+p.plan.warmup) * p.plan.tokens; want > 0 {
+			f = max(f, float64(tokens)/want)
+		}
+	case p.plan.duration > 0:
+		f = elapsed.Seconds() / p.plan.duration.Seconds()
+	}
+	if !(f > 0) {
+		return 0, false
+	}
+	f = min(f, 1)
+	return time.Duration(float64(elapsed) * (1 - f) / f), true
 }
 
 // levelDone prints the finished level's one-line summary.
@@ -111,6 +159,23 @@ func (p *progress) levelDone(line string) {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 	fmt.Fprintln(p.w, line)
+}
+
+// levelEnded prints the finished level's summary, then, when the sweep
+// goes on (more is set: the level was not interrupted or aborted),
+// re-estimates the rest of it from the level's measured time per request.
+func (p *progress) levelEnded(line string, more bool) {
+	p.mu.Lock()
+	if r := p.plan.rounds(p.c); r > 0 && !p.started.IsZero() {
+		p.perReq = time.Duration(float64(time.Since(p.started)) / r)
+	}
+	left, run := p.plan.timeLeft(p.run, p.perReq), p.run
+	p.mu.Unlock()
+	p.levelDone(line)
+	if n := p.plan.runs(); more && n > run {
+		p.levelDone(fmt.Sprintf("toksweep: %s left for %s (measured %s a request at C=%d)",
+			about(left), plural(n-run, "more level run"), roundDur(p.perReq), p.c))
+	}
 }
 
 // stop ends the live line, and returns once nothing more will be drawn.

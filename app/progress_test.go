@@ -2,8 +2,10 @@ package app
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,7 +32,7 @@ func (s *syncBuffer) String() string {
 
 func TestProgressPlainWritesOneLinePerLevel(t *testing.T) {
 	var buf syncBuffer
-	p := newProgress(&buf)
+	p := newProgress(&buf, sweepPlan{}, nil)
 	if p.live {
 		t.Fatal("a buffer is not a terminal")
 	}
@@ -45,23 +47,79 @@ func TestProgressPlainWritesOneLinePerLevel(t *testing.T) {
 
 func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	var buf syncBuffer
-	p := &progress{w: &buf, live: true}
+	var streamed atomic.Int64
+	plan := sweepPlan{levels: []int{4, 8}, repeat: 1, requests: 32, tokens: 100}
+	p := newProgress(&buf, plan, &streamed)
+	p.live = true
+	p.start(4, 0, 32)
+	p.levelEnded("level C=4 done", true)
 	p.start(8, 0, 32)
 	for range 3 {
 		p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
 	}
 	p.observe(client.Record{ErrorClass: client.HTTP5xx})
 	p.observe(client.Record{Warmup: true}) // not counted: planned is measured requests
+	// Tokens count as they stream, before any request ends: 1600 of the
+	// level's 3200 expected tokens is half the level.
+	streamed.Store(1600)
 	// Wait for a redraw (polling, so a loaded machine only makes it slower).
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(buf.String(), "requests") && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(buf.String(), "1600 tokens") && time.Now().Before(deadline); {
 		time.Sleep(progressEvery / 5)
 	}
 	p.levelDone("level C=8 done")
 	p.stop()
 	out := buf.String()
-	for _, want := range []string{"\r\033[Klevel C=8: 4/32 requests", "1 errors", "\r\033[Klevel C=8 done\n"} {
+	for _, want := range []string{"\r\033[Klevel C=8 (run 2 of 2): 4/32 requests, 1600 tokens streamed", "1 errors", "; level ~", " left", "\r\033[Klevel C=8 done\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("live output lacks %q:\n%q", want, out)
 		}
+	}
+	if strings.Contains(out, "sweep ~") {
+		t.Errorf("the last run has no sweep estimate beyond its own:\n%q", out)
+	}
+}
+
+// levelLeft extrapolates the level's elapsed time by how far it got: the
+// larger of the requests' and the streamed tokens' share.
+func TestProgressLevelLeft(t *testing.T) {
+	p := newProgress(io.Discard, sweepPlan{levels: []int{4}, repeat: 1, tokens: 100, warmup: 4}, nil)
+	p.planned = 16
+	cases := []struct {
+		done, tokens int64
+		want         time.Duration
+	}{
+		{0, 0, -1},                  // nothing yet: no estimate
+		{4, 0, 30 * time.Second},    // a quarter of the requests in 10s
+		{0, 1000, 10 * time.Second}, // half of 20×100 tokens
+		{8, 500, 10 * time.Second},  // requests ahead of tokens
+		{16, 2000, 0},               // done
+		{16, 9000, 0},               // more tokens than expected: not negative
+	}
+	for _, tc := range cases {
+		p.done.Store(tc.done)
+		left, ok := p.levelLeft(10*time.Second, tc.tokens)
+		if !ok {
+			left = -1
+		}
+		if left != tc.want {
+			t.Errorf("done %d tokens %d: left %v, want %v", tc.done, tc.tokens, left, tc.want)
+		}
+	}
+}
+
+// Off a terminal the re-estimate is a plain line after the level's, and an
+// interrupted level gets none.
+func TestProgressPlainReestimate(t *testing.T) {
+	var buf syncBuffer
+	p := newProgress(&buf, sweepPlan{levels: []int{1, 2, 4}, repeat: 1, requests: 8, tokens: 100}, nil)
+	p.start(1, 0, 8)
+	p.levelEnded("level C=1 done", true)
+	p.start(2, 0, 8)
+	p.levelEnded("level C=2 done", false)
+	p.stop()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "level C=1 done" || lines[2] != "level C=2 done" ||
+		!strings.HasPrefix(lines[1], "toksweep: under a minute left for 2 more level runs (measured ") || strings.Contains(buf.String(), "\r") {
+		t.Errorf("plain progress wrote %q", buf.String())
 	}
 }

@@ -229,8 +229,8 @@ func TestPreflightFailures(t *testing.T) {
 			false, []string{"--request-timeout", "300ms"}, []string{"timed out", "raise --request-timeout"}, 1},
 		{"self-signed TLS", nil,
 			true, nil, []string{"certificate", "--insecure"}, 0},
-		{"URL without /v1", nil,
-			false, []string{"!nov1"}, []string{"HTTP 404", "does --url end in /v1?"}, 0},
+		{"URL without /v1", nil, // a usage error (exit 2): the server answers under /v1
+			false, []string{"!nov1"}, []string{"did you mean --url ", "/v1?"}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,8 +252,12 @@ func TestPreflightFailures(t *testing.T) {
 			if took := time.Since(start); took > 10*time.Second {
 				t.Errorf("took %v", took)
 			}
-			if code != ExitFailure {
-				t.Fatalf("exit %d, want 1\n%s", code, stderr)
+			want := ExitFailure
+			if len(tc.args) > 0 && tc.args[0] == "!nov1" {
+				want = ExitUsage // --url lacks the /v1 the server answers under
+			}
+			if code != want {
+				t.Fatalf("exit %d, want %d\n%s", code, want, stderr)
 			}
 			line := lastLine(stderr)
 			for _, w := range append([]string{"no load sent"}, tc.want...) {

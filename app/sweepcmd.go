@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -60,6 +61,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
+	o.streamed = new(atomic.Int64) // the live token count the progress line reads
 	cl, err := checkTarget(ctx, o, stderr)
 	if err != nil {
 		return err
@@ -96,7 +98,8 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 
 // sweepAndReport runs the levels and writes everything out.
 func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *report.RunDir, stdout, stderr io.Writer) error {
-	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr)}
+	plan := newSweepPlan(o, o.Work.Set.Prompts)
+	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr, plan, o.streamed)}
 	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.runConfig(),
@@ -107,6 +110,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 		return err
 	}
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
+	fmt.Fprintf(stderr, "toksweep: %s\n", plan.upFront())
 	cfg := sweep.Config{
 		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
 		Started: run.progress.start, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
@@ -139,7 +143,8 @@ func (r *sweepRun) level(l sweep.Level) error {
 		s.SLO = &v
 	}
 	r.stats = append(r.stats, s)
-	r.progress.levelDone(levelLine(s) + r.o.levelNotes(s))
+	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
+	r.progress.levelEnded(levelLine(s)+r.o.levelNotes(s), goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func (o *options) clientConfig() client.Config {
 		BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers, Model: o.Model, API: o.API,
 		MaxTokens: o.MaxTokens, Temperature: o.Temperature, ExtraBody: o.ExtraBody,
 		RequestTimeout: o.RequestTimeout, ConnectTimeout: o.ConnectTimeout, Insecure: o.Insecure,
-		MaxConns: o.highestLevel(),
+		MaxConns: o.highestLevel(), Streamed: o.streamed,
 	}
 }
 
@@ -42,6 +42,9 @@ func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
 	if err != nil {
 		if ctx.Err() == nil && lctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
 			err = fmt.Errorf("no answer from %s/models within %s", redactURL(o.URL), limit)
+		}
+		if hint := missingV1(ctx, o, err); hint != nil {
+			return hint
 		}
 		return checkFailed(err, true)
 	}
@@ -92,6 +95,9 @@ func preflight(ctx context.Context, cl *client.Client, o *options, p client.Prom
 	if err != nil {
 		if ctx.Err() == nil && pctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
 			err = fmt.Errorf("no first event from %s within %s", redactURL(o.URL), limit)
+		}
+		if hint := missingV1(ctx, o, err); hint != nil {
+			return hint
 		}
 		return checkFailed(err, false)
 	}

@@ -110,7 +110,30 @@ func (o *options) prompt() error {
 		return &UsageError{Msg: err.Error()}
 	}
 	o.Work.Set, o.PromptSource, o.Prompt = set, set.Source, set.Prompts[0].Text
+	o.Warnings = append(o.Warnings, datasetWarnings(set, o.API, wo.Dataset)...)
 	return nil
+}
+
+// datasetWarnings says what of a dataset is not sent as it is written:
+// ShareGPT conversations skipped for want of a prompt/answer pair, and
+// conversations flattened to "role: content" text for --api completions.
+func datasetWarnings(set *workload.Set, api client.API, name string) []string {
+	var w []string
+	if set.Skipped > 0 {
+		w = append(w, fmt.Sprintf("--dataset %s: %d conversations skipped (no human turn followed by a model turn); %d prompts used",
+			name, set.Skipped, len(set.Prompts)))
+	}
+	conv := 0
+	for _, p := range set.Prompts {
+		if len(p.Messages) > 0 {
+			conv++
+		}
+	}
+	if api == client.Completions && conv > 0 {
+		w = append(w, fmt.Sprintf("--dataset %s: %d of %d prompts are chat conversations; --api completions sends them flattened to \"role: content\" lines (use --api chat to send them as messages)",
+			name, conv, len(set.Prompts)))
+	}
+	return w
 }
 
 // metrics checks --metrics-url and --metrics-interval.

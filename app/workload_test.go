@@ -168,9 +168,13 @@ func TestShareGPTReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	prompts, _, err := workload.ReadShareGPT(f, path)
+	prompts, skipped, err := workload.ReadShareGPT(f, path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	want := fmt.Sprintf("toksweep: warning: --dataset %s: %d conversations skipped (no human turn followed by a model turn); %d prompts used\n", path, skipped, len(prompts))
+	if skipped == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 	target := map[int]int{}
 	for _, p := range prompts {
@@ -264,5 +268,33 @@ func TestMetricsHeaderStaysOnTheAPIHost(t *testing.T) {
 	}
 	if h := metricsHeader("http://prometheus:9090/metrics", o); h != nil {
 		t.Errorf("another host got the credentials: %v", h)
+	}
+}
+
+// A messages dataset sent to the completions API is flattened, and says so;
+// sent to the chat API it is not.
+func TestMessagesDatasetWithCompletionsWarnsFlattened(t *testing.T) {
+	url := steadySim(t, nil)
+	path := filepath.Join("..", "testdata", "datasets", "requests.jsonl")
+	set, err := workload.Load(workload.Options{Dataset: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := 0
+	for _, p := range set.Prompts {
+		if len(p.Messages) > 0 {
+			conv++
+		}
+	}
+	want := fmt.Sprintf("toksweep: warning: --dataset %s: %d of %d prompts are chat conversations; --api completions sends them flattened", path, conv, len(set.Prompts))
+	for _, api := range []string{"completions", "chat"} {
+		code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", url, "--api", api, "--levels", "1", "--requests", "2",
+			"--max-tokens", "4", "--dataset", path, "--metrics-url", "off", "--out", filepath.Join(t.TempDir(), "run"))
+		if code != ExitOK {
+			t.Fatalf("--api %s: exit %d\n%s", api, code, stderr)
+		}
+		if got := strings.Contains(stderr, want); got != (api == "completions") || conv == 0 {
+			t.Errorf("--api %s: warning shown %v (%d conversations), stderr:\n%s", api, got, conv, stderr)
+		}
 	}
 }

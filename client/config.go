@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,11 @@ type Config struct {
 	ConnectTimeout time.Duration // dial + TLS handshake; 0 means 10s
 	Insecure       bool          // skip TLS verification (explicit opt-in)
 	MaxConns       int           // connection pool size; the sweep sets it to the highest level
+
+	// Streamed, when non-nil, is incremented once per token-carrying chunk
+	// as it arrives (one atomic add: a live progress counter, read while
+	// requests stream; chunks, not usage tokens).
+	Streamed *atomic.Int64
 }
 
 // Prompt is one request's input: either a chat conversation or a plain

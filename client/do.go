@@ -103,7 +103,7 @@ func (c *Client) readStream(parent, ctx context.Context, cancel context.CancelFu
 	defer resp.Body.Close()
 	r := newSSEReader(resp.Body, c.Now)
 	defer r.free()
-	s.rec, s.epochNS, s.scrub = rec, c.epochNS, c.scrub
+	s.rec, s.epochNS, s.scrub, s.streamed = rec, c.epochNS, c.scrub, c.cfg.Streamed
 	err := s.read(r, limit)
 	if f := rec.FinishReason; f != "" && f != "stop" && f != "length" {
 		rec.FinishReason = c.scrub(f) // the server's text, saved in requests.jsonl

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -48,6 +49,7 @@ type stream struct {
 	epochNS   int64               // the run epoch in Unix nanoseconds, for SendLag
 	scrub     func(string) string // removes credentials from server text
 	maxEvents int                 // the bound on events; 0 means defaultMaxEvents
+	streamed  *atomic.Int64       // Config.Streamed: counts token chunks live; may be nil
 	c         chunk               // reused for every event
 
 	done    bool       // [DONE] seen
@@ -125,6 +127,9 @@ func isDone(data []byte) bool {
 func (s *stream) apply(c *chunk, at time.Duration) {
 	rec := s.rec
 	if c.content || c.reasoning {
+		if s.streamed != nil {
+			s.streamed.Add(1)
+		}
 		rec.ChunkAt = append(rec.ChunkAt, at-rec.Start)
 		if len(rec.ChunkAt) == 1 {
 			rec.FirstToken = at

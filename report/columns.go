@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,8 +131,9 @@ const (
 var Columns = slices.Concat(
 	[]Column{
 		shown(countColumn("concurrency", "workers", "C", func(s *LevelStats) int { return s.Concurrency }), LeadTable, "", "C"),
-		{Name: "repeat", Def: "repetition index of the level", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
-			Value: func(s *LevelStats) Value { return count(s.Repeat) }},
+		{Name: "repeat", Def: "repetition index of the level, 0-based (the console and report.html count runs from 1)", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
+			Value: func(s *LevelStats) Value { return count(s.Repeat) },
+			Text:  func(s *LevelStats) string { return strconv.Itoa(s.Repeat + 1) }},
 		shown(countColumn("requests_ok", "requests", "successful measured requests", func(s *LevelStats) int { return s.RequestsOK }), SingleTable, "", "ok"),
 		{Name: "requests_failed", Unit: "requests", Def: "failed measured requests, any class", Out: InFiles,
 			Table: SingleTable, Head: "fail", Value: func(s *LevelStats) Value { return count(s.RequestsFailed) },
@@ -139,12 +141,12 @@ var Columns = slices.Concat(
 		msColumn("ttft_p50_ms", "TTFT, p50", SingleTable, ttftGroup, "p50", func(s *LevelStats) Value { return millis(s.TTFTP50) }),
 		msColumn("ttft_p95_ms", "TTFT, p95", SingleTable, ttftGroup, "p95", func(s *LevelStats) Value { return millis(s.TTFTP95) }),
 		msColumn("ttft_p99_ms", "TTFT, p99 (the max when n < 100)", SingleTable, ttftGroup, "p99", func(s *LevelStats) Value { return millis(s.TTFTP99) }),
-		msColumn("ttfc_p50_ms", "TTFC, p50", NoTable, "", "", func(s *LevelStats) Value { return millis(s.TTFCP50) }),
+		shownWhen(anyReasoning, msColumn("ttfc_p50_ms", "TTFC, p50", SingleTable, ttftGroup, "TTFC p50", func(s *LevelStats) Value { return millis(s.TTFCP50) })),
 		tpsColumn("decode_tps_p50", "decode rate per request, p50", SingleTable, decodeGroup, "p50", func(s *LevelStats) float64 { return s.DecodeTPSP50 }),
 		tpsColumn("decode_tps_p10", "decode rate per request, p10", SingleTable, decodeGroup, "p10", func(s *LevelStats) float64 { return s.DecodeTPSP10 }),
 		tpsColumn("decode_tps_mean", "decode rate per request, mean", SingleTable, decodeGroup, "mean", func(s *LevelStats) float64 { return s.DecodeTPSMean }),
 		tpsColumn("e2e_tps_p50", "e2e rate per request, p50", SingleTable, e2eGroup, "p50", func(s *LevelStats) float64 { return s.E2ETPSP50 }),
-		tpsColumn("e2e_tps_p10", "e2e rate per request, p10 (the slowest tenth; what `--slo-e2e-tps` checks)", NoTable, "", "", func(s *LevelStats) float64 { return s.E2ETPSP10 }),
+		shownWhen(anySLO, tpsColumn("e2e_tps_p10", "e2e rate per request, p10 (the slowest tenth; what `--slo-e2e-tps` checks)", SingleTable, e2eGroup, "p10", func(s *LevelStats) float64 { return s.E2ETPSP10 })),
 		tpsColumn("e2e_tps_mean", "e2e rate per request, mean", SingleTable, e2eGroup, "mean", func(s *LevelStats) float64 { return s.E2ETPSMean }),
 		msColumn("e2e_latency_p50_ms", "e2e latency per request (End − Start), p50", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP50) }),
 		msColumn("e2e_latency_p90_ms", "e2e latency per request, p90 (vLLM's p90 E2EL)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP90) }),
@@ -191,9 +193,7 @@ var Columns = slices.Concat(
 		// Table only: the verdict, when the run has an SLO.
 		{Table: AggregateTable, Head: "SLO", Left: true, Value: func(s *LevelStats) Value { return text(sloText(s.SLO)) },
 			Flag: func(s *LevelStats) bool { return s.SLO != nil && !s.SLO.Pass },
-			Show: func(stats []LevelStats) bool {
-				return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.SLO != nil })
-			}},
+			Show: anySLO},
 		{Name: "completion_tokens_mean", Unit: "tokens", Def: "U per successful request, mean", Out: InFiles,
 			Decimals: tpsDecimals, PeopleDecimals: 1, Value: func(s *LevelStats) Value { return number(s.CompletionTokensMean) }},
 		{Name: "completion_tokens_min", Unit: "tokens", Def: "U, min", Out: InFiles,
@@ -214,6 +214,22 @@ var Columns = slices.Concat(
 	serverColumns(),
 	smoothColumns(),
 )
+
+// shownWhen is c, shown in its table only when show says so.
+func shownWhen(show func([]LevelStats) bool, c Column) Column {
+	c.Show = show
+	return c
+}
+
+// anySLO shows the SLO's columns when a level was judged against one.
+func anySLO(stats []LevelStats) bool {
+	return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.SLO != nil })
+}
+
+// anyReasoning shows TTFC beside TTFT when a successful request reasoned.
+func anyReasoning(stats []LevelStats) bool {
+	return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.ReasoningRequests > 0 })
+}
 
 // errorColumns are err_<class>, one count per client.ErrorClasses class;
 // summary.json groups them as "errors" (and the tables show one cell, above).

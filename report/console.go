@@ -129,7 +129,7 @@ func verdictNotes(stats []LevelStats) []string {
 
 func levelName(s LevelStats) string {
 	if s.Repeat != 0 {
-		return fmt.Sprintf("C=%d rep %d", s.Concurrency, s.Repeat)
+		return fmt.Sprintf("C=%d rep %d", s.Concurrency, s.Repeat+1) // runs count from 1 for people
 	}
 	return fmt.Sprintf("C=%d", s.Concurrency)
 }

@@ -19,8 +19,8 @@ func TestConsoleDetails(t *testing.T) {
 		want  []string // substrings of the output, runs of spaces collapsed
 		not   []string
 	}{
-		{"repeat column and footnote label", []LevelStats{rep, withStarved(rep)},
-			[]string{"C rep ok fail", "2 1 ! 20.4", "! C=2 rep 1 may have been client-limited: in-flight"}, nil},
+		{"repeat column and footnote label count runs from 1", []LevelStats{Summarize(twoWorkerLoop()), withStarved(rep)},
+			[]string{"C rep ok fail", "2 1 20.4", "2 2 ! 20.4", "! C=2 rep 2 may have been client-limited: in-flight"}, []string{"rep 1:", "2 0 "}},
 		{"no repeat column without repeats", []LevelStats{Summarize(twoWorkerLoop())},
 			[]string{"C ok fail p50"}, []string{"rep", "!", "chunk count", "warning:"}},
 		{"undefined figures print as -", []LevelStats{empty},
@@ -85,5 +85,40 @@ func TestErrorCountsJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"timeout":1,"zz":2}`), &back); err != nil || back.Count("zz") != 2 || back.Count(client.Timeout) != 1 {
 		t.Errorf("unknown classes: %v %v", back, err)
+	}
+}
+
+// With an SLO the single-stream table shows e2e p10 (what --slo-e2e-tps
+// checks) beside e2e p50; TTFC sits beside TTFT only when a request reasoned.
+func TestConsoleSLOAndReasoningFigures(t *testing.T) {
+	base := Summarize(twoWorkerLoop())
+	base.E2ETPSP10 = 7.25
+	plain := consoleOf(t, base)
+	judged := base
+	judged.SLO = &SLOResult{Pass: true}
+	withSLO := consoleOf(t, judged)
+	reasoned := base
+	reasoned.ReasoningRequests, reasoned.TTFCP50 = 3, 432*msec
+	withReasoning := consoleOf(t, reasoned)
+	cases := []struct {
+		name, out string
+		want, not []string
+	}{
+		{"no SLO, no reasoning", plain, nil, []string{"7.2", "TTFC"}},
+		{"SLO", withSLO, []string{"p50 p10 mean p50", "10.0 7.2 10.0 100.0"}, []string{"TTFC"}},
+		{"reasoning", withReasoning, []string{"p50 p95 p99 TTFC p50 p50", "100.0 100.0 100.0 432.0 10.0"}, []string{"7.2"}},
+	}
+	for _, tc := range cases {
+		squeezed := strings.Join(strings.Fields(tc.out), " ")
+		for _, w := range tc.want {
+			if !strings.Contains(squeezed, w) {
+				t.Errorf("%s: console lacks %q:\n%s", tc.name, w, tc.out)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(tc.out, n) {
+				t.Errorf("%s: console has %q:\n%s", tc.name, n, tc.out)
+			}
+		}
 	}
 }

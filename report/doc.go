@@ -35,7 +35,7 @@
 // (4 for requests_per_s) decimals.
 //
 //	concurrency             workers   C
-//	repeat                  -         repetition index of the level
+//	repeat                  -         repetition index of the level, 0-based (the console and report.html count runs from 1)
 //	requests_ok             requests  successful measured requests
 //	requests_failed         requests  failed measured requests, any class
 //	ttft_p50_ms             ms        TTFT, p50

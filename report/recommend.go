@@ -143,7 +143,9 @@ func knee(lv []LevelGroup) int {
 	return 0
 }
 
-// Sentence is the recommendation as one paragraph for the console.
+// Sentence is the recommendation as one paragraph for the console: the
+// verdict, and at the recommended level and at the knee what one user gets
+// there (levelFigures) and what the server delivers in aggregate.
 func (r Recommendation) Sentence(stats []LevelStats) string {
 	var b strings.Builder
 	if r.SLO.Set() {
@@ -151,12 +153,12 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		case r.Recommended == 0 && r.FirstFail == 0:
 			fmt.Fprintf(&b, "No level can be judged against the SLO (%s): C=%d cannot bear a verdict.", r.SLO, r.Unjudged)
 		case r.Recommended == 0:
-			fmt.Fprintf(&b, "No level meets the SLO (%s): at %d concurrent users %s.", r.SLO, r.FirstFail, strings.Join(r.FirstFailWhy, "; "))
+			fmt.Fprintf(&b, "No level meets the SLO (%s): at %s %s.", r.SLO, users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server serves %d concurrent users with %s, delivering %.0f output tok/s in aggregate.", r.Recommended, r.SLO, r.RecommendedTPS)
+			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended), r.SLO, levelFigures(stats, r.Recommended))
 			switch {
 			case r.FirstFail > 0:
-				fmt.Fprintf(&b, " At %d users the SLO fails: %s.", r.FirstFail, strings.Join(r.FirstFailWhy, "; "))
+				fmt.Fprintf(&b, " At %s the SLO fails: %s.", users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
 			case r.Unjudged > 0:
 				fmt.Fprintf(&b, " C=%d cannot bear a verdict, so the limit above %d is not known.", r.Unjudged, r.Recommended)
 			default:
@@ -165,13 +167,21 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		}
 		b.WriteString(" ")
 	}
+	trusted := r.trustedStats(stats)
 	switch {
+	case r.Knee > 0 && r.Knee == r.Recommended:
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee), KneeGain*100)
 	case r.Knee > 0:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %d concurrent requests (doubling adds < %.0f%%).", r.Knee, KneeGain*100)
-	case !anyDoubling(r.trustedStats(stats)):
-		b.WriteString("No two levels a doubling apart delivered throughput, so there is no knee to find.")
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee), KneeGain*100, levelFigures(stats, r.Knee))
+	case len(GroupByConcurrency(trusted)) == 1:
+		b.WriteString("One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one)")
+		r.figuresAt(&b, stats, trusted[0].Concurrency, "; at %s %s.")
+	case !anyDoubling(trusted):
+		b.WriteString("No two levels a doubling apart delivered throughput, so no knee can be found.")
 	default:
-		fmt.Fprintf(&b, "Aggregate throughput was still growing at %d concurrent requests (no knee within the levels run).", maxLevel(r.trustedStats(stats)))
+		c := maxLevel(trusted)
+		fmt.Fprintf(&b, "Aggregate throughput was still growing at %s (no knee within the levels run)", requests(c))
+		r.figuresAt(&b, stats, c, ": there %[2]s.")
 	}
 	if len(r.Excluded) > 0 {
 		var ex []string
@@ -180,10 +190,68 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		}
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
-	if limited := clientLimitedLevels(stats); limited != "" {
-		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; their figures may describe the load generator, not the server.", limited)
+	if limited := clientLimitedLevels(stats); len(limited) == 1 {
+		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; its figures may describe the load generator, not the server.", limited[0])
+	} else if len(limited) > 1 {
+		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; their figures may describe the load generator, not the server.", strings.Join(limited, ","))
 	}
 	return b.String()
+}
+
+// figuresAt ends a knee sentence with levelFigures at c through format
+// (%[1]s: "N concurrent requests", %[2]s: the figures), or with a full stop
+// when c is the recommended level, whose figures the paragraph gave.
+func (r Recommendation) figuresAt(b *strings.Builder, stats []LevelStats, c int, format string) {
+	if c == r.Recommended {
+		b.WriteString(".")
+		return
+	}
+	fmt.Fprintf(b, format, requests(c), levelFigures(stats, c))
+}
+
+// levelFigures says what one user gets at concurrency c and what the
+// server delivers there: decode and e2e tok/s (p50), TTFT p95 and the
+// aggregate output tok/s, each the mean over the level's repeats.
+func levelFigures(stats []LevelStats, c int) string {
+	var decode, e2e, ttft, agg float64
+	n := 0
+	for _, s := range stats {
+		if s.Concurrency != c {
+			continue
+		}
+		n++
+		decode += s.DecodeTPSP50
+		e2e += s.E2ETPSP50
+		ttft += Ms(s.TTFTP95)
+		agg += s.AggregateOutputTPS
+	}
+	if n == 0 {
+		return "no figures were measured"
+	}
+	k := float64(n)
+	return fmt.Sprintf("each user gets %s tok/s decode and %s tok/s end to end (p50) with a TTFT p95 of %s, and the server delivers %s output tok/s in aggregate",
+		Num(decode/k, 1), Num(e2e/k, 1), msText(ttft/k), Num(agg/k, 0))
+}
+
+// msText is a duration in milliseconds for a sentence: "420 ms", "1.25 s".
+func msText(ms float64) string {
+	if defined(ms) && ms >= 1000 {
+		return Num(ms/1000, 2) + " s"
+	}
+	return Num(ms, 0) + " ms"
+}
+
+// users is "1 concurrent user" or "N concurrent users".
+func users(n int) string { return plural(n, "concurrent user") }
+
+// requests is "1 concurrent request" or "N concurrent requests".
+func requests(n int) string { return plural(n, "concurrent request") }
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // trustedStats is stats without the levels r excluded.
@@ -198,14 +266,14 @@ func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
 }
 
 // clientLimitedLevels lists the concurrencies of client-limited levels.
-func clientLimitedLevels(stats []LevelStats) string {
+func clientLimitedLevels(stats []LevelStats) []string {
 	var cs []string
 	for _, g := range GroupByConcurrency(stats) {
 		if slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.ClientLimited }) {
 			cs = append(cs, fmt.Sprint(g.C))
 		}
 	}
-	return strings.Join(cs, ",")
+	return cs
 }
 
 func maxLevel(stats []LevelStats) int {

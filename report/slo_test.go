@@ -66,9 +66,30 @@ func TestRecommend(t *testing.T) {
 	if !slices.Equal(r.FirstFailWhy, []string{"decode_tps_p10 28.0 < 40"}) {
 		t.Errorf("first fail why = %q", r.FirstFailWhy)
 	}
-	want := "This server serves 16 concurrent users with decode ≥ 40 tok/s (p10), TTFT p95 ≤ 2s, delivering 832 output tok/s in aggregate. " +
-		"At 32 users the SLO fails: decode_tps_p10 28.0 < 40. Aggregate throughput saturates beyond 16 concurrent requests (doubling adds < 10%)."
+	stats[4].DecodeTPSP50, stats[4].E2ETPSP50 = 61.26, 48.04
+	want := "This server serves 16 concurrent users with decode ≥ 40 tok/s (p10), TTFT p95 ≤ 2s: " +
+		"there each user gets 61.3 tok/s decode and 48.0 tok/s end to end (p50) with a TTFT p95 of 300 ms, and the server delivers 832 output tok/s in aggregate. " +
+		"At 32 concurrent users the SLO fails: decode_tps_p10 28.0 < 40. Aggregate throughput saturates beyond 16 concurrent requests (doubling adds < 10%), the recommended level."
 	if got := r.Sentence(stats); got != want {
+		t.Errorf("sentence:\n got %s\nwant %s", got, want)
+	}
+}
+
+// Without an SLO the closing paragraph still says what one user gets at the
+// knee; the figures are the means over the level's repeats.
+func TestSentenceStatesPerUserFiguresAtTheKnee(t *testing.T) {
+	stats := []LevelStats{
+		lvl(8, 60, 500, 200*time.Millisecond, 0),
+		lvl(16, 50, 800, 400*time.Millisecond, 0),
+		lvl(16, 50, 820, 1800*time.Millisecond, 0),
+		lvl(32, 30, 850, 2*time.Second, 0),
+	}
+	stats[2].Repeat = 1
+	stats[1].DecodeTPSP50, stats[1].E2ETPSP50 = 54, 40
+	stats[2].DecodeTPSP50, stats[2].E2ETPSP50 = 56, 42
+	want := "Aggregate throughput saturates beyond 16 concurrent requests (doubling adds < 10%): " +
+		"there each user gets 55.0 tok/s decode and 41.0 tok/s end to end (p50) with a TTFT p95 of 1.10 s, and the server delivers 810 output tok/s in aggregate."
+	if got := Recommend(stats, SLO{}).Sentence(stats); got != want {
 		t.Errorf("sentence:\n got %s\nwant %s", got, want)
 	}
 }
@@ -87,7 +108,7 @@ func TestRecommendEdgeCases(t *testing.T) {
 		{"none pass", growing, SLO{DecodeTPS: 100}, 0, 1, 0, "No level meets the SLO"},
 		{"unsorted input, a pass above a fail is not recommended",
 			[]LevelStats{lvl(4, 50, 300, 0, 0), lvl(1, 80, 80, 0, 0), lvl(2, 30, 150, 0, 0)},
-			SLO{DecodeTPS: 40}, 1, 2, 0, "serves 1 concurrent users"},
+			SLO{DecodeTPS: 40}, 1, 2, 0, "serves 1 concurrent user with"},
 		{"knee on a non-doubling list uses the nearest level at or above 2c",
 			[]LevelStats{lvl(1, 80, 100, 0, 0), lvl(3, 80, 250, 0, 0), lvl(5, 80, 260, 0, 0), lvl(7, 80, 270, 0, 0)},
 			SLO{}, 0, 0, 3, "saturates beyond 3"},
@@ -141,19 +162,43 @@ func TestRecommendationNamesClientLimitedLevels(t *testing.T) {
 	stats := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 79, 158, 0, 0), lvl(4, 78, 160, 0, 0)}
 	stats[2].ClientLimited = true
 	s := Recommend(stats, SLO{DecodeTPS: 40}).Sentence(stats)
-	if !strings.HasSuffix(s, "Caution: C=4 may have been client-limited; their figures may describe the load generator, not the server.") {
+	if !strings.HasSuffix(s, "Caution: C=4 may have been client-limited; its figures may describe the load generator, not the server.") {
 		t.Errorf("sentence %q does not warn about C=4", s)
+	}
+	stats[1].ClientLimited = true
+	s = Recommend(stats, SLO{DecodeTPS: 40}).Sentence(stats)
+	if !strings.HasSuffix(s, "Caution: C=2,4 may have been client-limited; their figures may describe the load generator, not the server.") {
+		t.Errorf("sentence %q does not warn about C=2 and C=4", s)
 	}
 }
 
 func TestRecommendationWithoutADoubling(t *testing.T) {
-	for name, stats := range map[string][]LevelStats{
-		"one level":  {lvl(1, 80, 80, 0, 0)},
-		"all failed": {lvl(1, math.NaN(), 0, NoSample, 3), lvl(2, math.NaN(), 0, NoSample, 3)},
-	} {
-		s := Recommend(stats, SLO{}).Sentence(stats)
-		if !strings.Contains(s, "no knee to find") {
-			t.Errorf("%s: %q claims a trend it cannot see", name, s)
+	one := []LevelStats{lvl(1, 80, 80, 250*time.Millisecond, 0)}
+	one[0].DecodeTPSP50, one[0].E2ETPSP50 = 81, 70
+	want := "One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one); " +
+		"at 1 concurrent request each user gets 81.0 tok/s decode and 70.0 tok/s end to end (p50) with a TTFT p95 of 250 ms, and the server delivers 80 output tok/s in aggregate."
+	if s := Recommend(one, SLO{}).Sentence(one); s != want {
+		t.Errorf("one level:\n got %s\nwant %s", s, want)
+	}
+	failed := []LevelStats{lvl(1, math.NaN(), 0, NoSample, 3), lvl(2, math.NaN(), 0, NoSample, 3)}
+	if s := Recommend(failed, SLO{}).Sentence(failed); !strings.HasPrefix(s, "No two levels a doubling apart delivered throughput, so no knee can be found.") {
+		t.Errorf("all failed: %q claims a trend it cannot see", s)
+	}
+}
+
+// The figures of a level are stated once: a knee sentence about the
+// recommended level does not repeat them.
+func TestSentenceStatesEachLevelsFiguresOnce(t *testing.T) {
+	growing := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 79, 158, 0, 0), lvl(4, 78, 310, 0, 0)}
+	one := []LevelStats{lvl(1, 80, 80, 0, 0)}
+	for name, stats := range map[string][]LevelStats{"still growing": growing, "one level": one} {
+		s := Recommend(stats, SLO{DecodeTPS: 10}).Sentence(stats)
+		if n := strings.Count(s, "each user gets"); n != 1 {
+			t.Errorf("%s: the figures are stated %d times: %s", name, n, s)
 		}
+	}
+	s := Recommend(growing, SLO{DecodeTPS: 10}).Sentence(growing)
+	if !strings.HasSuffix(s, "Every level run passes; the limit is above 4. Aggregate throughput was still growing at 4 concurrent requests (no knee within the levels run).") {
+		t.Errorf("sentence: %s", s)
 	}
 }

@@ -50,6 +50,7 @@ type LevelStats struct {
 	// Single stream: what one user sees, over successful requests.
 	TTFTP50, TTFTP95, TTFTP99 time.Duration // FirstToken − Start
 	TTFCP50                   time.Duration // FirstContent − Start
+	ReasoningRequests         int           // successful requests that streamed reasoning (chunks or usage)
 	DecodeTPSP50              float64       // (U − w) / (LastToken − FirstToken)
 	DecodeTPSP10              float64
 	DecodeTPSMean             float64
@@ -238,6 +239,9 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 		}
 		if r.FirstContent > 0 {
 			ttfc = append(ttfc, float64(r.FirstContent-r.Start))
+		}
+		if r.ReasoningChunks > 0 || r.ReasoningTokens > 0 {
+			s.ReasoningRequests++
 		}
 		if k == 0 {
 			continue // no token times
