@@ -48,6 +48,7 @@ type stream struct {
 	epochNS   int64               // the run epoch in Unix nanoseconds, for SendLag
 	scrub     func(string) string // removes credentials from server text
 	maxEvents int                 // the bound on events; 0 means defaultMaxEvents
+	reply     *replyText          // collects the content text; nil unless Prompt.KeepReply
 	c         chunk               // reused for every event
 
 	done    bool       // [DONE] seen
@@ -114,6 +115,9 @@ func (s *stream) event(data []byte, at time.Duration, k eventKind) {
 		return
 	}
 	s.apply(&s.c, at)
+	if s.reply != nil && s.c.content {
+		s.reply.add(data)
+	}
 }
 
 // isDone reports whether an event's data is the [DONE] sentinel.

@@ -65,6 +65,10 @@ type Config struct {
 	// DrainTimeout bounds the drain after Duration; zero means
 	// DefaultDrainTimeout. It has no effect without Duration.
 	DrainTimeout time.Duration
+	// Sessions, when set, makes each worker a loop of multi-turn sessions
+	// (session.go); each ticket is then one turn. Prompts still must hold
+	// at least one prompt.
+	Sessions *Sessions
 }
 
 // Planner chooses a sweep's levels one at a time. Next is called after the
@@ -225,6 +229,9 @@ func withDrain(lctx context.Context, cfg Config, tk *tickets) (context.Context, 
 // work is one closed-loop worker. It returns its records and the worst delay
 // between finishing one request and starting the next.
 func work(ctx context.Context, cfg Config, d Doer, tk *tickets, ab *aborter, cancel func(), c, repeat, w int) ([]client.Record, time.Duration) {
+	if cfg.Sessions != nil {
+		return workSessions(ctx, cfg, d, tk, ab, cancel, c, repeat, w)
+	}
 	var recs []client.Record
 	var lag time.Duration
 	var prevEnd time.Duration
