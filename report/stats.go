@@ -95,6 +95,9 @@ type LevelStats struct {
 
 	// Server is the server's own view of the level, when it was scraped.
 	Server ServerStats
+
+	// Session holds the multi-turn figures (sessions.go).
+	Session SessionStats
 }
 
 // Window is the length of the steady-state window.
@@ -125,6 +128,7 @@ func Summarize(l sweep.Level) LevelStats {
 	s.aggregate(measured)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
 	s.Server = serverStats(l.Server)
+	s.Session = sessionStats(measured)
 	return s
 }
 
