@@ -52,6 +52,8 @@ type workSettings struct {
 	MetricsOff      bool
 	MetricsInterval time.Duration
 	IgnoreEOS       bool
+	Think           sweep.Think         // between a session's turns (--think-time)
+	thinkSeed       int64               // --seed, for the think-time draws
 	sampler         *promscrape.Sampler // set once the endpoint answered (findMetrics)
 	scrub           func(string) string // removes credentials from the endpoint's words (findMetrics)
 }
@@ -96,6 +98,9 @@ func (o *options) prompt(c *cli.Context) error {
 		SharedPrefixTokens: c.Int("shared-prefix-tokens"), Seed: c.Int64("seed"),
 		IgnoreSourceMaxTokens: c.IsSet("max-tokens"), DefaultPrompt: sim.EssayPrompt,
 	}
+	if err := o.sessionOptions(c, &wo); err != nil {
+		return err
+	}
 	if raw := c.String("input-tokens"); c.IsSet("input-tokens") {
 		n, sd, err := parseInputTokens(raw)
 		if err != nil {
@@ -108,6 +113,9 @@ func (o *options) prompt(c *cli.Context) error {
 		return &UsageError{Msg: err.Error()}
 	}
 	o.Work.Set, o.PromptSource, o.Prompt = set, set.Source, set.Prompts[0].Text
+	if set.Sessions != nil {
+		o.PromptSource += thinkText(o.Work.Think)
+	}
 	return nil
 }
 
@@ -198,7 +206,7 @@ func (w *workSettings) first() client.Prompt {
 var _ sweep.Warmer = (*workload.Stamper)(nil)
 
 func (w *workSettings) doer(cl *client.Client) sweep.Doer {
-	if w.Set.Stamp != nil {
+	if w.Set.Stamp != nil && w.Set.Sessions == nil { // sessions stamp their own openings
 		return workload.NewStamper(cl, w.Set.Stamp)
 	}
 	return cl

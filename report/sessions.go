@@ -27,11 +27,19 @@ type SessionStats struct {
 	// DurationP50 and DurationP95 span a session: its last turn's End −
 	// its first turn's Start, think time included.
 	DurationP50, DurationP95 time.Duration
+	// ThinkShare is the share of the sessions' time spent thinking: the
+	// gaps between one turn's End and the next turn's Start, over those
+	// gaps plus the turns' spans (0 without think time). The client-limit
+	// check allows for it.
+	ThinkShare float64
 }
 
 // session is one session's requests, as sessionStats gathers them.
 type session struct {
 	start, end time.Duration
+	busy       time.Duration // the turns' spans
+	lastEnd    time.Duration // the previous turn's End
+	think      time.Duration // the gaps between turns
 	ok         int
 	failed     client.ErrorClass
 }
@@ -53,7 +61,11 @@ func sessionStats(measured []client.Record) SessionStats {
 			byID[r.Session] = ss
 			order = append(order, r.Session)
 		}
-		ss.start, ss.end = min(ss.start, r.Start), max(ss.end, r.End)
+		if ss.lastEnd > 0 && r.Start > ss.lastEnd {
+			ss.think += r.Start - ss.lastEnd
+		}
+		ss.start, ss.end, ss.lastEnd = min(ss.start, r.Start), max(ss.end, r.End), r.End
+		ss.busy += r.End - r.Start
 		if !r.OK() {
 			ss.failed = r.ErrorClass
 			continue
@@ -78,8 +90,10 @@ func sessionStats(measured []client.Record) SessionStats {
 	st.PromptTokensTurn1Mean, st.PromptTokensLaterMean = Mean(prompt1), Mean(promptN)
 
 	var turns, span []float64
+	var busy, think time.Duration
 	for _, id := range order {
 		ss := byID[id]
+		busy, think = busy+ss.busy, think+ss.think
 		turns = append(turns, float64(ss.ok))
 		span = append(span, float64(ss.end-ss.start))
 		if ss.failed != client.OK {
@@ -89,6 +103,9 @@ func sessionStats(measured []client.Record) SessionStats {
 	}
 	slices.Sort(span)
 	st.Sessions = len(order)
+	if busy+think > 0 {
+		st.ThinkShare = float64(think) / float64(busy+think)
+	}
 	st.TurnsMean = Mean(turns)
 	st.DurationP50, st.DurationP95 = duration(Percentile(span, 50)), duration(Percentile(span, 95))
 	return st

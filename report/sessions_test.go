@@ -47,6 +47,11 @@ func TestSessionStats(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
+	// Think: session 1 waits 600 and 900 ms between turns of 400, 100 and
+	// 120 ms; session 5 waits 400 ms between turns of 600 and 2000 ms.
+	if want := 1900.0 / (1900 + 3220); math.Abs(st.ThinkShare-want) > 1e-12 {
+		t.Errorf("think share %v, want 1900/(1900+3220) = %v", st.ThinkShare, want)
+	}
 	if st.PromptTokensTurn1Mean != 100 || st.PromptTokensLaterMean != 400 {
 		t.Errorf("prompt tokens turn 1 %v, later %v; want 100 and (300+500)/2 = 400", st.PromptTokensTurn1Mean, st.PromptTokensLaterMean)
 	}

@@ -126,9 +126,9 @@ func Summarize(l sweep.Level) LevelStats {
 	s.countTokens(ok)
 	s.singleStream(ok)
 	s.aggregate(measured)
+	s.Session = sessionStats(measured)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
 	s.Server = serverStats(l.Server)
-	s.Session = sessionStats(measured)
 	return s
 }
 

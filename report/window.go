@@ -136,7 +136,9 @@ func requestShare(r *client.Record, chunks int, in func(time.Duration) bool) flo
 // fired and a "; "-separated description of those that did.
 func clientLimited(s *LevelStats) (bool, string) {
 	var why []string
-	if c := float64(s.Concurrency); c > 0 && s.InflightMean/c < InflightMinRatio {
+	// Sessions' think time idles workers on purpose: the in-flight mean is
+	// judged against the share of C that was not thinking.
+	if c := float64(s.Concurrency) * (1 - s.Session.ThinkShare); c > 0 && s.InflightMean/c < InflightMinRatio {
 		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d", s.InflightMean, s.Concurrency))
 	}
 	h := s.Health
