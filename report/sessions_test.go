@@ -83,3 +83,16 @@ func TestSessionNotes(t *testing.T) {
 		t.Errorf("console lacks\n%s\ngot\n%s", want, b.String())
 	}
 }
+
+// TestThinkTimeIsNotClientLimit: workers idle by think time do not make
+// the level client-limited; the same in-flight mean without it does.
+func TestThinkTimeIsNotClientLimit(t *testing.T) {
+	s := LevelStats{Concurrency: 4, InflightMean: 2}
+	if limited, _ := clientLimited(&s); !limited {
+		t.Error("in-flight 2 of 4 without think time: want client-limited")
+	}
+	s.Session.ThinkShare = 0.5
+	if limited, why := clientLimited(&s); limited {
+		t.Errorf("in-flight 2 of 4 with half the sessions' time thinking: client-limited (%s)", why)
+	}
+}
