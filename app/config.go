@@ -96,6 +96,13 @@ type sweepFlagValues struct {
 	SLOErrorRate       *float64
 	SLOMaxGap          *time.Duration
 	SimPresetSet       bool
+	Turns              int
+	TurnsSet           bool
+	MultiTurn          bool
+	MaxTurns           int
+	MaxTurnsSet        bool
+	ThinkTime          string
+	ThinkTimeSet       bool
 	SimNoPrefixSet     bool
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -49,7 +50,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Destination: &o.RequestTimeout, Usage: "deadline for one whole request, stalls included"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
-	}, append(capacityFlags(o), workloadFlags(o)...)...)
+	}, slices.Concat(capacityFlags(o), workloadFlags(o), sessionFlags(o))...)
 }
 
 // given is a flag Action recording that the flag was on the command line:

@@ -119,6 +119,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
 	}
 	cfg.Server = o.Work.serverSampler()
+	cfg.Sessions = o.Work.sessions(o.API)
 	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
 	run.progress.stop()
 	return run.finish(ctx, runErr, stdout)

@@ -53,6 +53,8 @@ type workSettings struct {
 	MetricsOff      bool
 	MetricsInterval time.Duration
 	IgnoreEOS       bool
+	Think           sweep.Think         // between a session's turns (--think-time)
+	thinkSeed       int64               // --seed, for the think-time draws
 	sampler         *promscrape.Sampler // set once the endpoint answered (findMetrics)
 	scrub           func(string) string // removes credentials from the endpoint's words (findMetrics)
 }
@@ -98,6 +100,9 @@ func (o *options) prompt() error {
 		SharedPrefixTokens: f.SharedPrefixTokens, Seed: f.Seed,
 		IgnoreSourceMaxTokens: f.MaxTokensSet, DefaultPrompt: sim.EssayPrompt,
 	}
+	if err := o.sessionOptions(&wo); err != nil {
+		return err
+	}
 	if raw := f.InputTokens; f.InputTokensSet {
 		n, sd, err := parseInputTokens(raw)
 		if err != nil {
@@ -111,6 +116,9 @@ func (o *options) prompt() error {
 	}
 	o.Work.Set, o.PromptSource, o.Prompt = set, set.Source, set.Prompts[0].Text
 	o.Warnings = append(o.Warnings, datasetWarnings(set, o.API, wo.Dataset)...)
+	if set.Sessions != nil {
+		o.PromptSource += thinkText(o.Work.Think)
+	}
 	return nil
 }
 

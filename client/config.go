@@ -51,6 +51,9 @@ type Prompt struct {
 	Text      string    // completion prompt, or the user message when Messages is empty
 	Messages  []Message // chat conversation
 	MaxTokens int       // overrides Config.MaxTokens when > 0
+	// KeepReply asks Do to keep the streamed content text in Record.Reply
+	// (at most MaxReplyBytes). Without it nothing is kept or decoded.
+	KeepReply bool
 }
 
 // Message is one chat turn.

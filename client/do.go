@@ -83,7 +83,13 @@ func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit i
 		rec.End = c.Now()
 		return e
 	}
-	return c.readStream(parent, ctx, cancel, resp, rec, stream{maxEvents: bound}, limit)
+	s := stream{maxEvents: bound}
+	if p.KeepReply {
+		s.reply = &replyText{}
+	}
+	e := c.readStream(parent, ctx, cancel, resp, rec, s, limit)
+	rec.Reply = s.reply.String()
+	return e
 }
 
 // sentMaxTokens is the output bound the server was sent: maxTokens, unless

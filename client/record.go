@@ -42,6 +42,11 @@ type Record struct {
 	Seq         int  `json:"seq"` // ticket number within the level, 0-based, warm-up first
 	Warmup      bool `json:"warmup,omitempty"`
 	PromptID    int  `json:"prompt_id"`
+	// Session and Turn place a multi-turn request (sweep.Sessions): the
+	// session's number within the level (the ticket of its first turn,
+	// plus one) and the 1-based turn. Both are 0 for single-turn requests.
+	Session int `json:"session,omitempty"`
+	Turn    int `json:"turn,omitempty"`
 
 	// Instants, as offsets from the run epoch.
 	Start        time.Duration `json:"start_ns"`         // just before the request is written
@@ -81,6 +86,11 @@ type Record struct {
 	// the server stamped into the event (the simulator's x_sent_unix_ns
 	// extension). Nil when the server does not stamp events.
 	SendLag []time.Duration `json:"send_lag_ns,omitempty"`
+
+	// Reply is the streamed content text, kept only when the Prompt asked
+	// for it (KeepReply) and cut at MaxReplyBytes. It is never saved: a
+	// session reads it to build the next turn, then drops it.
+	Reply string `json:"-"`
 }
 
 // OK reports whether the request succeeded.

@@ -50,6 +50,7 @@ type stream struct {
 	scrub     func(string) string // removes credentials from server text
 	maxEvents int                 // the bound on events; 0 means defaultMaxEvents
 	streamed  *atomic.Int64       // Config.Streamed: counts token chunks live; may be nil
+	reply     *replyText          // collects the content text; nil unless Prompt.KeepReply
 	c         chunk               // reused for every event
 
 	done    bool       // [DONE] seen
@@ -116,6 +117,9 @@ func (s *stream) event(data []byte, at time.Duration, k eventKind) {
 		return
 	}
 	s.apply(&s.c, at)
+	if s.reply != nil && s.c.content {
+		s.reply.add(data)
+	}
 }
 
 // isDone reports whether an event's data is the [DONE] sentinel.

@@ -44,7 +44,9 @@ const (
 func clientLimited(s *LevelStats) (bool, string) {
 	var why []string
 	h := s.Health
-	if c := float64(s.Concurrency); c > 0 && s.RequestsOK > 0 && s.InflightMean/c < InflightMinRatio && h.IssueLagMax > IssueLagLimit {
+	// Sessions' think time idles workers on purpose: the in-flight mean is
+	// judged against the share of C that was not thinking.
+	if c := float64(s.Concurrency) * (1 - s.Session.ThinkShare); c > 0 && s.RequestsOK > 0 && s.InflightMean/c < InflightMinRatio && h.IssueLagMax > IssueLagLimit {
 		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d with issue lag max %.1f ms",
 			s.InflightMean, s.Concurrency, ms(h.IssueLagMax)))
 	}

@@ -205,6 +205,7 @@ var Columns = slices.Concat(
 		textColumn("token_source", "`usage`, `chunks` or `mixed`", func(s *LevelStats) string { return string(s.TokenSource) }),
 		countColumn("token_count_mismatch", "requests", "successful with usage, \\|K − U\\| / U > 2%", func(s *LevelStats) int { return s.TokenCountMismatch }),
 	},
+	sessionColumns(),
 	errorColumns(),
 	[]Column{
 		// summary.json only: the client's health, which the client-limit

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -31,7 +32,7 @@ func WriteConsole(w io.Writer, stats []LevelStats) error {
 			return err
 		}
 	}
-	for _, note := range Footnotes(stats) {
+	for _, note := range slices.Concat(SessionNotes(stats), Footnotes(stats)) {
 		b.WriteString(note + "\n")
 	}
 	_, err := io.WriteString(w, b.String())

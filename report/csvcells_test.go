@@ -36,6 +36,11 @@ func definedStats() LevelStats {
 	s.E2ELatencyP50, s.E2ELatencyP90, s.E2ELatencyP99 = 7*time.Millisecond, 7*time.Millisecond, 7*time.Millisecond
 	s.ITLP50, s.ITLP99, s.ITLMax = 7*time.Millisecond, 7*time.Millisecond, 7*time.Millisecond
 	s.Server.TTFTMean, s.Server.QueueMean, s.Server.PrefillMean = 7*time.Millisecond, 7*time.Millisecond, 7*time.Millisecond
+	ss := &s.Session
+	ss.TTFTTurn1P50, ss.TTFTTurn1P95, ss.TTFTLaterP50, ss.TTFTLaterP95 = 7*time.Millisecond, 7*time.Millisecond, 7*time.Millisecond, 7*time.Millisecond
+	ss.DurationP50, ss.DurationP95 = 7*time.Millisecond, 7*time.Millisecond
+	ss.Sessions, ss.SessionsFailed, ss.Failures = 3, 1, newErrorCounts()
+	ss.Failures.add("timeout")
 	return s
 }
 
@@ -73,7 +78,8 @@ func TestLevelsCSVCells(t *testing.T) {
 // TestSavedRunCSVCells scans the levels.csv of a real simulator run: no
 // NaN or Inf anywhere, and every figure of a level with successful
 // requests is there (the server_* columns are empty when not scraped, the
-// SLO and client-limit texts when there is nothing to say).
+// session figures in a run without sessions, the SLO and client-limit
+// texts when there is nothing to say).
 func TestSavedRunCSVCells(t *testing.T) {
 	f, err := os.Open("../testdata/runs/small/" + LevelsFile)
 	if err != nil {
@@ -88,7 +94,8 @@ func TestSavedRunCSVCells(t *testing.T) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	mayBeEmpty := func(name string) bool {
-		return strings.HasPrefix(name, "server_") || name == "slo_failed" || name == "client_limited_reason"
+		return strings.HasPrefix(name, "server_") || name == "slo_failed" || name == "client_limited_reason" ||
+			slices.ContainsFunc(sessionColumns(), func(c Column) bool { return c.Name == name })
 	}
 	okCol := slices.Index(rows[0], "requests_ok")
 	for _, row := range rows[1:] {

@@ -72,6 +72,18 @@
 //	finish_length           requests  successful, finish_reason length
 //	token_source            -         usage, chunks or mixed
 //	token_count_mismatch    requests  successful with usage, |K − U| / U > 2%
+//	ttft_turn1_p50_ms       ms        TTFT of sessions' first turns, p50
+//	ttft_turn1_p95_ms       ms        TTFT of sessions' first turns, p95
+//	ttft_later_p50_ms       ms        TTFT of sessions' later turns (2 on), p50
+//	ttft_later_p95_ms       ms        TTFT of sessions' later turns, p95
+//	prompt_tokens_turn1_mean tokens    usage prompt_tokens of first turns, mean
+//	prompt_tokens_later_mean tokens    usage prompt_tokens of later turns, mean
+//	sessions                sessions  measured sessions (0 without --turns/--multi-turn)
+//	sessions_failed         sessions  sessions ended by a failed turn
+//	session_failures        -         the failed turns' classes, timeout=1 http_5xx=2
+//	session_turns_mean      turns     successful turns per session, mean
+//	session_duration_p50_ms ms        session span (last End − first Start, think time included), p50
+//	session_duration_p95_ms ms        session span, p95
 //	err_<class>             requests  failed requests per class, one column per class
 //	server_scrapes          scrapes   in-level scrapes of the server's metrics; empty when not scraped
 //	server_running_mean     requests  server's running requests, mean over the in-level scrapes

@@ -109,6 +109,9 @@ type LevelStats struct {
 
 	// Server is the server's own view of the level, when it was scraped.
 	Server ServerStats
+
+	// Session holds the multi-turn figures (sessions.go).
+	Session SessionStats
 }
 
 // Window is the length of the steady-state window.
@@ -139,6 +142,7 @@ func Summarize(l sweep.Level) LevelStats {
 	s.smoothness(ok)
 	s.aggregate(measured)
 	s.ClientDelayP99 = clientDelayP99(ok)
+	s.Session = sessionStats(measured)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
 	s.Server = serverStats(l.Server)
 	return s

@@ -68,6 +68,10 @@ type Config struct {
 	// DrainTimeout bounds the drain after Duration; zero means
 	// DefaultDrainTimeout. It has no effect without Duration.
 	DrainTimeout time.Duration
+	// Sessions, when set, makes each worker a loop of multi-turn sessions
+	// (session.go); each ticket is then one turn, and the prompts come
+	// from the sessions, not from Prompt.
+	Sessions *Sessions
 }
 
 // Cycle is a Config.Prompt that sends ticket seq prompts[seq % len]; nil
@@ -133,7 +137,7 @@ func (e *AbortError) Error() string {
 // *AbortError when a level was aborted, onLevel's error if it fails, and nil
 // otherwise. Failed requests are never an error here.
 func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) error {
-	if cfg.Prompt == nil {
+	if cfg.Prompt == nil && cfg.Sessions == nil {
 		return errors.New("sweep: no prompts")
 	}
 	repeat := max(cfg.Repeat, 1)
@@ -237,6 +241,9 @@ func withDrain(lctx context.Context, cfg Config, tk *tickets) (context.Context, 
 // work is one closed-loop worker. It returns its records and the worst delay
 // between finishing one request and starting the next.
 func work(ctx context.Context, cfg Config, d Doer, tk *tickets, ab *aborter, cancel func(), c, repeat, w int) ([]client.Record, time.Duration) {
+	if cfg.Sessions != nil {
+		return workSessions(ctx, cfg, d, tk, ab, cancel, c, repeat, w)
+	}
 	var recs []client.Record
 	var lag time.Duration
 	var prevEnd time.Duration

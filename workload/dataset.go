@@ -186,6 +186,26 @@ var (
 // is decoded as it is read, one conversation at a time (a file that is not
 // an array fails at its first byte), and may hold MaxPrompts requests.
 func ReadShareGPT(r io.Reader, name string) (prompts []client.Prompt, skipped int, err error) {
+	err = decodeShareGPT(r, name, func(i int, c shareGPTConversation) (bool, error) {
+		p, ok := shareGPTPrompt(c)
+		if !ok {
+			skipped++
+			return false, nil
+		}
+		p.ID = i
+		prompts = append(prompts, p)
+		return true, nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return prompts, skipped, nil
+}
+
+// decodeShareGPT decodes a ShareGPT array one conversation at a time and
+// hands each to use, with its index; use says whether it kept it (kept
+// conversations count towards MaxPrompts). Errors read "NAME:LINE: why".
+func decodeShareGPT(r io.Reader, name string, use func(i int, c shareGPTConversation) (bool, error)) error {
 	br := bufio.NewReader(r)
 	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		_, _ = br.Discard(3)
@@ -196,30 +216,30 @@ func ReadShareGPT(r io.Reader, name string) (prompts []client.Prompt, skipped in
 		return fmt.Errorf("%s:%d: %s", name, lr.lineAt(off), fmt.Sprintf(format, args...))
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, 0, fail(dec.InputOffset(), "want a JSON array of conversations (the ShareGPT layout)")
+		return fail(dec.InputOffset(), "want a JSON array of conversations (the ShareGPT layout)")
 	}
+	kept := 0
 	for i := 0; dec.More(); i++ {
 		start := dec.InputOffset()
 		lr.forget(start)
 		var c shareGPTConversation
 		if err := dec.Decode(&c); err != nil {
-			return nil, 0, fail(errorOffset(err, start), "conversation %d: %s", i, jsonReason(err))
+			return fail(errorOffset(err, start), "conversation %d: %s", i, jsonReason(err))
 		}
-		p, ok := shareGPTPrompt(c)
-		if !ok {
-			skipped++
-			continue
+		ok, err := use(i, c)
+		switch {
+		case err != nil:
+			return fail(start, "conversation %d: %v", i, err)
+		case ok && kept == MaxPrompts:
+			return fail(start, "more than %d requests, toksweep's bound on a dataset", MaxPrompts)
+		case ok:
+			kept++
 		}
-		if len(prompts) == MaxPrompts {
-			return nil, 0, fail(start, "more than %d requests, toksweep's bound on a dataset", MaxPrompts)
-		}
-		p.ID = i
-		prompts = append(prompts, p)
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, 0, fail(dec.InputOffset(), "the array of conversations is not closed: %s", jsonReason(err))
+		return fail(dec.InputOffset(), "the array of conversations is not closed: %s", jsonReason(err))
 	}
-	return prompts, skipped, nil
+	return nil
 }
 
 // shareGPTPrompt takes the first human turn and the model turn after it.

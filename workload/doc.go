@@ -73,6 +73,18 @@
 // from a normal distribution around InputTokens, rounded, and clamped to
 // [K + 2, 2 × InputTokens].
 //
+// # Multi-turn sessions
+//
+// With Options.Turns (synthetic) or Options.MultiTurn (a dataset's whole
+// conversations: ShareGPT human→model pairs, or JSONL lines {"turns":
+// [...]}) Load also returns Set.Sessions, which hands out one Conversation
+// per session and builds each turn's prompt from the history: the earlier
+// user messages, the replies the model streamed, and the new message; for
+// the completions API flattened by FlattenTurns. A synthetic session's
+// first message carries the session's stamp right after the shared prefix,
+// so no two sessions share more than --shared-prefix-tokens; later
+// messages are new filler of InputTokens each (conversation.go).
+//
 // # Bounds
 //
 // Every input has an upper bound (bounds.go), checked before or while it is

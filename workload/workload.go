@@ -35,6 +35,13 @@ type Options struct {
 
 	// IgnoreSourceMaxTokens drops per-request output targets from the
 	// source, so that the client's configured max_tokens applies to all.
+	// Multi-turn sessions (conversation.go): Turns makes synthetic
+	// sessions of that many turns (--turns); MultiTurn replays a dataset's
+	// whole conversations (--multi-turn), capped at MaxTurns (--max-turns).
+	Turns     int
+	MultiTurn bool
+	MaxTurns  int
+
 	IgnoreSourceMaxTokens bool
 	Seed                  int64  // seeds the order and the synthetic text
 	DefaultPrompt         string // the prompt when no source is given
@@ -53,6 +60,9 @@ type Set struct {
 	// Stamp is where Prompter writes each request's unique stamp in
 	// synthetic prompts; nil for every other source.
 	Stamp *StampSlot
+	// Sessions hands out multi-turn sessions when Options asked for them
+	// (Prompts then holds their first turns); nil otherwise.
+	Sessions *Sessions
 }
 
 // Load reads or builds the prompt set that o selects. Its errors are one
@@ -61,11 +71,16 @@ func Load(o Options) (*Set, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	if err := o.checkSessions(); err != nil {
+		return nil, err
+	}
 	var (
 		set *Set
 		err error
 	)
 	switch {
+	case o.Turns > 0 || o.MultiTurn:
+		set, err = loadSessions(o)
 	case o.Dataset != "":
 		set, err = loadDataset(o)
 	case o.InputTokens > 0:

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// SessionStats are a level's multi-turn figures (sweep.Sessions), over its
+// measured requests. A level without sessions has Sessions 0 and no value
+// in the others. docs/metrics.md defines each.
+type SessionStats struct {
+	// Per turn, over successful requests: turn 1 against the later turns.
+	TTFTTurn1P50, TTFTTurn1P95 time.Duration
+	TTFTLaterP50, TTFTLaterP95 time.Duration
+	// Prompt tokens per turn, mean over successful requests whose usage
+	// reported prompt_tokens.
+	PromptTokensTurn1Mean, PromptTokensLaterMean float64
+
+	Sessions       int         // measured sessions (distinct Record.Session)
+	SessionsFailed int         // sessions ended by a failed turn
+	Failures       ErrorCounts // their failed turns' classes
+	TurnsMean      float64     // successful turns per session, mean
+	// DurationP50 and DurationP95 span a session: its last turn's End −
+	// its first turn's Start, think time included.
+	DurationP50, DurationP95 time.Duration
+	// ThinkShare is the share of the sessions' time spent thinking: the
+	// gaps between one turn's End and the next turn's Start, over those
+	// gaps plus the turns' spans (0 without think time). The client-limit
+	// check allows for it.
+	ThinkShare float64
+}
+
+// session is one session's requests, as sessionStats gathers them.
+type session struct {
+	start, end time.Duration
+	busy       time.Duration // the turns' spans
+	lastEnd    time.Duration // the previous turn's End
+	think      time.Duration // the gaps between turns
+	ok         int
+	failed     client.ErrorClass
+}
+
+// sessionStats computes the SessionStats of a level's measured requests.
+func sessionStats(measured []client.Record) SessionStats {
+	st := SessionStats{Failures: newErrorCounts()}
+	var ttft1, ttftN, prompt1, promptN []float64
+	byID := map[int]*session{}
+	var order []int
+	for i := range measured {
+		r := &measured[i]
+		if r.Session == 0 {
+			continue
+		}
+		ss := byID[r.Session]
+		if ss == nil {
+			ss = &session{start: r.Start, end: r.End}
+			byID[r.Session] = ss
+			order = append(order, r.Session)
+		}
+		if ss.lastEnd > 0 && r.Start > ss.lastEnd {
+			ss.think += r.Start - ss.lastEnd
+		}
+		ss.start, ss.end, ss.lastEnd = min(ss.start, r.Start), max(ss.end, r.End), r.End
+		ss.busy += r.End - r.Start
+		if !r.OK() {
+			ss.failed = r.ErrorClass
+			continue
+		}
+		ss.ok++
+		ttft, prompt := &ttftN, &promptN
+		if r.Turn <= 1 {
+			ttft, prompt = &ttft1, &prompt1
+		}
+		if len(r.ChunkAt) > 0 {
+			*ttft = append(*ttft, float64(RequestTTFT(r)))
+		}
+		if r.PromptTokens > 0 {
+			*prompt = append(*prompt, float64(r.PromptTokens))
+		}
+	}
+	for _, xs := range [][]float64{ttft1, ttftN} {
+		slices.Sort(xs)
+	}
+	st.TTFTTurn1P50, st.TTFTTurn1P95 = duration(Percentile(ttft1, 50)), duration(Percentile(ttft1, 95))
+	st.TTFTLaterP50, st.TTFTLaterP95 = duration(Percentile(ttftN, 50)), duration(Percentile(ttftN, 95))
+	st.PromptTokensTurn1Mean, st.PromptTokensLaterMean = Mean(prompt1), Mean(promptN)
+
+	var turns, span []float64
+	var busy, think time.Duration
+	for _, id := range order {
+		ss := byID[id]
+		busy, think = busy+ss.busy, think+ss.think
+		turns = append(turns, float64(ss.ok))
+		span = append(span, float64(ss.end-ss.start))
+		if ss.failed != client.OK {
+			st.SessionsFailed++
+			st.Failures.add(ss.failed)
+		}
+	}
+	slices.Sort(span)
+	st.Sessions = len(order)
+	if busy+think > 0 {
+		st.ThinkShare = float64(think) / float64(busy+think)
+	}
+	st.TurnsMean = Mean(turns)
+	st.DurationP50, st.DurationP95 = duration(Percentile(span, 50)), duration(Percentile(span, 95))
+	return st
+}
+
+// sessionColumns are the multi-turn figures, files only: empty (and 0
+// sessions) when the run had no sessions. The console prints them as one
+// line per level (SessionNotes).
+func sessionColumns() []Column {
+	ms := func(name, def string, f func(*SessionStats) time.Duration) Column {
+		return msColumn(name, def, NoTable, "", "", func(s *LevelStats) Value { return millis(f(&s.Session)) })
+	}
+	mean := func(name, unit, def string, f func(*SessionStats) float64) Column {
+		return Column{Name: name, Unit: unit, Def: def, Out: InFiles, Decimals: tpsDecimals, PeopleDecimals: 1,
+			Value: func(s *LevelStats) Value { return number(f(&s.Session)) }}
+	}
+	return []Column{
+		ms("ttft_turn1_p50_ms", "TTFT of sessions' first turns, p50", func(s *SessionStats) time.Duration { return s.TTFTTurn1P50 }),
+		ms("ttft_turn1_p95_ms", "TTFT of sessions' first turns, p95", func(s *SessionStats) time.Duration { return s.TTFTTurn1P95 }),
+		ms("ttft_later_p50_ms", "TTFT of sessions' later turns (2 on), p50", func(s *SessionStats) time.Duration { return s.TTFTLaterP50 }),
+		ms("ttft_later_p95_ms", "TTFT of sessions' later turns, p95", func(s *SessionStats) time.Duration { return s.TTFTLaterP95 }),
+		mean("prompt_tokens_turn1_mean", "tokens", "usage prompt_tokens of first turns, mean", func(s *SessionStats) float64 { return s.PromptTokensTurn1Mean }),
+		mean("prompt_tokens_later_mean", "tokens", "usage prompt_tokens of later turns, mean", func(s *SessionStats) float64 { return s.PromptTokensLaterMean }),
+		countColumn("sessions", "sessions", "measured sessions (0 without `--turns`/`--multi-turn`)", func(s *LevelStats) int { return s.Session.Sessions }),
+		countColumn("sessions_failed", "sessions", "sessions ended by a failed turn", func(s *LevelStats) int { return s.Session.SessionsFailed }),
+		textColumn("session_failures", "the failed turns' classes, `timeout=1 http_5xx=2`", func(s *LevelStats) string { return s.Session.Failures.String() }),
+		mean("session_turns_mean", "turns", "successful turns per session, mean", func(s *SessionStats) float64 { return s.TurnsMean }),
+		ms("session_duration_p50_ms", "session span (last End − first Start, think time included), p50", func(s *SessionStats) time.Duration { return s.DurationP50 }),
+		ms("session_duration_p95_ms", "session span, p95", func(s *SessionStats) time.Duration { return s.DurationP95 }),
+	}
+}
+
+// SessionNotes are the console's per-turn lines, one per level with
+// sessions: what the history cost or saved, with the server's prefix-cache
+// hit rate beside it when it was scraped.
+func SessionNotes(stats []LevelStats) []string {
+	var notes []string
+	for _, s := range stats {
+		st := &s.Session
+		if st.Sessions == 0 {
+			continue
+		}
+		line := fmt.Sprintf("%s: later turns: TTFT p50 %s ms vs turn 1 %s ms (prompt %s vs %s tokens)",
+			levelName(s), Num(Ms(st.TTFTLaterP50), 1), Num(Ms(st.TTFTTurn1P50), 1),
+			Num(st.PromptTokensLaterMean, 0), Num(st.PromptTokensTurn1Mean, 0))
+		if s.Server.Scraped && !math.IsNaN(s.Server.PrefixHitRate) {
+			line += fmt.Sprintf(", server prefix hits %.1f%%", 100*s.Server.PrefixHitRate)
+		}
+		line += fmt.Sprintf("; %d sessions, %s turns each, %d failed", st.Sessions, Num(st.TurnsMean, 1), st.SessionsFailed)
+		if f := st.Failures.String(); f != "" {
+			line += " (" + f + ")"
+		}
+		notes = append(notes, line)
+	}
+	return notes
+}

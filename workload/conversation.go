@@ -1,0 +1,189 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// Conversation is one multi-turn session's script: the user messages, sent
+// in order, each after the model's own reply to the one before.
+type Conversation struct {
+	ID    int      // index in the source (ShareGPT array index, JSONL line index)
+	Users []string // the user messages, one per turn
+	// MaxTokens is each turn's output target (0: the client's max_tokens);
+	// nil when the source sets none.
+	MaxTokens []int
+}
+
+// Sessions hands out the conversations of a multi-turn run, one per
+// session, and builds each turn's prompt from the history. It is safe for
+// concurrent use.
+type Sessions struct {
+	// Completions flattens the history into one prompt text (FlattenTurns)
+	// for the completions API; otherwise a turn is a chat message list.
+	Completions bool
+
+	convs []Conversation // replay: session n plays convs[(n-1) % len]
+	synth *synthTurns    // synthetic: session n is built from its number
+	turns int            // cap on turns per session (--turns, --max-turns); 0: none
+	n     atomic.Uint64  // sessions opened so far, run-wide
+}
+
+// Session is one open session: a script and how to send it.
+type Session struct {
+	conv        Conversation
+	turns       int
+	completions bool
+}
+
+// Open starts the next session. Synthetic sessions are numbered across the
+// run and each opens with its own stamp, so no two share a prefix beyond
+// --shared-prefix-tokens; replayed sessions cycle through the conversations
+// in their seeded order.
+func (s *Sessions) Open() *Session {
+	n := s.n.Add(1)
+	var c Conversation
+	if s.synth != nil {
+		c = s.synth.conversation(n, s.turns)
+	} else {
+		c = s.convs[(n-1)%uint64(len(s.convs))]
+	}
+	t := len(c.Users)
+	if s.turns > 0 {
+		t = min(t, s.turns)
+	}
+	return &Session{conv: c, turns: t, completions: s.Completions}
+}
+
+// Turns is the number of turns the session plans.
+func (s *Session) Turns() int { return s.turns }
+
+// Prompt is turn k's request (0-based): the previous user messages with the
+// replies the model streamed (replies[i] answers turn i), then user message
+// k. For the completions API the history is flattened by FlattenTurns.
+func (s *Session) Prompt(k int, replies []string) client.Prompt {
+	msgs := make([]client.Message, 0, 2*k+1)
+	for i := range k {
+		msgs = append(msgs, client.Message{Role: "user", Content: s.conv.Users[i]})
+		if i < len(replies) {
+			msgs = append(msgs, client.Message{Role: "assistant", Content: replies[i]})
+		}
+	}
+	msgs = append(msgs, client.Message{Role: "user", Content: s.conv.Users[k]})
+	p := client.Prompt{ID: s.conv.ID}
+	if k < len(s.conv.MaxTokens) {
+		p.MaxTokens = s.conv.MaxTokens[k]
+	}
+	if s.completions {
+		p.Text = FlattenTurns(msgs)
+	} else {
+		p.Messages = msgs
+	}
+	return p
+}
+
+// FlattenTurns is the completions API's form of a session's history: one
+// "User: …" or "Assistant: …" line per message, each followed by a newline,
+// and a final "Assistant:" that asks for the next reply:
+//
+//	User: first message
+//	Assistant: first reply
+//	User: second message
+//	Assistant:
+func FlattenTurns(msgs []client.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		if m.Role == "assistant" {
+			b.WriteString("Assistant: ")
+		} else {
+			b.WriteString("User: ")
+		}
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	b.WriteString("Assistant:")
+	return b.String()
+}
+
+// synthTurns builds synthetic sessions: the first message of session n is
+// a synthetic prompt (shared prefix, then the stamp of session n, then
+// filler), the later ones are filler of --input-tokens each, rotated so
+// that a session's messages differ.
+type synthTurns struct {
+	first, later *Set
+}
+
+func (t *synthTurns) conversation(n uint64, turns int) Conversation {
+	f := t.first.Prompts[n%uint64(len(t.first.Prompts))]
+	users := []string{t.first.Stamp.Apply(f, n).Text}
+	for k := 1; k < turns; k++ {
+		p := t.later.Prompts[(n+uint64(k))%uint64(len(t.later.Prompts))]
+		users = append(users, t.later.Stamp.Apply(p, n).Text)
+	}
+	return Conversation{ID: f.ID, Users: users}
+}
+
+// MaxTurns bounds --turns and --max-turns: a session's history grows by a
+// message and a reply (up to client.MaxReplyBytes) per turn.
+const MaxTurns = 1000
+
+// loadSessions builds the Sessions of a multi-turn Options (Turns > 0 or
+// MultiTurn), and a prompt set of the first turns, for the pre-flight
+// request and the run's records.
+func loadSessions(o Options) (*Set, error) {
+	ss := &Sessions{turns: max(o.Turns, o.MaxTurns)}
+	var set *Set
+	if o.Dataset == "" {
+		first, err := synthetic(o)
+		if err != nil {
+			return nil, err
+		}
+		lo := o
+		lo.SharedPrefixTokens = 0
+		later, err := synthetic(lo)
+		if err != nil {
+			return nil, err
+		}
+		ss.synth = &synthTurns{first: first, later: later}
+		set = first
+		set.Source = fmt.Sprintf("%s, sessions of %d turns", first.Source, o.Turns)
+	} else {
+		convs, src, err := loadConversations(o)
+		if err != nil {
+			return nil, err
+		}
+		shuffleConversations(convs, o.Seed)
+		ss.convs = convs
+		set = &Set{Source: src}
+		for _, c := range convs {
+			p := client.Prompt{ID: c.ID, Text: c.Users[0]}
+			if len(c.MaxTokens) > 0 {
+				p.MaxTokens = c.MaxTokens[0]
+			}
+			set.Prompts = append(set.Prompts, p)
+		}
+	}
+	set.Sessions = ss
+	return set, nil
+}
+
+// checkSessions checks the multi-turn options against the source.
+func (o *Options) checkSessions() error {
+	switch {
+	case o.Turns < 0 || o.Turns > MaxTurns:
+		return fmt.Errorf("invalid --turns %d: want 1 to %d", o.Turns, MaxTurns)
+	case o.MaxTurns < 0 || o.MaxTurns > MaxTurns:
+		return fmt.Errorf("invalid --max-turns %d: want 1 to %d", o.MaxTurns, MaxTurns)
+	case o.Turns > 0 && o.InputTokens == 0:
+		return errors.New("--turns makes synthetic sessions: it needs --input-tokens (replay a dataset's conversations with --multi-turn)")
+	case o.MultiTurn && o.Dataset == "":
+		return errors.New("--multi-turn replays a dataset's conversations: it needs --dataset")
+	case o.MaxTurns > 0 && !o.MultiTurn:
+		return errors.New("--max-turns caps replayed conversations: it needs --multi-turn (synthetic sessions take --turns)")
+	}
+	return nil
+}
