@@ -42,8 +42,15 @@ type Record struct {
 	Seq         int  `json:"seq"` // ticket number within the level, 0-based, warm-up first
 	Warmup      bool `json:"warmup,omitempty"`
 	PromptID    int  `json:"prompt_id"`
+	// Rate is the level's offered rate in requests per second (open loop,
+	// sweep --rates); 0 in a closed loop. With Concurrency (the cap, 0 for
+	// none) it keys the level.
+	Rate float64 `json:"rate,omitempty"`
 
 	// Instants, as offsets from the run epoch.
+	// Sched is the instant the request was scheduled at (open loop: its
+	// arrival); 0 in a closed loop, where it is Start. See Origin.
+	Sched        time.Duration `json:"sched_ns,omitempty"`
 	Start        time.Duration `json:"start_ns"`         // just before the request is written
 	Header       time.Duration `json:"header_ns"`        // response headers received
 	FirstToken   time.Duration `json:"first_token_ns"`   // first chunk with non-empty content or reasoning
@@ -81,6 +88,16 @@ type Record struct {
 	// the server stamped into the event (the simulator's x_sent_unix_ns
 	// extension). Nil when the server does not stamp events.
 	SendLag []time.Duration `json:"send_lag_ns,omitempty"`
+}
+
+// Origin is the instant the request's latency counts from: Sched when it
+// was scheduled (open loop), else Start. Time waited in the client between
+// the two (coordinated omission, when left out) is part of its latency.
+func (r *Record) Origin() time.Duration {
+	if r.Sched != 0 {
+		return r.Sched
+	}
+	return r.Start
 }
 
 // OK reports whether the request succeeded.

@@ -23,6 +23,7 @@ const (
 // turns it into them.
 type Level struct {
 	Concurrency int       `json:"concurrency"`
+	Rate        float64   `json:"rate,omitempty"` // offered req/s of an open-loop level; 0 closed loop
 	Repeat      int       `json:"repeat,omitempty"`
 	EndReason   EndReason `json:"end_reason"`
 	// Start and End bound the level (first request start, last request end),
