@@ -67,6 +67,9 @@ func judge(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float6
 
 // levelsText describes the levels for the start-up line.
 func (o *options) levelsText() string {
+	if len(o.Open.Rates) > 0 {
+		return o.Open.text()
+	}
 	if o.Auto {
 		return fmt.Sprintf("auto (up to %d)", o.AutoMax)
 	}

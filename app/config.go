@@ -52,6 +52,7 @@ type options struct {
 	SLO             report.SLO
 
 	Work workSettings // prompt set, output length and server metrics (workload.go)
+	Open rateSettings // open loop: --rates and its flags (rates.go)
 }
 
 // parseOptions checks every flag and returns a UsageError naming the first
@@ -67,7 +68,7 @@ func parseOptions(c *cli.Context) (*options, error) {
 	if c.Args().Present() {
 		return nil, usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", c.Args().First())
 	}
-	steps := []func(*cli.Context) error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.outputLength, o.metrics, o.headers}
+	steps := []func(*cli.Context) error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates}
 	for _, step := range steps {
 		if err := step(c); err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -42,5 +43,5 @@ func sweepFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Usage: "deadline for one whole request, stalls included"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Usage: "skip TLS certificate verification (recorded in summary.json)"},
-	}, append(capacityFlags(), workloadFlags()...)...)
+	}, slices.Concat(capacityFlags(), workloadFlags(), rateFlags())...)
 }

@@ -129,6 +129,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, prompts 
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
 	}
 	cfg.Server = o.Work.serverSampler()
+	o.Open.apply(&cfg)
 	runErr := sweep.Run(ctx, cfg, o.Work.doer(cl), run.level)
 	run.progress.stop()
 	return run.finish(ctx, runErr, stdout)
@@ -221,7 +222,7 @@ func anySuccess(stats []report.LevelStats) bool {
 // levelLine is the one status line printed on stderr as each level ends.
 func levelLine(s report.LevelStats) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "level C=%d done (%s): %d ok, %d failed", s.Concurrency, s.EndReason, s.RequestsOK, s.RequestsFailed)
+	fmt.Fprintf(&b, "level %s done (%s): %d ok, %d failed", report.LevelName(s), s.EndReason, s.RequestsOK, s.RequestsFailed)
 	fmt.Fprintf(&b, ", decode p50 %s tok/s, aggregate %s tok/s", fmtRate(s.DecodeTPSP50), fmtRate(s.AggregateOutputTPS))
 	if s.ClientLimited {
 		fmt.Fprintf(&b, "; warning: client-limited (%s)", s.ClientLimitedReason)
@@ -258,6 +259,6 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 // runs levels out of order).
 func byConcurrency(stats []report.LevelStats) []report.LevelStats {
 	return slices.SortedStableFunc(slices.Values(stats), func(a, b report.LevelStats) int {
-		return cmp.Or(cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
+		return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
 	})
 }

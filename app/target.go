@@ -25,7 +25,7 @@ func (o *options) clientConfig() client.Config {
 		BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers, Model: o.Model, API: o.API,
 		MaxTokens: o.MaxTokens, Temperature: o.Temperature, ExtraBody: o.ExtraBody,
 		RequestTimeout: o.RequestTimeout, ConnectTimeout: o.ConnectTimeout, Insecure: o.Insecure,
-		MaxConns: o.Levels[len(o.Levels)-1],
+		MaxConns: o.maxConns(),
 	}
 }
 
@@ -138,6 +138,7 @@ type redactedConfig struct {
 	RequestTimeout string            `json:"request_timeout"`
 	ConnectTimeout string            `json:"connect_timeout"`
 	Insecure       bool              `json:"insecure"`
+	OpenLoop       *rateConfig       `json:"open_loop,omitempty"`
 }
 
 func (o *options) redacted() redactedConfig {
@@ -152,6 +153,7 @@ func (o *options) redacted() redactedConfig {
 		r.SimPreset = o.SimPreset
 	}
 	r.LevelsAuto = o.Auto
+	r.OpenLoop = o.Open.config()
 	if o.SLO.Set() {
 		r.SLO = newSLOConfig(o.SLO)
 	}

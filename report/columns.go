@@ -209,6 +209,7 @@ var Columns = slices.Concat(
 		msColumn("e2e_latency_p90_ms", "e2e latency per request, p90 (vLLM's p90 E2EL)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP90) }),
 		msColumn("e2e_latency_p99_ms", "e2e latency per request, p99 (the max when n < 100)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP99) }),
 	},
+	openColumns(),
 )
 
 // errorColumns are err_<class>, one count per client.ErrorClasses class;

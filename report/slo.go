@@ -46,6 +46,11 @@ func (o SLO) String() string {
 type SLOResult struct {
 	Pass   bool
 	Failed []string // one entry per failing criterion, with the measured value
+	// GoodputRatio is the share of the level's finished requests that
+	// succeeded and met every per-request criterion (TTFT ≤ the TTFT bound,
+	// decode and e2e rates ≥ theirs); GoodputRPS is that share of
+	// achieved_rps. NaN when no request finished.
+	GoodputRatio, GoodputRPS float64
 }
 
 // CheckSLO judges one level. A level without the figure a criterion needs
@@ -66,7 +71,9 @@ func CheckSLO(s LevelStats, o SLO) SLOResult {
 			failed = append(failed, fmt.Sprintf("error rate %s > %g%%", fmtFig(rate*100)+"%", o.ErrorRate*100))
 		}
 	}
-	return SLOResult{Pass: len(failed) == 0, Failed: failed}
+	r := SLOResult{Pass: len(failed) == 0, Failed: failed}
+	r.GoodputRatio, r.GoodputRPS = goodput(&s, o)
+	return r
 }
 
 // errorRate is the failed share of measured requests; NaN without any.

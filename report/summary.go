@@ -122,6 +122,11 @@ type LevelJSON struct {
 	// like health so that a saved run can be re-summarised; absent when
 	// the server was not scraped.
 	ServerMetrics *promscrape.LevelMetrics `json:"server_metrics,omitempty"`
+	// Rate keys an open-loop level (null, read as 0, in a closed loop); the
+	// goodput figures are restored with the SLO verdict they belong to.
+	Rate         float64  `json:"rate"`
+	GoodputRPS   *float64 `json:"goodput_rps"`
+	GoodputRatio *float64 `json:"goodput_ratio"`
 
 	written json.RawMessage // the object NewLevelJSON built from Columns
 }

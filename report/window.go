@@ -66,9 +66,37 @@ func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallba
 	return ws, we, false
 }
 
+// openWindow is the steady window of an open-loop level: from the first
+// End (the server has been busy for a request's time) to the last Start
+// (arrivals stop), over the requests not canceled by an interruption. If
+// that span is empty, it falls back to [min Start, max End] and reports
+// fallback; without a finished request there is no window.
+func openWindow(measured []client.Record) (ws, we time.Duration, fallback bool) {
+	if !slices.ContainsFunc(measured, func(r client.Record) bool { return r.ErrorClass != client.Canceled }) {
+		return 0, 0, false
+	}
+	lo, hi := measured[0].Start, measured[0].End
+	ws, we = math.MaxInt64, math.MinInt64
+	for i := range measured {
+		r := &measured[i]
+		lo, hi = min(lo, r.Start), max(hi, r.End)
+		if r.ErrorClass != client.Canceled {
+			ws, we = min(ws, r.End), max(we, r.Start)
+		}
+	}
+	if we <= ws {
+		return lo, hi, true
+	}
+	return ws, we, false
+}
+
 // aggregate fills the steady-state window and the figures measured over it.
 func (s *LevelStats) aggregate(measured []client.Record) {
-	s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)
+	if s.Rate > 0 {
+		s.WindowStart, s.WindowEnd, s.WindowFallback = openWindow(measured)
+	} else {
+		s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)
+	}
 	s.MeasuredSpan = measuredSpan(measured)
 	ws, we := s.WindowStart, s.WindowEnd
 	s.AggregateOutputTPS, s.AggregateTotalTPS = math.NaN(), math.NaN()
@@ -136,7 +164,7 @@ func requestShare(r *client.Record, chunks int, in func(time.Duration) bool) flo
 // fired and a "; "-separated description of those that did.
 func clientLimited(s *LevelStats) (bool, string) {
 	var why []string
-	if c := float64(s.Concurrency); c > 0 && s.InflightMean/c < InflightMinRatio {
+	if c := float64(s.Concurrency); s.Rate == 0 && c > 0 && s.InflightMean/c < InflightMinRatio {
 		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d", s.InflightMean, s.Concurrency))
 	}
 	h := s.Health
@@ -147,6 +175,9 @@ func clientLimited(s *LevelStats) (bool, string) {
 	}
 	if h.IssueLagMax > IssueLagLimit {
 		why = append(why, fmt.Sprintf("issue lag max %.1fms", ms(h.IssueLagMax)))
+	}
+	if s.Rate > 0 && s.Concurrency == 0 && s.DispatchDelayP99 != NoSample && s.DispatchDelayP99 > DispatchDelayLimit {
+		why = append(why, fmt.Sprintf("dispatch delay p99 %.1fms", ms(s.DispatchDelayP99)))
 	}
 	if h.TimerLateP99 > TimerLateLimit {
 		why = append(why, fmt.Sprintf("timer late p99 %.1fms", ms(h.TimerLateP99)))
