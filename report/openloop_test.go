@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +128,66 @@ func TestGoodput(t *testing.T) {
 	lj := NewLevelJSON(s)
 	if lj.GoodputRatio == nil || *lj.GoodputRatio != 0.725 || lj.Rate != 10 {
 		t.Errorf("summary.json goodput_ratio %v, rate %v", lj.GoodputRatio, lj.Rate)
+	}
+}
+
+// A rate run round-trips: its levels are rebuilt by rate from
+// requests.jsonl and re-render levels.csv and summary.json byte for byte,
+// goodput included.
+func TestReadRunDirRoundTripRates(t *testing.T) {
+	levels := []sweep.Level{
+		openLevel(5, 30, constant(0), constant(200*msec)),
+		openLevel(10, 30, constant(2*msec), constant(300*msec)),
+		openLevel(20, 30, constant(0), func(i int) time.Duration { return 300*msec + time.Duration(i)*40*msec }),
+	}
+	slo := SLO{TTFTP95: 500 * time.Millisecond, ErrorRate: -1}
+	var stats []LevelStats
+	for _, l := range levels {
+		s := Summarize(l)
+		v := CheckSLO(s, slo)
+		s.SLO = &v
+		stats = append(stats, s)
+	}
+	dir := t.TempDir()
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range levels {
+		if err := d.AddLevel(l, stats[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.WriteSummary(goldenSummary(stats)); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	run, err := ReadRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Levels) != 3 || run.Levels[2].Rate != 20 || len(run.Levels[2].Records) != 30 {
+		t.Fatalf("read %d levels; the last at rate %v with %d records", len(run.Levels), run.Levels[len(run.Levels)-1].Rate, len(run.Levels[len(run.Levels)-1].Records))
+	}
+	got := run.Stats()
+	orig, _ := os.ReadFile(filepath.Join(dir, LevelsFile))
+	if g := csvOf(t, got); g != string(orig) {
+		t.Errorf("re-rendered levels.csv differs:\n got %s\nwant %s", g, orig)
+	}
+	var b bytes.Buffer
+	WriteSummaryJSON(&b, run.Resummarized(got))
+	saved, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if b.String() != string(saved) {
+		t.Errorf("re-rendered summary.json differs:\n got %s\nwant %s", b.String(), saved)
+	}
+	if !got[2].Unstable || got[0].Unstable || got[0].SLO.GoodputRatio != 1 || got[2].SLO.GoodputRatio >= 0.5 {
+		t.Errorf("unstable %v %v; goodput ratios %v, %v", got[0].Unstable, got[2].Unstable, got[0].SLO.GoodputRatio, got[2].SLO.GoodputRatio)
+	}
+	rec := Recommend(got, slo)
+	if rec.RecommendedRate != 10 || rec.Recommended != 0 {
+		t.Errorf("recommended rate %v (C %d), want 10", rec.RecommendedRate, rec.Recommended)
+	}
+	if s := rec.Sentence(got); !strings.Contains(s, "sustains 10 req/s") || !strings.Contains(s, "rate=20/s (unstable") {
+		t.Errorf("sentence %q", s)
 	}
 }
