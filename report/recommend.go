@@ -293,6 +293,7 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 	default:
 		fmt.Fprintf(&b, "Aggregate throughput was still growing at %g req/s (no knee within the rates run).", maxRate(r.trustedStats(stats)))
 	}
+	b.WriteString(stableText(stats))
 	if len(r.Excluded) > 0 {
 		var ex []string
 		for _, e := range r.Excluded {
@@ -308,6 +309,35 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 	}
 	if len(limited) > 0 {
 		fmt.Fprintf(&b, " Caution: %s were client-limited; their figures may describe the load generator, not the server.", strings.Join(limited, ", "))
+	}
+	return b.String()
+}
+
+// stableText states the open loop's capacity evidence: the highest rate
+// whose runs were all stable, and the most the server completed at a rate
+// it could not keep up with (its maximum throughput).
+func stableText(stats []LevelStats) string {
+	var stable, ceiling float64
+	for _, g := range GroupByConcurrency(stats) {
+		if g.Rate == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.Unstable }) {
+			stable = max(stable, g.Rate)
+			continue
+		}
+		for _, s := range g.Runs {
+			if s.Unstable && defined(s.AchievedRPS) {
+				ceiling = max(ceiling, s.AchievedRPS)
+			}
+		}
+	}
+	var b strings.Builder
+	if stable > 0 {
+		fmt.Fprintf(&b, " The highest stable rate was %g req/s.", stable)
+	}
+	if ceiling > 0 {
+		fmt.Fprintf(&b, " Above it the server completed at most %.3g req/s: its maximum throughput.", ceiling)
 	}
 	return b.String()
 }
