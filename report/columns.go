@@ -124,7 +124,7 @@ const (
 // position), and show in a table where they belong.
 var Columns = slices.Concat(
 	[]Column{
-		shown(countColumn("concurrency", "workers", "C", func(s *LevelStats) int { return s.Concurrency }), LeadTable, "", "C"),
+		withShow(shown(countColumn("concurrency", "workers", "C (open loop: the --max-concurrency cap, 0 for none)", func(s *LevelStats) int { return s.Concurrency }), LeadTable, "", "C"), anyConcurrency),
 		shown(countColumn("requests_ok", "requests", "successful measured requests", func(s *LevelStats) int { return s.RequestsOK }), SingleTable, "", "ok"),
 		{Name: "requests_failed", Unit: "requests", Def: "failed measured requests, any class", Out: InFiles,
 			Table: SingleTable, Head: "fail", Value: func(s *LevelStats) Value { return count(s.RequestsFailed) },

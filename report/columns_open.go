@@ -9,6 +9,17 @@ func anyRate(stats []LevelStats) bool {
 	return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Rate > 0 })
 }
 
+// anyConcurrency shows the C column unless every level is an uncapped
+// open-loop level (where C is 0).
+func anyConcurrency(stats []LevelStats) bool {
+	return len(stats) == 0 || slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Concurrency > 0 || s.Rate == 0 })
+}
+
+func withShow(c Column, show func([]LevelStats) bool) Column {
+	c.Show = show
+	return c
+}
+
 // openValue is f's value for an open-loop level, no value in a closed loop.
 func openValue(f func(*LevelStats) Value) func(*LevelStats) Value {
 	return func(s *LevelStats) Value {

@@ -34,7 +34,7 @@
 // milliseconds with 3 decimals, rates tokens (or requests) per second with 3
 // (4 for requests_per_s) decimals.
 //
-//	concurrency             workers   C
+//	concurrency             workers   C (open loop: the --max-concurrency cap, 0 for none)
 //	requests_ok             requests  successful measured requests
 //	requests_failed         requests  failed measured requests, any class
 //	ttft_p50_ms             ms        TTFT, p50
