@@ -54,7 +54,7 @@ func openColumns() []Column {
 	rate.Table, rate.Head, rate.Show, rate.PeopleDecimals = LeadTable, "rate/s", anyRate, 3
 	offered := rpsColumn("offered_rps", "realised arrival rate: (n − 1) / (last − first scheduled instant) of the measured requests", func(s *LevelStats) float64 { return s.OfferedRPS })
 	offered.Table, offered.Head, offered.Show = AggregateTable, "offered/s", anyRate
-	achieved := rpsColumn("achieved_rps", "completion rate: (finished − 1) / (last End − first End), finished = not canceled", func(s *LevelStats) float64 { return s.AchievedRPS })
+	achieved := rpsColumn("achieved_rps", "completion rate (open loop): (finished − 1) / (last End − first End), finished = not canceled", func(s *LevelStats) float64 { return s.AchievedRPS })
 	achieved.Table, achieved.Head, achieved.Show = AggregateTable, "achieved/s", anyRate
 	achieved.Flag = func(s *LevelStats) bool { return s.Unstable }
 	delay := func(name, def, head string, f func(*LevelStats) Value) Column {
@@ -88,7 +88,7 @@ func openColumns() []Column {
 			Flag: func(s *LevelStats) bool { return s.Unstable }},
 		msColumn("tpot_p50_ms", "TPOT per request, (End − FirstToken) / (U − 1), p50 (vLLM's TPOT)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.TPOTP50) }),
 		msColumn("tpot_p99_ms", "TPOT per request, p99", NoTable, "", "", func(s *LevelStats) Value { return millis(s.TPOTP99) }),
-		{Name: "goodput_rps", Unit: "req/s", Def: "goodput_ratio × achieved_rps; empty without an SLO", Out: InFiles, Decimals: rpsDecimals, PeopleDecimals: 2,
+		{Name: "goodput_rps", Unit: "req/s", Def: "good requests per second: goodput_ratio × achieved_rps (closed loop: good / ok × requests_per_s); empty without an SLO", Out: InFiles, Decimals: rpsDecimals, PeopleDecimals: 2,
 			Value: goodputValue(func(r *SLOResult) float64 { return r.GoodputRPS })},
 		{Name: "goodput_ratio", Unit: "fraction", Def: "finished requests that succeeded and met every per-request SLO / finished", Out: InFiles, Decimals: fracDecimals, PeopleDecimals: 2,
 			Value: goodputValue(func(r *SLOResult) float64 { return r.GoodputRatio })},

@@ -83,7 +83,7 @@
 //	e2e_latency_p99_ms      ms        e2e latency per request, p99 (the max when n < 100)
 //	rate                    req/s     the offered rate λ the level is keyed by (open loop); empty in a closed loop
 //	offered_rps             req/s     realised arrival rate: (n − 1) / (last − first scheduled instant) of the measured requests
-//	achieved_rps            req/s     completion rate: (finished − 1) / (last End − first End), finished = not canceled
+//	achieved_rps            req/s     completion rate (open loop): (finished − 1) / (last End − first End), finished = not canceled
 //	dispatch_delay_p50_ms   ms        dispatch delay Start − Sched (open loop), p50
 //	dispatch_delay_p99_ms   ms        dispatch delay, p99 (client-limited above 10 ms, uncapped)
 //	dispatch_delay_max_ms   ms        dispatch delay, max
@@ -93,7 +93,7 @@
 //	unstable_reason         -         the stability checks that fired
 //	tpot_p50_ms             ms        TPOT per request, (End − FirstToken) / (U − 1), p50 (vLLM's TPOT)
 //	tpot_p99_ms             ms        TPOT per request, p99
-//	goodput_rps             req/s     goodput_ratio × achieved_rps; empty without an SLO
+//	goodput_rps             req/s     good requests per second: goodput_ratio × achieved_rps (closed loop: good / ok × requests_per_s); empty without an SLO
 //	goodput_ratio           fraction  finished requests that succeeded and met every per-request SLO / finished
 //
 // docs/metrics.md gives the exact formula of every column.

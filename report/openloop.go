@@ -39,21 +39,13 @@ type requestFigures struct {
 	e2e    float64
 }
 
-// throughput fills the rate and in-flight figures both loops share:
-// achieved_rps, inflight_peak and TPOT.
+// throughput fills the figures both loops share: the finished count,
+// inflight_peak and TPOT.
 func (s *LevelStats) throughput(measured, ok []client.Record) {
-	var ends []time.Duration
+	s.Finished = 0
 	for i := range measured {
 		if measured[i].ErrorClass != client.Canceled {
-			ends = append(ends, measured[i].End)
-		}
-	}
-	s.Finished = len(ends)
-	s.AchievedRPS = math.NaN()
-	if len(ends) >= 2 {
-		lo, hi := slices.Min(ends), slices.Max(ends)
-		if hi > lo {
-			s.AchievedRPS = float64(len(ends)-1) / (hi - lo).Seconds()
+			s.Finished++
 		}
 	}
 	s.InflightPeak = inflightPeak(measured)
@@ -99,7 +91,7 @@ func inflightPeak(measured []client.Record) int {
 // openLoop fills the open-loop figures of a rate level: the realised
 // arrival rate, the dispatch delay, the TTFT rise and the stability verdict.
 func (s *LevelStats) openLoop(measured, ok []client.Record) {
-	s.OfferedRPS, s.TTFTRise = math.NaN(), NoSample
+	s.OfferedRPS, s.AchievedRPS, s.TTFTRise = math.NaN(), math.NaN(), NoSample
 	s.DispatchDelayP50, s.DispatchDelayP99, s.DispatchDelayMax = NoSample, NoSample, NoSample
 	if s.Rate == 0 || len(measured) == 0 {
 		return
@@ -116,6 +108,7 @@ func (s *LevelStats) openLoop(measured, ok []client.Record) {
 	if hi > lo {
 		s.OfferedRPS = float64(len(measured)-1) / (hi - lo).Seconds()
 	}
+	s.AchievedRPS = completionRate(measured)
 	slices.Sort(delay)
 	s.DispatchDelayP50 = duration(Percentile(delay, 50))
 	s.DispatchDelayP99 = duration(Percentile(delay, 99))
@@ -124,6 +117,28 @@ func (s *LevelStats) openLoop(measured, ok []client.Record) {
 	}
 	s.TTFTRise = ttftRise(ok)
 	s.Unstable, s.UnstableReason = s.unstable(len(measured))
+}
+
+// completionRate is (f − 1) / (last End − first End) over the f requests
+// that finished (not canceled); NaN with fewer than two. In an open loop
+// the ends follow the arrivals, so it is the rate the server kept up with.
+// (In a closed loop the workers' rounds bias it: requests_per_s is that
+// loop's rate.)
+func completionRate(measured []client.Record) float64 {
+	var ends []time.Duration
+	for i := range measured {
+		if measured[i].ErrorClass != client.Canceled {
+			ends = append(ends, measured[i].End)
+		}
+	}
+	if len(ends) < 2 {
+		return math.NaN()
+	}
+	lo, hi := slices.Min(ends), slices.Max(ends)
+	if hi <= lo {
+		return math.NaN()
+	}
+	return float64(len(ends)-1) / (hi - lo).Seconds()
 }
 
 // ttftRise is the rise of TTFT across the level: the least-squares slope
@@ -173,8 +188,10 @@ func (s *LevelStats) unstable(n int) (bool, string) {
 
 // goodput returns the share of the level's finished requests that succeeded
 // and met every per-request criterion of o (TTFT ≤ TTFTP95, decode rate ≥
-// DecodeTPS, e2e rate ≥ E2ETPS), and that share of achieved_rps. Both are
-// NaN when no request finished.
+// DecodeTPS, e2e rate ≥ E2ETPS), and their rate: that share of
+// achieved_rps in an open loop; in a closed loop the good share of the
+// successful requests times requests_per_s (the successful rate). NaN when
+// no request finished.
 func goodput(s *LevelStats, o SLO) (ratio, rps float64) {
 	if s.Finished == 0 {
 		return math.NaN(), math.NaN()
@@ -190,5 +207,11 @@ func goodput(s *LevelStats, o SLO) (ratio, rps float64) {
 		}
 	}
 	ratio = float64(good) / float64(s.Finished)
-	return ratio, ratio * s.AchievedRPS
+	if s.Rate > 0 {
+		return ratio, ratio * s.AchievedRPS
+	}
+	if s.RequestsOK == 0 {
+		return ratio, 0
+	}
+	return ratio, float64(good) / float64(s.RequestsOK) * s.RequestsPerS
 }

@@ -345,10 +345,12 @@ func (s *sender) Send(ctx context.Context, t Ticket, w int, sched time.Duration)
 		rec.Error = DrainedError
 	}
 	s.mu.Lock()
-	if prev, ok := s.prevEnd[w]; ok {
-		s.lag = max(s.lag, rec.Start-prev)
+	if sched == 0 { // a closed-loop worker: its lag between requests
+		if prev, ok := s.prevEnd[w]; ok {
+			s.lag = max(s.lag, rec.Start-prev)
+		}
+		s.prevEnd[w] = rec.End
 	}
-	s.prevEnd[w] = rec.End
 	s.recs = append(s.recs, rec)
 	s.mu.Unlock()
 	if s.cfg.Observe != nil {
