@@ -25,7 +25,7 @@ import (
 func sweepCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:         "sweep",
-		Usage:        "run closed-loop load at increasing concurrency levels and report per-level figures",
+		Usage:        "run closed-loop load at increasing concurrency levels (or open-loop arrivals at --rates) and report per-level figures",
 		UsageText:    "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
 		Flags:        sweepFlags(),
 		OnUsageError: onUsageError,
