@@ -73,6 +73,9 @@ func (o *options) highestLevel() int {
 
 // levelsText describes the levels for the start-up line.
 func (o *options) levelsText() string {
+	if len(o.Open.Rates) > 0 {
+		return o.Open.text()
+	}
 	if o.Auto {
 		return fmt.Sprintf("auto (up to %d)", o.AutoMax)
 	}

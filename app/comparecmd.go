@@ -126,7 +126,7 @@ func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr 
 	fmt.Fprintf(stderr, "toksweep: wrote %s and the overlay charts %s.{png,svg}, %s.{png,svg} in %s\n",
 		CompareFile, chart.CompareDecodeName, chart.CompareTradeoffName, out)
 	for _, c := range tab.Comparisons {
-		if len(c.Compared) > 0 {
+		if len(c.Compared)+len(c.ComparedRates) > 0 {
 			return nil
 		}
 	}

@@ -61,6 +61,7 @@ type options struct {
 	SLO             report.SLO
 
 	Work workSettings // prompt set, output length and server metrics (workload.go)
+	Open rateSettings // open loop: --rates and its flags (rates.go)
 
 	Flags sweepFlagValues // the flags as given, bound by sweepFlags
 }
@@ -103,6 +104,15 @@ type sweepFlagValues struct {
 	MaxTurnsSet        bool
 	ThinkTime          string
 	ThinkTimeSet       bool
+	Rates              string
+	RatesSet           bool
+	Arrival            string
+	ArrivalSet         bool
+	Burstiness         float64
+	BurstinessSet      bool
+	MaxConcurrency     int
+	MaxConcurrencySet  bool
+	LevelsSet          bool
 	SimNoPrefixSet     bool
 }
 
@@ -112,7 +122,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	if args.Present() {
 		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	steps := []func() error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.outputLength, o.metrics, o.headers}
+	steps := []func() error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

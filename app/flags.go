@@ -32,7 +32,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Action: given[bool](&f.SimNoPrefixSet), Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
 		&cli.StringFlag{Name: "model", Destination: &o.Model, Usage: "model name; when omitted, the one model /v1/models lists"},
 		&cli.StringFlag{Name: "api", Value: "chat", Destination: &f.API, Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
-		&cli.StringFlag{Name: "levels", Value: defaultLevels, Destination: &f.Levels, Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},
+		&cli.StringFlag{Name: "levels", Value: defaultLevels, Destination: &f.Levels, Action: given[string](&f.LevelsSet), Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},
 		&cli.IntFlag{Name: "requests", DefaultText: "auto", Destination: &o.Requests, Action: given[int](&f.RequestsSet), Usage: "measured requests per level; auto is 4 per worker, at least 8 (with --duration alone: unbounded)"},
 		&cli.DurationFlag{Name: "duration", DefaultText: "none", Destination: &o.Duration, Action: given[time.Duration](&f.DurationSet), Usage: "bound on each level's measured phase, e.g. 2m: no request starts after it"},
 		&cli.DurationFlag{Name: "drain-timeout", Value: sweep.DefaultDrainTimeout, Destination: &o.DrainTimeout, Usage: "with --duration: how long requests in flight at the end may finish before they are canceled (err_canceled)"},
@@ -50,7 +50,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Destination: &o.RequestTimeout, Usage: "deadline for one whole request, stalls included"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
-	}, slices.Concat(capacityFlags(o), workloadFlags(o), sessionFlags(o))...)
+	}, slices.Concat(capacityFlags(o), workloadFlags(o), sessionFlags(o), rateFlags(o))...)
 }
 
 // given is a flag Action recording that the flag was on the command line:

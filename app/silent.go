@@ -16,7 +16,7 @@ func silentLevels(stats []report.LevelStats) string {
 	var cs []string
 	for _, s := range stats {
 		if s.RequestsOK == 0 && s.EndReason != sweep.Canceled {
-			cs = append(cs, fmt.Sprintf("C=%d (%s)", s.Concurrency, s.Errors))
+			cs = append(cs, fmt.Sprintf("%s (%s)", report.LevelName(s), s.Errors))
 		}
 	}
 	return strings.Join(cs, ", ")

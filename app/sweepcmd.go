@@ -24,7 +24,7 @@ func sweepCommand(stdout, stderr io.Writer) *cli.Command {
 	o := &options{}
 	return &cli.Command{
 		Name:         "sweep",
-		Usage:        "run closed-loop load at increasing concurrency levels and report per-level figures",
+		Usage:        "run closed-loop load at increasing concurrency levels (or open-loop arrivals at --rates) and report per-level figures",
 		UsageText:    "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
 		Flags:        sweepFlags(o),
 		OnUsageError: onUsageError,
@@ -120,6 +120,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 	}
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
+	o.Open.apply(&cfg)
 	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
 	run.progress.stop()
 	return run.finish(ctx, runErr, stdout)
@@ -242,7 +243,7 @@ func anySuccess(stats []report.LevelStats) bool {
 // levelLine is the one status line printed on stderr as each level ends.
 func levelLine(s report.LevelStats) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "level C=%d done (%s): %d ok, %d failed", s.Concurrency, s.EndReason, s.RequestsOK, s.RequestsFailed)
+	fmt.Fprintf(&b, "level %s done (%s): %d ok, %d failed", report.LevelName(s), s.EndReason, s.RequestsOK, s.RequestsFailed)
 	fmt.Fprintf(&b, ", decode p50 %s tok/s, aggregate %s tok/s", fmtRate(s.DecodeTPSP50), fmtRate(s.AggregateOutputTPS))
 	if s.ClientLimited {
 		fmt.Fprintf(&b, "; warning: may have been client-limited: %s", s.ClientLimitedReason)
@@ -280,6 +281,6 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 // runs levels out of order).
 func byConcurrency(stats []report.LevelStats) []report.LevelStats {
 	return slices.SortedStableFunc(slices.Values(stats), func(a, b report.LevelStats) int {
-		return cmp.Or(cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
+		return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
 	})
 }

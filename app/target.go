@@ -24,7 +24,7 @@ func (o *options) clientConfig() client.Config {
 		BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers, Model: o.Model, API: o.API,
 		MaxTokens: o.MaxTokens, Temperature: o.Temperature, ExtraBody: o.ExtraBody,
 		RequestTimeout: o.RequestTimeout, ConnectTimeout: o.ConnectTimeout, Insecure: o.Insecure,
-		MaxConns: o.highestLevel(), Streamed: o.streamed,
+		MaxConns: o.maxConns(), Streamed: o.streamed,
 	}
 }
 
@@ -133,6 +133,7 @@ func (o *options) runConfig() *report.RunConfig {
 	if o.Sim {
 		r.SimPreset = o.SimPreset
 	}
+	r.OpenLoop = o.Open.config()
 	if o.Auto {
 		r.LevelsAuto, r.AutoMax = true, o.AutoMax
 	}

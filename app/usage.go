@@ -128,9 +128,11 @@ func closestCommand(cmds []*cli.Command, name string) string {
 
 // likelyTypo keeps a suggestion only when it starts like what was typed:
 // Jaro-Winkler always names the nearest candidate, however far it is, and
-// "--bogus" deserves no "did you mean --seed?".
+// "--bogus" deserves no "did you mean --burstiness?". A typo keeps the first
+// two characters ("--level", "swep"); a one-letter name must match that.
 func likelyTypo(typed, suggestion string) string {
-	if len(suggestion) < 2 || typed == "" || suggestion[0] != typed[0] {
+	n := min(2, len(typed))
+	if len(suggestion) < 2 || n == 0 || !strings.HasPrefix(suggestion, typed[:n]) {
 		return ""
 	}
 	return suggestion

@@ -321,12 +321,12 @@ func (o *options) levelNotes(s report.LevelStats) string {
 			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), pct(sv.PrefixHitRate),
 			msText(sv.TTFTMean), msText(sv.QueueMean), msText(sv.PrefillMean))
 		if raw := sv.Raw; raw != nil && raw.Failures > 0 {
-			fmt.Fprintf(&b, "\ntoksweep: warning: C=%d: %d scrapes of the server's metrics failed: %s", s.Concurrency, raw.Failures, raw.Error)
+			fmt.Fprintf(&b, "\ntoksweep: warning: %s: %d scrapes of the server's metrics failed: %s", report.LevelName(s), raw.Failures, raw.Error)
 		}
 	}
 	if s.RequestsOK > 0 && float64(s.FinishStop) > earlyStopShare*float64(s.RequestsOK) {
-		fmt.Fprintf(&b, "\ntoksweep: warning: C=%d: %d of %d requests ended early (finish_reason stop; output tokens mean %.0f, min %d): decode figures rest on short streams",
-			s.Concurrency, s.FinishStop, s.RequestsOK, s.CompletionTokensMean, s.CompletionTokensMin)
+		fmt.Fprintf(&b, "\ntoksweep: warning: %s: %d of %d requests ended early (finish_reason stop; output tokens mean %.0f, min %d): decode figures rest on short streams",
+			report.LevelName(s), s.FinishStop, s.RequestsOK, s.CompletionTokensMean, s.CompletionTokensMin)
 		if o.Work.IgnoreEOS {
 			b.WriteString("; the server seems to ignore ignore_eos")
 		} else {

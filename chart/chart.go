@@ -46,7 +46,7 @@ type Chart struct {
 
 // levelPoint is a drawn point and the level it shows.
 type levelPoint struct {
-	C int
+	X float64 // the level's key: C, or an open loop's offered rate
 	plotter.XY
 }
 
@@ -188,21 +188,21 @@ var glyphs = []draw.GlyphDrawer{
 // the legend, unless name is empty. An empty series is skipped.
 // On a chart against concurrency, the x of a point is its level.
 func (c *Chart) addSeries(name string, xys plotter.XYs, i int, dashed bool) error {
-	cs := make([]int, len(xys))
+	cs := make([]float64, len(xys))
 	for j, xy := range xys {
-		cs[j] = int(xy.X)
+		cs[j] = xy.X
 	}
 	return c.addLevelSeries(name, xys, cs, i, dashed)
 }
 
 // addLevelSeries is addSeries for points whose levels are cs.
-func (c *Chart) addLevelSeries(name string, xys plotter.XYs, cs []int, i int, dashed bool) error {
+func (c *Chart) addLevelSeries(name string, xys plotter.XYs, cs []float64, i int, dashed bool) error {
 	if len(xys) == 0 {
 		return nil
 	}
 	if len(c.Series) == 0 { // the first series carries the ring marks
 		for j, xy := range xys {
-			c.at = append(c.at, levelPoint{C: cs[j], XY: xy})
+			c.at = append(c.at, levelPoint{X: cs[j], XY: xy})
 		}
 	}
 	if name != "" {

@@ -187,7 +187,7 @@ func TestTradeoffKeepsLevelsApart(t *testing.T) {
 	}
 	for i := 1; i < n; i++ {
 		if near(c.at[i-1].XY, c.at[i].XY) {
-			t.Errorf("C=%d and C=%d share a point: %v %v", c.at[i-1].C, c.at[i].C, c.at[i-1].XY, c.at[i].XY)
+			t.Errorf("C=%v and C=%v share a point: %v %v", c.at[i-1].X, c.at[i].X, c.at[i-1].XY, c.at[i].XY)
 		}
 	}
 }

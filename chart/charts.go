@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -184,7 +185,7 @@ func CompareCharts(runs []Series) ([]Chart, error) {
 		// The curves run side by side: label a level once, on the first
 		// run that has it, or the labels pile up.
 		for j, c := range cs {
-			if slices.ContainsFunc(all, func(l report.LevelGroup) bool { return l.C == c }) {
+			if slices.ContainsFunc(all, func(l report.LevelGroup) bool { return l.X() == c }) {
 				labels[j] = ""
 			}
 		}
@@ -229,21 +230,27 @@ func newChart(name, title, xLabel, yLabel string, legendLeft bool) *Chart {
 
 // finish puts the concurrency axis under a chart of figures against C and
 // starts the y axis at 0.
+// An open-loop sweep's levels are offered rates: the axis and the title
+// say so.
 func (c *Chart) finish(levels []report.LevelGroup) Chart {
-	var cs []int
+	var cs []float64
 	for _, l := range levels {
-		cs = append(cs, l.C)
+		cs = append(cs, l.X())
 	}
 	slices.Sort(cs)
 	concurrencyAxis(c.Plot, slices.Compact(cs))
 	c.Plot.Y.Min, c.Plot.Y.Max = 0, 1.05*c.Plot.Y.Max
+	if slices.ContainsFunc(levels, func(l report.LevelGroup) bool { return l.Rate > 0 }) {
+		c.Title = strings.Replace(c.Title, "vs concurrency", "vs offered rate", 1)
+		c.Plot.Title.Text, c.Plot.X.Label.Text = c.Title, "offered rate (req/s, open loop)"
+	}
 	return *c
 }
 
 // concurrencyAxis makes the x axis logarithmic when the levels span a
 // factor of 4 or more, with a tick at each level (at powers of 2 when there
 // are more than 12).
-func concurrencyAxis(p *plot.Plot, cs []int) {
+func concurrencyAxis(p *plot.Plot, cs []float64) {
 	if len(cs) == 0 {
 		return
 	}
@@ -251,18 +258,18 @@ func concurrencyAxis(p *plot.Plot, cs []int) {
 	// Leave a margin so the first and last points are not on the frame.
 	switch {
 	case lo == hi:
-		p.X.Min, p.X.Max = float64(lo)-1, float64(lo)+1
+		p.X.Min, p.X.Max = lo-1, lo+1
 	case lo > 0 && hi >= 4*lo:
 		p.X.Scale = plot.LogScale{}
-		p.X.Min, p.X.Max = float64(lo)/1.15, float64(hi)*1.15
+		p.X.Min, p.X.Max = lo/1.15, hi*1.15
 	default:
-		margin := 0.05 * float64(hi-lo)
-		p.X.Min, p.X.Max = float64(lo)-margin, float64(hi)+margin
+		margin := 0.05 * (hi - lo)
+		p.X.Min, p.X.Max = lo-margin, hi+margin
 	}
 	ticks := cs
 	if len(cs) > 12 {
 		ticks = nil
-		for c := 1; c <= hi; c *= 2 {
+		for c := 1.0; c <= hi; c *= 2 {
 			if c >= lo {
 				ticks = append(ticks, c)
 			}
@@ -270,7 +277,7 @@ func concurrencyAxis(p *plot.Plot, cs []int) {
 	}
 	var marks plot.ConstantTicks
 	for _, c := range ticks {
-		marks = append(marks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
+		marks = append(marks, plot.Tick{Value: c, Label: strconv.FormatFloat(c, 'g', -1, 64)})
 	}
 	p.X.Tick.Marker = marks
 }
@@ -281,7 +288,7 @@ func series(levels []report.LevelGroup, f func(report.LevelStats) float64) plott
 	var xys plotter.XYs
 	for _, l := range levels {
 		if y := meanOf(l.Runs, f); !math.IsNaN(y) {
-			xys = append(xys, plotter.XY{X: float64(l.C), Y: y})
+			xys = append(xys, plotter.XY{X: l.X(), Y: y})
 		}
 	}
 	return xys
@@ -289,20 +296,20 @@ func series(levels []report.LevelGroup, f func(report.LevelStats) float64) plott
 
 // tradeoff is the per-user figure perUser against aggregate output tok/s,
 // one point per level, with "C=n" labels and each point's concurrency.
-func tradeoff(levels []report.LevelGroup, perUser func(report.LevelStats) float64) (xys plotter.XYs, labels []string, cs []int) {
+func tradeoff(levels []report.LevelGroup, perUser func(report.LevelStats) float64) (xys plotter.XYs, labels []string, cs []float64) {
 	for _, l := range levels {
 		x, y := meanOf(l.Runs, aggregate), meanOf(l.Runs, perUser)
 		if math.IsNaN(x) || math.IsNaN(y) {
 			continue
 		}
 		if n := len(xys); n > 0 && near(xys[n-1], plotter.XY{X: x, Y: y}) {
-			// Levels that land on one spot: one label, "C=32,64".
-			labels[n-1] += "," + strconv.Itoa(l.C)
+			// Saturated levels land on one spot: one label, "C=32,64".
+			labels[n-1] += "," + strconv.FormatFloat(l.X(), 'g', -1, 64)
 			labels = append(labels, "")
 		} else {
-			labels = append(labels, "C="+strconv.Itoa(l.C))
+			labels = append(labels, strings.Replace(l.Name(), " C≤", " ≤", 1))
 		}
-		xys, cs = append(xys, plotter.XY{X: x, Y: y}), append(cs, l.C)
+		xys, cs = append(xys, plotter.XY{X: x, Y: y}), append(cs, l.X())
 	}
 	return xys, labels, cs
 }

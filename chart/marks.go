@@ -63,7 +63,7 @@ func markLevels(c *Chart, levels []report.LevelGroup, rec report.Recommendation)
 			}
 			c.Marks = append(c.Marks, Mark{C: l.C, What: f.what})
 			for _, p := range c.at {
-				if p.C == l.C {
+				if p.X == l.X() {
 					ring = append(ring, p.XY)
 				}
 			}
@@ -97,7 +97,7 @@ func legendRoom(c *Chart, rows int) {
 func (c *Chart) markLevel(m Mark) error {
 	label := m.What + " C=" + strconv.Itoa(m.C)
 	if c.Name == TradeoffName {
-		i := slices.IndexFunc(c.at, func(p levelPoint) bool { return p.C == m.C })
+		i := slices.IndexFunc(c.at, func(p levelPoint) bool { return p.X == float64(m.C) })
 		if i < 0 {
 			return nil
 		}

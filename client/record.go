@@ -47,8 +47,15 @@ type Record struct {
 	// plus one) and the 1-based turn. Both are 0 for single-turn requests.
 	Session int `json:"session,omitempty"`
 	Turn    int `json:"turn,omitempty"`
+	// Rate is the level's offered rate in requests per second (open loop,
+	// sweep --rates); 0 in a closed loop. With Concurrency (the cap, 0 for
+	// none) it keys the level.
+	Rate float64 `json:"rate,omitempty"`
 
 	// Instants, as offsets from the run epoch.
+	// Sched is the instant the request was scheduled at (open loop: its
+	// arrival); 0 in a closed loop, where it is Start. See Origin.
+	Sched        time.Duration `json:"sched_ns,omitempty"`
 	Start        time.Duration `json:"start_ns"`         // just before the request is written
 	Header       time.Duration `json:"header_ns"`        // response headers received
 	FirstToken   time.Duration `json:"first_token_ns"`   // first chunk with non-empty content or reasoning
@@ -91,6 +98,16 @@ type Record struct {
 	// for it (KeepReply) and cut at MaxReplyBytes. It is never saved: a
 	// session reads it to build the next turn, then drops it.
 	Reply string `json:"-"`
+}
+
+// Origin is the instant the request's latency counts from: Sched when it
+// was scheduled (open loop), else Start. Time waited in the client between
+// the two (coordinated omission, when left out) is part of its latency.
+func (r *Record) Origin() time.Duration {
+	if r.Sched != 0 {
+		return r.Sched
+	}
+	return r.Start
 }
 
 // OK reports whether the request succeeded.

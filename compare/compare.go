@@ -1,10 +1,12 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -78,13 +80,32 @@ type Comparison struct {
 	// Compared lists the concurrencies both runs have, ascending;
 	// OnlyBaseline and OnlyRun those that only one has.
 	Compared, OnlyBaseline, OnlyRun []int
-	Levels                          []LevelComparison // one per Compared level
+	// The same for open-loop levels (sweep --rates), keyed by offered rate.
+	ComparedRates, OnlyBaselineRates, OnlyRunRates []float64
+	Levels                                         []LevelComparison // one per compared level, closed loop first
 }
 
 // LevelComparison holds the estimates of one shared level.
 type LevelComparison struct {
 	Concurrency int
+	Rate        float64    // open loop: the offered rate (Concurrency is its cap)
 	Estimates   []Estimate // one per Metrics entry, in that order
+}
+
+// Level names the compared level in the tables: its C, or "rate=R/s".
+func (l LevelComparison) Level() string { return levelKey{l.Concurrency, l.Rate}.String() }
+
+// levelKey identifies a level across runs: C, or the offered rate and cap.
+type levelKey struct {
+	c    int
+	rate float64
+}
+
+func (k levelKey) String() string {
+	if k.rate > 0 {
+		return report.LevelName(report.LevelStats{Concurrency: k.c, Rate: k.rate})
+	}
+	return strconv.Itoa(k.c)
 }
 
 // Estimate returns the estimate of metric m.
@@ -123,10 +144,13 @@ func Compare(runs []Run, opts Options) (Table, error) {
 	}
 	for i := 1; i < len(runs); i++ {
 		c := Comparison{Baseline: runs[0].Name, Run: runs[i].Name, Label: Label(i)}
-		c.Compared, c.OnlyBaseline, c.OnlyRun = split(concurrencies(pooled[0]), concurrencies(pooled[i]))
-		for _, conc := range c.Compared {
-			a, b := find(pooled[0], conc), find(pooled[i], conc)
-			seed := [2]uint64{opts.Seed, uint64(i)<<32 | uint64(conc)}
+		both, onlyA, onlyB := split(keys(pooled[0]), keys(pooled[i]))
+		c.Compared, c.ComparedRates = byLoop(both)
+		c.OnlyBaseline, c.OnlyBaselineRates = byLoop(onlyA)
+		c.OnlyRun, c.OnlyRunRates = byLoop(onlyB)
+		for _, k := range both {
+			a, b := find(pooled[0], k), find(pooled[i], k)
+			seed := [2]uint64{opts.Seed, uint64(i)<<32 | uint64(k.c) ^ math.Float64bits(k.rate)}
 			c.Levels = append(c.Levels, compareLevel(a, b, seed, opts))
 		}
 		t.Comparisons = append(t.Comparisons, c)
@@ -138,6 +162,7 @@ func Compare(runs []Run, opts Options) (Table, error) {
 // successful measured requests pooled, and each repetition's own figures.
 type pool struct {
 	concurrency int
+	rate        float64
 	decode      []float64 // per-request decode tok/s, sorted
 	ttft        []float64 // per-request TTFT in ms, sorted
 	// repeats holds, per Metrics entry, the figure of each repetition that
@@ -150,9 +175,9 @@ type pool struct {
 func poolLevels(levels []sweep.Level) []pool {
 	var pools []pool
 	for _, l := range levels {
-		i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == l.Concurrency })
+		i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == l.Concurrency && p.rate == l.Rate })
 		if i < 0 {
-			pools = append(pools, pool{concurrency: l.Concurrency, repeats: make([][]float64, len(Metrics))})
+			pools = append(pools, pool{concurrency: l.Concurrency, rate: l.Rate, repeats: make([][]float64, len(Metrics))})
 			i = len(pools) - 1
 		}
 		p := &pools[i]
@@ -209,22 +234,37 @@ func (p *pool) add(r *client.Record) {
 	}
 }
 
-func concurrencies(pools []pool) []int {
-	cs := make([]int, len(pools))
+// keys are the pools' level keys: closed-loop levels by C, then open-loop
+// ones by rate.
+func keys(pools []pool) []levelKey {
+	ks := make([]levelKey, len(pools))
 	for i, p := range pools {
-		cs[i] = p.concurrency
+		ks[i] = levelKey{p.concurrency, p.rate}
 	}
-	slices.Sort(cs)
-	return cs
+	slices.SortFunc(ks, func(a, b levelKey) int { return cmp.Or(cmp.Compare(a.rate, b.rate), cmp.Compare(a.c, b.c)) })
+	return ks
 }
 
-func find(pools []pool, c int) *pool {
-	i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == c })
+// byLoop splits keys into the closed loop's concurrencies and the open
+// loop's rates.
+func byLoop(ks []levelKey) (cs []int, rates []float64) {
+	for _, k := range ks {
+		if k.rate > 0 {
+			rates = append(rates, k.rate)
+		} else {
+			cs = append(cs, k.c)
+		}
+	}
+	return cs, rates
+}
+
+func find(pools []pool, k levelKey) *pool {
+	i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == k.c && p.rate == k.rate })
 	return &pools[i]
 }
 
 // split returns the sorted sets a ∩ b, a − b and b − a.
-func split(a, b []int) (both, onlyA, onlyB []int) {
+func split(a, b []levelKey) (both, onlyA, onlyB []levelKey) {
 	for _, x := range a {
 		if slices.Contains(b, x) {
 			both = append(both, x)

@@ -84,7 +84,7 @@ func (e Estimate) Judged() bool {
 // interval between runs when both sides have MinRepeats repetitions with
 // it; otherwise the medians get a bootstrap over requests.
 func compareLevel(a, b *pool, seed [2]uint64, o Options) LevelComparison {
-	l := LevelComparison{Concurrency: a.concurrency}
+	l := LevelComparison{Concurrency: a.concurrency, Rate: a.rate}
 	for i, m := range Metrics {
 		var e Estimate
 		switch m {

@@ -55,7 +55,7 @@ func (t Table) WriteCSV(w io.Writer) error {
 					sig, meaningful = strconv.FormatBool(e.Significant()), strconv.FormatBool(e.Meaningful())
 				}
 				row := []string{
-					c.Baseline, c.Run, c.Label, strconv.Itoa(l.Concurrency), string(e.Metric),
+					c.Baseline, c.Run, c.Label, l.Level(), string(e.Metric),
 					fixed(e.A, 3), fixed(e.B, 3), fixed(e.Ratio, 4), fixed(e.Low, 4), fixed(e.High, 4), sig, meaningful,
 					strconv.Itoa(e.NA), strconv.Itoa(e.NB), strconv.Itoa(e.RA), strconv.Itoa(e.RB),
 					string(e.Interval), e.Verdict(c.Label, t.Confidence),
@@ -80,8 +80,14 @@ func (t Table) WriteText(w io.Writer) error {
 	}
 	t.method(&b)
 	for _, c := range t.Comparisons {
-		fmt.Fprintf(&b, "\n%s vs A: compared C=%s (only in A: %s; only in %s: %s)\n",
-			c.Label, ints(c.Compared), ints(c.OnlyBaseline), c.Label, ints(c.OnlyRun))
+		if len(c.ComparedRates)+len(c.OnlyBaselineRates)+len(c.OnlyRunRates) > 0 {
+			fmt.Fprintf(&b, "\n%s vs A: compared rates %s req/s (only in A: %s; only in %s: %s)\n",
+				c.Label, floats(c.ComparedRates), floats(c.OnlyBaselineRates), c.Label, floats(c.OnlyRunRates))
+		}
+		if len(c.Compared)+len(c.OnlyBaseline)+len(c.OnlyRun) > 0 || len(c.ComparedRates)+len(c.OnlyBaselineRates)+len(c.OnlyRunRates) == 0 {
+			fmt.Fprintf(&b, "\n%s vs A: compared C=%s (only in A: %s; only in %s: %s)\n",
+				c.Label, ints(c.Compared), ints(c.OnlyBaseline), c.Label, ints(c.OnlyRun))
+		}
 		if len(c.Levels) == 0 {
 			continue
 		}
@@ -125,7 +131,7 @@ func (t Table) headline(b *strings.Builder, c Comparison) {
 	fmt.Fprintf(tw, "C\truns\tA\t%s\t%s/A\t%s\t  verdict\n", c.Label, c.Label, ciHead(t.Confidence, c.Label))
 	for _, l := range c.Levels {
 		e := l.Estimate(DecodeP50)
-		fmt.Fprintf(tw, "%d\t%d/%d\t%s\t%s\t%s\t%s\t  %s\n", l.Concurrency, e.RA, e.RB, num(e.A, 1), num(e.B, 1),
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t  %s\n", l.Level(), e.RA, e.RB, num(e.A, 1), num(e.B, 1),
 			num(e.Ratio, 3), interval(e), e.Verdict(c.Label, t.Confidence))
 	}
 	tw.Flush()
@@ -140,7 +146,7 @@ func (t Table) others(b *strings.Builder, c Comparison) {
 	fmt.Fprintf(tw, "C\tTTFT p50 A\t%s\t%s/A\t%s\tTTFT p95 A\t%s\t%s/A\t%s\taggregate A\t%s\t%s/A\t%s\t\n",
 		l, l, ci, l, l, ci, l, l, ci)
 	for _, lv := range c.Levels {
-		fmt.Fprintf(tw, "%d", lv.Concurrency)
+		fmt.Fprintf(tw, "%s", lv.Level())
 		for _, e := range []Estimate{lv.Estimate(TTFTP50), lv.Estimate(TTFTP95), lv.Estimate(AggregateOutput)} {
 			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s", num(e.A, 1), num(e.B, 1), num(e.Ratio, 3), interval(e))
 		}
@@ -162,6 +168,17 @@ func interval(e Estimate) string {
 }
 
 // ints lists levels as "1,2,4", or "none".
+func floats(xs []float64) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
 func ints(xs []int) string {
 	if len(xs) == 0 {
 		return "none"

@@ -115,9 +115,9 @@ func (c Comparison) Overall() string {
 		case e.HasCI():
 			g = 3
 		}
-		groups[g].cs = append(groups[g].cs, strconv.Itoa(l.Concurrency))
+		groups[g].cs = append(groups[g].cs, l.Level())
 		if e.Interval == Requests {
-			once = append(once, strconv.Itoa(l.Concurrency))
+			once = append(once, l.Level())
 		}
 	}
 	var parts []string

@@ -128,9 +128,20 @@ func verdictNotes(stats []LevelStats) []string {
 	return notes
 }
 
-func levelName(s LevelStats) string {
-	if s.Repeat != 0 {
-		return fmt.Sprintf("C=%d rep %d", s.Concurrency, s.Repeat+1) // runs count from 1 for people
+// LevelName names a level in notes and status lines: "C=8", "C=8 rep 1",
+// or for an open-loop level "rate=4/s" (with its cap, "rate=4/s C≤2").
+func LevelName(s LevelStats) string {
+	name := fmt.Sprintf("C=%d", s.Concurrency)
+	if s.Rate > 0 {
+		name = fmt.Sprintf("rate=%g/s", s.Rate)
+		if s.Concurrency > 0 {
+			name += fmt.Sprintf(" C≤%d", s.Concurrency)
+		}
 	}
-	return fmt.Sprintf("C=%d", s.Concurrency)
+	if s.Repeat != 0 {
+		name += fmt.Sprintf(" rep %d", s.Repeat+1) // runs count from 1 for people
+	}
+	return name
 }
+
+func levelName(s LevelStats) string { return LevelName(s) }

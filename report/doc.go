@@ -34,7 +34,7 @@
 // milliseconds with 3 decimals, rates tokens (or requests) per second with 3
 // (4 for requests_per_s) decimals.
 //
-//	concurrency             workers   C
+//	concurrency             workers   C (open loop: the --max-concurrency cap, 0 for none)
 //	repeat                  -         repetition index of the level, 0-based (the console and report.html count runs from 1)
 //	requests_ok             requests  successful measured requests
 //	requests_failed         requests  failed measured requests, any class
@@ -97,6 +97,20 @@
 //	stall_share             fraction  share of successful requests with a gap > 1 s
 //	rebuffer_ratio_p95      fraction  reader's waiting / reading time U/r per request (r = 6 tok/s), p95
 //	smooth_share            fraction  share of requests with a token whose reader never waited
+//	rate                    req/s     the offered rate λ the level is keyed by (open loop); empty in a closed loop
+//	offered_rps             req/s     realised arrival rate: (n − 1) / (last − first scheduled instant) of the measured requests
+//	achieved_rps            req/s     completion rate (open loop): (finished − 1) / (last End − first End), finished = not canceled
+//	dispatch_delay_p50_ms   ms        dispatch delay Start − Sched (open loop), p50
+//	dispatch_delay_p99_ms   ms        dispatch delay, p99 (client-limited above 10 ms, uncapped)
+//	dispatch_delay_max_ms   ms        dispatch delay, max
+//	inflight_peak           requests  most measured requests on the wire (Start to End) at once
+//	ttft_rise_ms            ms        TTFT fitted over the scheduled instant: slope × span (open loop)
+//	unstable                bool      the open-loop level could not keep up (see Open loop); empty in a closed loop
+//	unstable_reason         -         the stability checks that fired
+//	tpot_p50_ms             ms        TPOT per request, (End − FirstToken) / (U − 1), p50 (vLLM's TPOT)
+//	tpot_p99_ms             ms        TPOT per request, p99
+//	goodput_rps             req/s     good requests per second: goodput_ratio × achieved_rps (closed loop: good / ok × requests_per_s); empty without an SLO
+//	goodput_ratio           fraction  finished requests that succeeded and met every per-request SLO / finished
 //
 // docs/metrics.md gives the exact formula of every column.
 package report

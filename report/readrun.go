@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,8 +32,13 @@ type SavedRun struct {
 	verdicts []*SLOResult
 }
 
-// levelKey identifies a level within a run.
-type levelKey struct{ concurrency, repeat int }
+// levelKey identifies a level within a run: its concurrency (an open
+// loop's cap), its offered rate (0 in a closed loop) and its repeat.
+type levelKey struct {
+	concurrency int
+	rate        float64
+	repeat      int
+}
 
 // ReadRunDir reads a directory written by RunDir. The records of
 // requests.jsonl are grouped by (concurrency, repeat), in file order; what
@@ -80,7 +86,7 @@ func rebuildLevels(summary []LevelJSON, recs []client.Record) ([]sweep.Level, []
 	byKey := make(map[levelKey][]client.Record)
 	var order []levelKey // first appearance in recs
 	for _, r := range recs {
-		k := levelKey{r.Concurrency, r.Repeat}
+		k := levelKey{r.Concurrency, r.Rate, r.Repeat}
 		if _, seen := byKey[k]; !seen {
 			order = append(order, k)
 		}
@@ -89,7 +95,7 @@ func rebuildLevels(summary []LevelJSON, recs []client.Record) ([]sweep.Level, []
 	var levels []sweep.Level
 	listed := make(map[levelKey]bool)
 	for _, lj := range summary {
-		k := levelKey{lj.Concurrency, lj.Repeat}
+		k := levelKey{lj.Concurrency, lj.Rate, lj.Repeat}
 		listed[k] = true
 		levels = append(levels, newLevel(k, lj.EndReason, lj.Health, byKey[k]))
 		levels[len(levels)-1].Server = lj.ServerMetrics
@@ -99,15 +105,16 @@ func rebuildLevels(summary []LevelJSON, recs []client.Record) ([]sweep.Level, []
 		if listed[k] {
 			continue
 		}
-		warnings = append(warnings, fmt.Sprintf("level C=%d repeat %d has records but is not in %s: its end reason and client health are unknown",
-			k.concurrency, k.repeat, SummaryFile))
+		name := LevelName(LevelStats{Concurrency: k.concurrency, Rate: k.rate})
+		warnings = append(warnings, fmt.Sprintf("level %s repeat %d has records but is not in %s: its end reason and client health are unknown",
+			name, k.repeat, SummaryFile))
 		levels = append(levels, newLevel(k, "", sweep.Health{}, byKey[k]))
 	}
 	return levels, warnings
 }
 
 func newLevel(k levelKey, end sweep.EndReason, h sweep.Health, recs []client.Record) sweep.Level {
-	l := sweep.Level{Concurrency: k.concurrency, Repeat: k.repeat, EndReason: end, Health: h, Records: recs}
+	l := sweep.Level{Concurrency: k.concurrency, Rate: k.rate, Repeat: k.repeat, EndReason: end, Health: h, Records: recs}
 	for i, r := range recs {
 		if i == 0 || r.Start < l.Start {
 			l.Start = r.Start
@@ -136,7 +143,13 @@ func recordedVerdict(lj LevelJSON) *SLOResult {
 	if lj.SLOPass == nil {
 		return nil
 	}
-	v := &SLOResult{Pass: *lj.SLOPass}
+	v := &SLOResult{Pass: *lj.SLOPass, GoodputRPS: math.NaN(), GoodputRatio: math.NaN()}
+	if lj.GoodputRPS != nil {
+		v.GoodputRPS = *lj.GoodputRPS
+	}
+	if lj.GoodputRatio != nil {
+		v.GoodputRatio = *lj.GoodputRatio
+	}
 	if lj.SLOFailed != "" {
 		v.Failed = strings.Split(lj.SLOFailed, "; ")
 	}

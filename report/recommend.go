@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,12 +33,22 @@ type Recommendation struct {
 	// Excluded lists the levels left out of the knee and the capacity
 	// claims, ascending, each with its reasons.
 	Excluded []ExcludedLevel
+	// Open loop (sweep --rates): the same answers as offered rates in
+	// requests per second (0: none); the int fields then hold the cap.
+	RecommendedRate, FirstFailRate, KneeRate, UnjudgedRate float64
+}
+
+// openLoop reports whether the answers are offered rates.
+func (r Recommendation) openLoop() bool {
+	return r.RecommendedRate > 0 || r.FirstFailRate > 0 || r.KneeRate > 0 || r.UnjudgedRate > 0 ||
+		slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.Rate > 0 })
 }
 
 // ExcludedLevel is a level whose figures cannot bear a verdict.
 type ExcludedLevel struct {
-	C   int
-	Why string // Untrusted's reasons, of the first untrusted run
+	C    int
+	Rate float64 // open loop: its offered rate
+	Why  string  // Untrusted's reasons, of the first untrusted run
 }
 
 // Recommend derives the capacity answer from a sweep's levels (in any
@@ -52,25 +63,27 @@ func Recommend(stats []LevelStats, o SLO) Recommendation {
 	rec := Recommendation{SLO: o}
 	for _, l := range lv {
 		if why := l.untrusted(); why != "" {
-			rec.Excluded = append(rec.Excluded, ExcludedLevel{C: l.C, Why: why})
+			rec.Excluded = append(rec.Excluded, ExcludedLevel{C: l.C, Rate: l.Rate, Why: why})
 			continue
 		}
 		trusted = append(trusted, l)
 	}
-	rec.Knee = knee(trusted)
+	if k, ok := knee(trusted); ok {
+		rec.Knee, rec.KneeRate = k.C, k.Rate
+	}
 	if !o.Set() {
 		return rec
 	}
 	for _, l := range lv {
 		if why := l.failures(o); len(why) > 0 {
-			rec.FirstFail, rec.FirstFailWhy = l.C, why
+			rec.FirstFail, rec.FirstFailRate, rec.FirstFailWhy = l.C, l.Rate, why
 			break
 		}
 		if l.untrusted() != "" {
-			rec.Unjudged = l.C
+			rec.Unjudged, rec.UnjudgedRate = l.C, l.Rate
 			break
 		}
-		rec.Recommended, rec.RecommendedTPS = l.C, l.Aggregate
+		rec.Recommended, rec.RecommendedRate, rec.RecommendedTPS = l.C, l.Rate, l.Aggregate
 	}
 	return rec
 }
@@ -86,12 +99,26 @@ func (g LevelGroup) untrusted() string {
 	return ""
 }
 
-// LevelGroup is every run (repeat) of one concurrency level.
+// LevelGroup is every run (repeat) of one level: a concurrency, or in an
+// open loop an offered rate (with its cap as C).
 type LevelGroup struct {
 	C         int
+	Rate      float64 // open loop: the offered rate; 0 closed loop
 	Runs      []LevelStats
 	Aggregate float64 // mean aggregate output tok/s over the runs
 }
+
+// X is the group's place on the sweep's axis: the rate of an open-loop
+// level, else C. The knee's doubling is a doubling of X.
+func (g LevelGroup) X() float64 {
+	if g.Rate > 0 {
+		return g.Rate
+	}
+	return float64(g.C)
+}
+
+// Name is the group's level name, "C=4" or "rate=2/s".
+func (g LevelGroup) Name() string { return LevelName(LevelStats{Concurrency: g.C, Rate: g.Rate}) }
 
 // Passes reports whether every run of the level passes o.
 func (g LevelGroup) Passes(o SLO) bool { return len(g.failures(o)) == 0 }
@@ -105,14 +132,14 @@ func (g LevelGroup) failures(o SLO) []string {
 	return nil
 }
 
-// GroupByConcurrency groups a sweep's levels by concurrency, ascending,
-// each with its runs in the order given.
+// GroupByConcurrency groups a sweep's levels by level key (concurrency, or
+// offered rate and cap), ascending, each with its runs in the order given.
 func GroupByConcurrency(stats []LevelStats) []LevelGroup {
 	var groups []LevelGroup
 	for _, s := range stats {
-		i := slices.IndexFunc(groups, func(g LevelGroup) bool { return g.C == s.Concurrency })
+		i := slices.IndexFunc(groups, func(g LevelGroup) bool { return g.C == s.Concurrency && g.Rate == s.Rate })
 		if i < 0 {
-			groups = append(groups, LevelGroup{C: s.Concurrency})
+			groups = append(groups, LevelGroup{C: s.Concurrency, Rate: s.Rate})
 			i = len(groups) - 1
 		}
 		groups[i].Runs = append(groups[i].Runs, s)
@@ -124,29 +151,33 @@ func GroupByConcurrency(stats []LevelStats) []LevelGroup {
 		}
 		groups[i].Aggregate = sum / float64(len(groups[i].Runs))
 	}
-	slices.SortFunc(groups, func(a, b LevelGroup) int { return a.C - b.C })
+	slices.SortFunc(groups, func(a, b LevelGroup) int { return cmp.Or(cmp.Compare(a.Rate, b.Rate), a.C-b.C) })
 	return groups
 }
 
-// knee finds the first level c whose nearest level at or above 2c delivers
-// less than (1+KneeGain) times c's aggregate throughput.
-func knee(lv []LevelGroup) int {
+// knee finds the first level whose nearest level at or above twice its X
+// (C, or the offered rate) delivers less than (1+KneeGain) times its
+// aggregate throughput; ok is false when there is none.
+func knee(lv []LevelGroup) (LevelGroup, bool) {
 	for i, l := range lv {
-		j := slices.IndexFunc(lv[i+1:], func(g LevelGroup) bool { return g.C >= 2*l.C })
+		j := slices.IndexFunc(lv[i+1:], func(g LevelGroup) bool { return g.X() >= 2*l.X() })
 		if j < 0 {
-			return 0
+			return LevelGroup{}, false
 		}
 		if next := lv[i+1+j]; next.Aggregate < (1+KneeGain)*l.Aggregate {
-			return l.C
+			return l, true
 		}
 	}
-	return 0
+	return LevelGroup{}, false
 }
 
 // Sentence is the recommendation as one paragraph for the console: the
 // verdict, and at the recommended level and at the knee what one user gets
 // there (levelFigures) and what the server delivers in aggregate.
 func (r Recommendation) Sentence(stats []LevelStats) string {
+	if r.openLoop() || anyRate(stats) {
+		return r.rateSentence(stats)
+	}
 	var b strings.Builder
 	if r.SLO.Set() {
 		switch {
@@ -258,7 +289,7 @@ func plural(n int, noun string) string {
 func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
 	var out []LevelStats
 	for _, s := range stats {
-		if !slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.C == s.Concurrency }) {
+		if !slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.C == s.Concurrency && e.Rate == s.Rate }) {
 			out = append(out, s)
 		}
 	}
@@ -292,9 +323,97 @@ func anyDoubling(stats []LevelStats) bool {
 		if !(l.Aggregate > 0) {
 			continue
 		}
-		if slices.ContainsFunc(lv[i+1:], func(g LevelGroup) bool { return g.C >= 2*l.C }) {
+		if slices.ContainsFunc(lv[i+1:], func(g LevelGroup) bool { return g.X() >= 2*l.X() }) {
 			return true
 		}
 	}
 	return false
+}
+
+// rateSentence is Sentence for an open-loop sweep: the answers are offered
+// rates.
+func (r Recommendation) rateSentence(stats []LevelStats) string {
+	var b strings.Builder
+	if r.SLO.Set() {
+		switch {
+		case r.RecommendedRate == 0 && r.FirstFailRate == 0:
+			fmt.Fprintf(&b, "No rate can be judged against the SLO (%s): %g req/s cannot bear a verdict.", r.SLO, r.UnjudgedRate)
+		case r.RecommendedRate == 0:
+			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFailRate, strings.Join(r.FirstFailWhy, "; "))
+		default:
+			fmt.Fprintf(&b, "This server sustains %g req/s offered (open loop) with %s, delivering %.0f output tok/s in aggregate.", r.RecommendedRate, r.SLO, r.RecommendedTPS)
+			switch {
+			case r.FirstFailRate > 0:
+				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFailRate, strings.Join(r.FirstFailWhy, "; "))
+			case r.UnjudgedRate > 0:
+				fmt.Fprintf(&b, " %g req/s cannot bear a verdict, so the limit above %g req/s is not known.", r.UnjudgedRate, r.RecommendedRate)
+			default:
+				fmt.Fprintf(&b, " Every rate run passes; the limit is above %g req/s.", maxRate(stats))
+			}
+		}
+		b.WriteString(" ")
+	}
+	switch {
+	case r.KneeRate > 0:
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %g req/s offered (doubling adds < %.0f%%).", r.KneeRate, KneeGain*100)
+	case !anyDoubling(r.trustedStats(stats)):
+		b.WriteString("No two rates a doubling apart delivered throughput, so there is no knee to find.")
+	default:
+		fmt.Fprintf(&b, "Aggregate throughput was still growing at %g req/s (no knee within the rates run).", maxRate(r.trustedStats(stats)))
+	}
+	b.WriteString(stableText(stats))
+	if len(r.Excluded) > 0 {
+		var ex []string
+		for _, e := range r.Excluded {
+			ex = append(ex, fmt.Sprintf("%s (%s)", LevelName(LevelStats{Concurrency: e.C, Rate: e.Rate}), e.Why))
+		}
+		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
+	}
+	var limited []string
+	for _, g := range GroupByConcurrency(stats) {
+		if slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.ClientLimited }) {
+			limited = append(limited, g.Name())
+		}
+	}
+	if len(limited) > 0 {
+		fmt.Fprintf(&b, " Caution: %s were client-limited; their figures may describe the load generator, not the server.", strings.Join(limited, ", "))
+	}
+	return b.String()
+}
+
+// stableText states the open loop's capacity evidence: the highest rate
+// whose runs were all stable, and the most the server completed at a rate
+// it could not keep up with (its maximum throughput).
+func stableText(stats []LevelStats) string {
+	var stable, ceiling float64
+	for _, g := range GroupByConcurrency(stats) {
+		if g.Rate == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.Unstable }) {
+			stable = max(stable, g.Rate)
+			continue
+		}
+		for _, s := range g.Runs {
+			if s.Unstable && defined(s.AchievedRPS) {
+				ceiling = max(ceiling, s.AchievedRPS)
+			}
+		}
+	}
+	var b strings.Builder
+	if stable > 0 {
+		fmt.Fprintf(&b, " The highest stable rate was %g req/s.", stable)
+	}
+	if ceiling > 0 {
+		fmt.Fprintf(&b, " Above it the server completed at most %.3g req/s: its maximum throughput.", ceiling)
+	}
+	return b.String()
+}
+
+func maxRate(stats []LevelStats) float64 {
+	m := 0.0
+	for _, s := range stats {
+		m = max(m, s.Rate)
+	}
+	return m
 }

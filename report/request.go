@@ -7,7 +7,8 @@ import (
 	"github.com/toksweep/toksweep/client"
 )
 
-// RequestTTFT is one request's time to first token, FirstToken − Start, or
+// RequestTTFT is one request's time to first token, FirstToken − Origin
+// (Start in a closed loop, the scheduled instant in an open loop), or
 // NoSample when it has no token-carrying chunk. Summarize takes TTFT
 // percentiles over it; compare bootstraps it. The caller picks the records
 // (Summarize uses successful measured ones).
@@ -15,7 +16,7 @@ func RequestTTFT(r *client.Record) time.Duration {
 	if len(r.ChunkAt) == 0 {
 		return NoSample
 	}
-	return r.FirstToken - r.Start
+	return r.FirstToken - r.Origin()
 }
 
 // RequestDecodeTPS is one request's decode rate, (U − w) / (LastToken −
@@ -30,11 +31,11 @@ func RequestDecodeTPS(r *client.Record) float64 {
 	return (u - tokenWeight(r)) / (r.LastToken - r.FirstToken).Seconds()
 }
 
-// RequestE2ETPS is one request's end-to-end rate, U / (End − Start) in
-// tokens per second, or NaN when End is not after Start.
+// RequestE2ETPS is one request's end-to-end rate, U / (End − Origin) in
+// tokens per second, or NaN when End is not after Origin.
 func RequestE2ETPS(r *client.Record) float64 {
-	if r.End <= r.Start {
+	if r.End <= r.Origin() {
 		return math.NaN()
 	}
-	return float64(r.OutputTokens()) / (r.End - r.Start).Seconds()
+	return float64(r.OutputTokens()) / (r.End - r.Origin()).Seconds()
 }

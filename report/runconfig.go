@@ -38,6 +38,17 @@ type RunConfig struct {
 	RequestTimeout string            `json:"request_timeout"`
 	ConnectTimeout string            `json:"connect_timeout"`
 	Insecure       bool              `json:"insecure"`
+	OpenLoop       *OpenLoopConfig   `json:"open_loop,omitempty"`
+}
+
+// OpenLoopConfig is an open-loop sweep's arrivals (sweep --rates) as
+// summary.json records them; nil for a closed loop.
+type OpenLoopConfig struct {
+	Rates          []float64 `json:"rates"`
+	Arrival        string    `json:"arrival"`
+	Burstiness     float64   `json:"burstiness,omitempty"`
+	Seed           int64     `json:"seed"`
+	MaxConcurrency int       `json:"max_concurrency,omitempty"`
 }
 
 // SLOConfig is the SLO as summary.json records it, so that a saved run can

@@ -87,7 +87,8 @@ func TestSessionNotes(t *testing.T) {
 // TestThinkTimeIsNotClientLimit: workers idle by think time do not make
 // the level client-limited; the same in-flight mean without it does.
 func TestThinkTimeIsNotClientLimit(t *testing.T) {
-	s := LevelStats{Concurrency: 4, InflightMean: 2}
+	s := LevelStats{Concurrency: 4, InflightMean: 2, RequestsOK: 8, TTFTP50: NoSample, ITLP50: NoSample, ClientDelayP99: NoSample}
+	s.Health.IssueLagMax = 50 * time.Millisecond // the corroborating lag
 	if limited, _ := clientLimited(&s); !limited {
 		t.Error("in-flight 2 of 4 without think time: want client-limited")
 	}

@@ -52,6 +52,11 @@ func (o SLO) String() string {
 type SLOResult struct {
 	Pass   bool
 	Failed []string // one entry per failing criterion, with the measured value
+	// GoodputRatio is the share of the level's finished requests that
+	// succeeded and met every per-request criterion (TTFT ≤ the TTFT bound,
+	// decode and e2e rates ≥ theirs); GoodputRPS is that share of
+	// achieved_rps. NaN when no request finished.
+	GoodputRatio, GoodputRPS float64
 }
 
 // CheckSLO judges one level. A level without the figure a criterion needs
@@ -75,7 +80,9 @@ func CheckSLO(s LevelStats, o SLO) SLOResult {
 	if o.MaxGapP95 > 0 && (s.MaxGapP95 == NoSample || s.MaxGapP95 > o.MaxGapP95) {
 		failed = append(failed, fmt.Sprintf("max_gap_p95 %s > %v", fmtDur(s.MaxGapP95), o.MaxGapP95))
 	}
-	return SLOResult{Pass: len(failed) == 0, Failed: failed}
+	r := SLOResult{Pass: len(failed) == 0, Failed: failed}
+	r.GoodputRatio, r.GoodputRPS = goodput(&s, o)
+	return r
 }
 
 // ErrorRate is the failed share of measured requests; NaN without any.

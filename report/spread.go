@@ -57,7 +57,11 @@ func spreadTable(stats []LevelStats) *table {
 			ttft = append(ttft, Ms(s.TTFTP50))
 			agg = append(agg, s.AggregateOutputTPS)
 		}
-		row := []string{strconv.Itoa(g.C), strconv.Itoa(len(g.Runs))}
+		label := strconv.Itoa(g.C)
+		if g.Rate > 0 {
+			label = g.Name()
+		}
+		row := []string{label, strconv.Itoa(len(g.Runs))}
 		for _, sp := range []Spread{spreadOf(decode), spreadOf(ttft), spreadOf(agg)} {
 			row = append(row, Num(sp.Min, 1)+"–"+Num(sp.Max, 1), percent(sp.Relative()))
 		}

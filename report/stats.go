@@ -34,7 +34,8 @@ const MismatchTolerance = 0.02
 // and means are float64 (NaN when undefined), time figures time.Duration
 // (NoSample when undefined). docs/metrics.md defines each field.
 type LevelStats struct {
-	Concurrency int
+	Concurrency int     // closed loop: the workers; open loop: the cap (0: none)
+	Rate        float64 // open loop: the offered rate, req/s; 0 closed loop
 	Repeat      int
 	EndReason   sweep.EndReason
 
@@ -112,6 +113,22 @@ type LevelStats struct {
 
 	// Session holds the multi-turn figures (sessions.go).
 	Session SessionStats
+	// Rates and in-flight, both loops (openloop.go).
+	Finished     int     // measured requests that finished (not canceled)
+	AchievedRPS  float64 // (Finished − 1) / (last End − first End)
+	InflightPeak int     // most measured requests on the wire at once
+	TPOTP50      time.Duration
+	TPOTP99      time.Duration // (End − FirstToken) / (U − 1), vLLM's TPOT
+
+	// Open loop only (Rate > 0): the realised arrival rate, the dispatch
+	// delay Start − Sched, the TTFT rise and the stability verdict.
+	OfferedRPS                                           float64
+	DispatchDelayP50, DispatchDelayP99, DispatchDelayMax time.Duration
+	TTFTRise                                             time.Duration
+	Unstable                                             bool
+	UnstableReason                                       string
+
+	requests []requestFigures // per successful request, for goodput
 }
 
 // Window is the length of the steady-state window.
@@ -122,6 +139,7 @@ func (s *LevelStats) Window() time.Duration { return s.WindowEnd - s.WindowStart
 func Summarize(l sweep.Level) LevelStats {
 	s := LevelStats{
 		Concurrency: l.Concurrency,
+		Rate:        l.Rate,
 		Repeat:      l.Repeat,
 		EndReason:   l.EndReason,
 		Health:      l.Health,
@@ -143,6 +161,8 @@ func Summarize(l sweep.Level) LevelStats {
 	s.aggregate(measured)
 	s.ClientDelayP99 = clientDelayP99(ok)
 	s.Session = sessionStats(measured)
+	s.throughput(measured, ok)
+	s.openLoop(measured, ok)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
 	s.Server = serverStats(l.Server)
 	return s
@@ -238,11 +258,11 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 		if v := RequestE2ETPS(r); !math.IsNaN(v) {
 			e2e = append(e2e, v)
 		}
-		if r.End > r.Start {
-			e2el = append(e2el, float64(r.End-r.Start))
+		if r.End > r.Origin() {
+			e2el = append(e2el, float64(r.End-r.Origin()))
 		}
 		if r.FirstContent > 0 {
-			ttfc = append(ttfc, float64(r.FirstContent-r.Start))
+			ttfc = append(ttfc, float64(r.FirstContent-r.Origin()))
 		}
 		if r.ReasoningChunks > 0 || r.ReasoningTokens > 0 {
 			s.ReasoningRequests++

@@ -45,6 +45,11 @@ type RecommendationJSON struct {
 	// recommendation (report.Untrusted); the sentence says why.
 	ExcludedConcurrency []int  `json:"excluded_concurrency,omitempty"`
 	Sentence            string `json:"sentence"`
+	// Open loop (sweep --rates): the answers as offered rates, req/s.
+	RecommendedRate *float64  `json:"recommended_rate,omitempty"`
+	FirstFailRate   *float64  `json:"first_fail_rate,omitempty"`
+	KneeRate        *float64  `json:"knee_rate,omitempty"`
+	ExcludedRate    []float64 `json:"excluded_rate,omitempty"`
 }
 
 // NewRecommendationJSON converts r; zero concurrencies become null.
@@ -63,8 +68,19 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 		j.SLO = r.SLO.String()
 	}
 	for _, e := range r.Excluded {
-		j.ExcludedConcurrency = append(j.ExcludedConcurrency, e.C)
+		if e.Rate > 0 {
+			j.ExcludedRate = append(j.ExcludedRate, e.Rate)
+		} else {
+			j.ExcludedConcurrency = append(j.ExcludedConcurrency, e.C)
+		}
 	}
+	nzRate := func(v float64) *float64 {
+		if v == 0 {
+			return nil
+		}
+		return &v
+	}
+	j.RecommendedRate, j.FirstFailRate, j.KneeRate = nzRate(r.RecommendedRate), nzRate(r.FirstFailRate), nzRate(r.KneeRate)
 	if r.Recommended > 0 {
 		j.RecommendedOutputTPS = rounded(r.RecommendedTPS, tpsDecimals)
 	}
@@ -124,6 +140,11 @@ type LevelJSON struct {
 	// like health so that a saved run can be re-summarised; absent when
 	// the server was not scraped.
 	ServerMetrics *promscrape.LevelMetrics `json:"server_metrics,omitempty"`
+	// Rate keys an open-loop level (null, read as 0, in a closed loop); the
+	// goodput figures are restored with the SLO verdict they belong to.
+	Rate         float64  `json:"rate"`
+	GoodputRPS   *float64 `json:"goodput_rps"`
+	GoodputRatio *float64 `json:"goodput_ratio"`
 
 	written json.RawMessage // the object NewLevelJSON built from Columns
 }

@@ -52,6 +52,9 @@ func Untrusted(s LevelStats) string {
 		why = append(why, fmt.Sprintf("%d of %d requests failed (%.0f%% > %.0f%%)",
 			failed, s.RequestsOK+failed, 100*e, 100*ErrorShareMax))
 	}
+	if s.Unstable {
+		why = append(why, "unstable ("+s.UnstableReason+"): its latencies are not steady-state figures")
+	}
 	if s.WindowFallback {
 		why = append(why, "no steady window")
 	} else if w := s.Window(); w > 0 && s.MeasuredSpan > 0 && float64(w) < MinWindowShare*float64(s.MeasuredSpan) {

@@ -46,9 +46,37 @@ func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallba
 	return ws, we, false
 }
 
+// openWindow is the steady window of an open-loop level: from the first
+// End (the server has been busy for a request's time) to the last Start
+// (arrivals stop), over the requests not canceled by an interruption. If
+// that span is empty, it falls back to [min Start, max End] and reports
+// fallback; without a finished request there is no window.
+func openWindow(measured []client.Record) (ws, we time.Duration, fallback bool) {
+	if !slices.ContainsFunc(measured, func(r client.Record) bool { return r.ErrorClass != client.Canceled }) {
+		return 0, 0, false
+	}
+	lo, hi := measured[0].Start, measured[0].End
+	ws, we = math.MaxInt64, math.MinInt64
+	for i := range measured {
+		r := &measured[i]
+		lo, hi = min(lo, r.Start), max(hi, r.End)
+		if r.ErrorClass != client.Canceled {
+			ws, we = min(ws, r.End), max(we, r.Start)
+		}
+	}
+	if we <= ws {
+		return lo, hi, true
+	}
+	return ws, we, false
+}
+
 // aggregate fills the steady-state window and the figures measured over it.
 func (s *LevelStats) aggregate(measured []client.Record) {
-	s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)
+	if s.Rate > 0 {
+		s.WindowStart, s.WindowEnd, s.WindowFallback = openWindow(measured)
+	} else {
+		s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)
+	}
 	s.MeasuredSpan = measuredSpan(measured)
 	ws, we := s.WindowStart, s.WindowEnd
 	s.AggregateOutputTPS, s.AggregateTotalTPS = math.NaN(), math.NaN()

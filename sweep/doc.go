@@ -1,6 +1,9 @@
 // Package sweep owns time and concurrency: it runs closed-loop worker pools at
-// increasing concurrency levels against one endpoint and hands each level's
-// raw records to the caller as soon as the level ends.
+// increasing concurrency levels, or open-loop arrivals at offered rates,
+// against one endpoint and hands each level's raw records to the caller as
+// soon as the level ends. The arrival process is the seam (Arrivals):
+// ClosedLoop and OpenLoop send through the same Sender, so both loops share
+// the client, the records and the report.
 //
 // A level at concurrency C starts C workers. Each worker takes a ticket,
 // issues one request, waits for it to finish and takes the next ticket (a
@@ -12,7 +15,13 @@
 // failed with the same client-side HTTP error (Aborted: the sweep stops rather
 // than hammer a server that refuses the requests).
 //
-// Each worker appends to its own slice of records; the slices are merged after
-// the pool is done. A failed request is data in its record, never an error
+// An open-loop level at rate λ draws its plan of scheduled instants from
+// the seed before it starts (RateSpec.ArrivalPlan); one feeder sleeps until
+// each absolute instant and hands the request to a goroutine of its own, so
+// a slow server never delays later arrivals. Each record carries its
+// scheduled instant (Sched), from which its latency counts.
+//
+// The records are collected under one lock and sorted by start time when the
+// level is done. A failed request is data in its record, never an error
 // that stops the level. Nothing here prints; figures are report's business.
 package sweep

@@ -23,6 +23,7 @@ const (
 // turns it into them.
 type Level struct {
 	Concurrency int
+	Rate        float64 // offered req/s of an open-loop level; 0 closed loop
 	Repeat      int
 	EndReason   EndReason
 	// Start and End bound the level (first request start, last request end),

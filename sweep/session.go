@@ -2,9 +2,9 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -56,54 +56,47 @@ type sessionWorker struct {
 	warm    bool // conv runs on warm-up tickets
 }
 
-// workSessions is work for Config.Sessions: one closed-loop worker running
-// sessions back to back. It returns its records and the worst issue lag,
-// think time excluded.
-func workSessions(ctx context.Context, cfg Config, d Doer, tk *tickets, ab *aborter, cancel func(), c, repeat, w int) ([]client.Record, time.Duration) {
-	var recs []client.Record
-	var lag, prevEnd time.Duration
-	rng := rand.New(rand.NewPCG(uint64(cfg.Sessions.Seed), uint64(c)<<32^uint64(repeat)<<20^uint64(w)))
-	var s sessionWorker
+// sessionLoop is the closed loop of multi-turn sessions at concurrency c:
+// each of c workers runs sessions back to back, one turn per ticket, with
+// the think time between turns. Think time is not issue lag.
+func sessionLoop(c int, ss *Sessions) Arrivals {
+	return ArrivalsFunc(func(ctx context.Context, snd Sender) {
+		s := snd.(*sender) // sessions need the reply, which only the sweep's sender keeps
+		var wg sync.WaitGroup
+		for w := range c {
+			wg.Go(func() { s.sessions(ctx, ss, w) })
+		}
+		wg.Wait()
+	})
+}
+
+// sessions is worker w of a sessionLoop.
+func (s *sender) sessions(ctx context.Context, ss *Sessions, w int) {
+	rng := rand.New(rand.NewPCG(uint64(ss.Seed), uint64(s.spec.c)<<32^uint64(s.repeat)<<20^uint64(w)))
+	var sw sessionWorker
 	for ctx.Err() == nil {
-		if s.conv != nil && s.turn < s.conv.Turns() {
-			if !sleep(ctx, cfg.Sessions.Think.draw(rng)) {
-				break
+		if sw.conv != nil && sw.turn < sw.conv.Turns() {
+			if !sleep(ctx, ss.Think.draw(rng)) {
+				return
 			}
-			prevEnd = d.Now() // the think time is not issue lag
+			s.rest(w)
 		}
-		seq, warm, ok := tk.take()
+		t, ok := s.Next()
 		if !ok {
-			break
+			return
 		}
-		if s.conv == nil || s.turn >= s.conv.Turns() || warm != s.warm {
-			s = sessionWorker{conv: cfg.Sessions.Open(), replies: s.replies[:0], id: seq + 1, warm: warm}
+		if sw.conv == nil || sw.turn >= sw.conv.Turns() || t.Warmup != sw.warm {
+			sw = sessionWorker{conv: ss.Open(), replies: sw.replies[:0], id: t.Seq + 1, warm: t.Warmup}
 		}
-		p := s.conv.Prompt(s.turn, s.replies)
-		p.KeepReply = s.turn+1 < s.conv.Turns()
-		rec := d.Do(ctx, p)
-		rec.Concurrency, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = c, repeat, w, seq, warm
-		rec.Session, rec.Turn = s.id, s.turn+1
-		s.replies, rec.Reply = append(s.replies, rec.Reply), ""
-		s.turn++
+		p := sw.conv.Prompt(sw.turn, sw.replies)
+		p.KeepReply = sw.turn+1 < sw.conv.Turns()
+		rec := s.do(ctx, t, w, 0, p, sw.id, sw.turn+1)
+		sw.replies = append(sw.replies, rec.Reply)
+		sw.turn++
 		if !rec.OK() {
-			s.conv = nil // a failed turn ends its session
-		}
-		if rec.ErrorClass == client.Canceled && errors.Is(context.Cause(ctx), errDrained) {
-			rec.Error = DrainedError
-		}
-		if prevEnd > 0 {
-			lag = max(lag, rec.Start-prevEnd)
-		}
-		prevEnd = rec.End
-		recs = append(recs, rec)
-		if cfg.Observe != nil {
-			cfg.Observe(rec)
-		}
-		if ab.see(&rec) {
-			cancel()
+			sw.conv = nil // a failed turn ends its session
 		}
 	}
-	return recs, lag
 }
 
 // sleep waits d or until ctx ends, and reports whether it waited d.

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/toksweep/toksweep/client"
 )
@@ -51,7 +51,7 @@ type Config struct {
 	Repeat   int // runs of each level; zero means 1
 	// Prompt returns the prompt of ticket seq of a level (0, 1, …, the
 	// warm-up tickets first). It is called once per request, from the
-	// workers' goroutines, so it must be safe for concurrent use. Cycle
+	// senders' goroutines, so it must be safe for concurrent use. Cycle
 	// sends a fixed set in order.
 	Prompt func(seq int) client.Prompt
 	// Observe, when set, is told about every finished request (for live
@@ -68,9 +68,18 @@ type Config struct {
 	// DrainTimeout bounds the drain after Duration; zero means
 	// DefaultDrainTimeout. It has no effect without Duration.
 	DrainTimeout time.Duration
-	// Sessions, when set, makes each worker a loop of multi-turn sessions
-	// (session.go); each ticket is then one turn, and the prompts come
-	// from the sessions, not from Prompt.
+
+	// Rates, when set, makes the sweep open-loop: one level per offered
+	// rate (requests per second), run in this order instead of Levels, each
+	// with arrivals drawn from Rate. Requests zero means AutoRateRequests.
+	Rates []float64
+	Rate  RateSpec
+	// MaxConcurrency caps the requests in flight of an open-loop level
+	// (0: no cap); it is the level's Concurrency.
+	MaxConcurrency int
+	// Sessions, when set, makes each closed-loop worker a loop of
+	// multi-turn sessions (session.go); each ticket is then one turn, and
+	// the prompts come from the sessions, not from Prompt.
 	Sessions *Sessions
 }
 
@@ -119,16 +128,25 @@ const DrainedError = "request canceled: still in flight when the drain after --d
 // than a handful of samples even at C=1.
 func AutoRequests(c int) int { return max(4*c, 8) }
 
+// AutoRateRequests is the default number of measured requests at offered
+// rate λ: ten seconds of arrivals, and at least 20.
+func AutoRateRequests(rate float64) int { return max(int(math.Ceil(10*rate)), 20) }
+
 // AbortError reports that a level was stopped because every request failed
 // with the same client-side error (a 4xx other than 429).
 type AbortError struct {
 	Concurrency int
+	Rate        float64 // the open-loop level's offered rate; 0 in a closed loop
 	Class       client.ErrorClass
 	Message     string // the first failing request's error
 }
 
 func (e *AbortError) Error() string {
-	return fmt.Sprintf("every request at concurrency %d failed (%s): %s", e.Concurrency, e.Class, e.Message)
+	at := fmt.Sprintf("concurrency %d", e.Concurrency)
+	if e.Rate > 0 {
+		at = fmt.Sprintf("rate %g req/s", e.Rate)
+	}
+	return fmt.Sprintf("every request at %s failed (%s): %s", at, e.Class, e.Message)
 }
 
 // Run runs every level in order and calls onLevel with each level's records
@@ -141,16 +159,13 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 		return errors.New("sweep: no prompts")
 	}
 	repeat := max(cfg.Repeat, 1)
-	plan := cfg.Plan
-	if plan == nil {
-		plan = &fixedPlan{levels: cfg.Levels}
-	}
-	for c, ok := plan.Next(); ok; c, ok = plan.Next() {
+	next := levelSpecs(cfg)
+	for spec, ok := next(); ok; spec, ok = next() {
 		for r := range repeat {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
-			lvl, abort := runLevel(ctx, cfg, d, c, r)
+			lvl, abort := runLevel(ctx, cfg, d, spec, r)
 			if err := onLevel(lvl); err != nil {
 				return err
 			}
@@ -165,14 +180,82 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 	return nil
 }
 
-// runLevel runs one level to its end and returns its records.
-func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *AbortError) {
-	measured := max(cfg.Requests, c)
+// levelSpec keys one level: its concurrency (a closed loop's workers, an
+// open loop's cap) and, open-loop, its offered rate.
+type levelSpec struct {
+	c    int
+	rate float64
+}
+
+// levelSpecs returns the iterator over the sweep's levels: the rates, the
+// planner's choices or the fixed list.
+func levelSpecs(cfg Config) func() (levelSpec, bool) {
+	if len(cfg.Rates) > 0 {
+		i := 0
+		return func() (levelSpec, bool) {
+			if i >= len(cfg.Rates) {
+				return levelSpec{}, false
+			}
+			i++
+			return levelSpec{c: cfg.MaxConcurrency, rate: cfg.Rates[i-1]}, true
+		}
+	}
+	plan := cfg.Plan
+	if plan == nil {
+		plan = &fixedPlan{levels: cfg.Levels}
+	}
+	return func() (levelSpec, bool) {
+		c, ok := plan.Next()
+		return levelSpec{c: c}, ok
+	}
+}
+
+// measuredCount is the planned number of measured requests of a level
+// (unlimited: bounded by Duration only).
+func measuredCount(cfg Config, spec levelSpec) int {
 	switch {
 	case cfg.Requests <= 0 && cfg.Duration > 0:
-		measured = unlimited
+		return unlimited
+	case spec.rate > 0 && cfg.Requests <= 0:
+		return AutoRateRequests(spec.rate)
+	case spec.rate > 0:
+		return cfg.Requests
 	case cfg.Requests <= 0:
-		measured = AutoRequests(c)
+		return AutoRequests(spec.c)
+	}
+	return max(cfg.Requests, spec.c)
+}
+
+// arrivals is the level's arrival process: the closed loop at C, or the
+// open loop over a plan drawn now, before the level starts. An open-loop
+// plan bounded by Duration covers the warm-up arrivals plus Duration.
+func arrivals(cfg Config, spec levelSpec, measured, repeat int) (Arrivals, error) {
+	if spec.rate == 0 && cfg.Sessions != nil {
+		return sessionLoop(spec.c, cfg.Sessions), nil
+	}
+	if spec.rate == 0 {
+		return ClosedLoop(spec.c), nil
+	}
+	var plan []time.Duration
+	var err error
+	if measured == unlimited {
+		warm := time.Duration(float64(cfg.Warmup) / spec.rate * float64(time.Second))
+		plan, err = cfg.Rate.planUntil(spec.rate, cfg.Duration+warm, repeat)
+	} else {
+		plan, err = cfg.Rate.ArrivalPlan(spec.rate, cfg.Warmup+measured, repeat)
+	}
+	return OpenLoop(plan, spec.c), err
+}
+
+// runLevel runs one level to its end and returns its records.
+func runLevel(ctx context.Context, cfg Config, d Doer, spec levelSpec, repeat int) (Level, *AbortError) {
+	c := spec.c
+	measured := measuredCount(cfg, spec)
+	arr, err := arrivals(cfg, spec, measured, repeat)
+	if err != nil {
+		// A plan that cannot be drawn is a bad Config: nothing is sent.
+		return Level{Concurrency: c, Rate: spec.rate, Repeat: repeat, EndReason: Aborted},
+			&AbortError{Concurrency: c, Rate: spec.rate, Message: err.Error()}
 	}
 	tk := newTickets(cfg.Warmup, measured, cfg.Duration, d.Now)
 	lctx, cancel := context.WithCancel(ctx)
@@ -186,43 +269,53 @@ func runLevel(ctx context.Context, cfg Config, d Doer, c, repeat int) (Level, *A
 		}
 		cfg.Started(c, repeat, planned)
 	}
-	ab := newAborter(c)
+	ab := newAborter(max(c, 1))
+	if spec.rate > 0 && c == 0 {
+		ab = newAborter(openAbortAfter)
+	}
 
 	if w, ok := d.(Warmer); ok {
-		_ = w.WarmConns(lctx, c)
+		_ = w.WarmConns(lctx, warmConns(spec))
 	}
 
 	stopServer := cfg.Server.start(ctx, c)
 	mon := startMonitor()
 	start := d.Now()
-	perWorker := make([][]client.Record, c)
-	lags := make([]time.Duration, c)
-	var g errgroup.Group
-	for w := range c {
-		g.Go(func() error {
-			perWorker[w], lags[w] = work(rctx, cfg, d, tk, ab, cancel, c, repeat, w)
-			return nil
-		})
-	}
-	_ = g.Wait() // workers never fail: failed requests are data
+	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, prevEnd: map[int]time.Duration{}}
+	arr.Arrive(rctx, s)
 	end := d.Now()
 
-	lvl := Level{Concurrency: c, Repeat: repeat, Start: start, End: end}
+	lvl := Level{Concurrency: c, Rate: spec.rate, Repeat: repeat, Start: start, End: end}
 	lvl.Server = stopServer()
-	lvl.Records = merge(perWorker)
+	lvl.Records = s.sorted()
 	lvl.Health = mon.stop()
-	lvl.Health.IssueLagMax = slices.Max(lags)
+	lvl.Health.IssueLagMax = s.lag
 	lvl.EndReason = Completed
 	switch {
 	case ctx.Err() != nil:
 		lvl.EndReason = Canceled
 	case ab.tripped():
 		lvl.EndReason = Aborted
-		return lvl, ab.err(c)
+		e := ab.err(c)
+		e.Rate = spec.rate
+		return lvl, e
 	case tk.expired(), errors.Is(context.Cause(rctx), errDrained):
 		lvl.EndReason = Deadline
 	}
 	return lvl, nil
+}
+
+// openAbortAfter is how many requests of an uncapped open-loop level must
+// all fail with one client-side error before it is aborted.
+const openAbortAfter = 8
+
+// warmConns is how many connections to open before a level: C, or for an
+// open loop the cap, else about a second's arrivals (at most 64).
+func warmConns(spec levelSpec) int {
+	if spec.rate == 0 || spec.c > 0 {
+		return spec.c
+	}
+	return min(max(int(math.Ceil(spec.rate)), 1), 64)
 }
 
 // withDrain returns the context a level's requests run under: with a
@@ -238,52 +331,80 @@ func withDrain(lctx context.Context, cfg Config, tk *tickets) (context.Context, 
 	return rctx, func() { tk.stop(); drained(nil) }
 }
 
-// work is one closed-loop worker. It returns its records and the worst delay
-// between finishing one request and starting the next.
-func work(ctx context.Context, cfg Config, d Doer, tk *tickets, ab *aborter, cancel func(), c, repeat, w int) ([]client.Record, time.Duration) {
-	if cfg.Sessions != nil {
-		return workSessions(ctx, cfg, d, tk, ab, cancel, c, repeat, w)
-	}
-	var recs []client.Record
-	var lag time.Duration
-	var prevEnd time.Duration
-	for ctx.Err() == nil {
-		seq, warm, ok := tk.take()
-		if !ok {
-			break
-		}
-		rec := d.Do(ctx, cfg.Prompt(seq))
-		rec.Concurrency, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = c, repeat, w, seq, warm
-		if rec.ErrorClass == client.Canceled && errors.Is(context.Cause(ctx), errDrained) {
-			rec.Error = DrainedError
-		}
-		if prevEnd > 0 {
-			lag = max(lag, rec.Start-prevEnd)
-		}
-		prevEnd = rec.End
-		recs = append(recs, rec)
-		if cfg.Observe != nil {
-			cfg.Observe(rec)
-		}
-		if ab.see(&rec) {
-			cancel()
-		}
-	}
-	return recs, lag
+// sender is the Sender of one level: it claims tickets, issues requests
+// through the Doer and keeps their records.
+type sender struct {
+	cfg    Config
+	d      Doer
+	tk     *tickets
+	ab     *aborter
+	cancel func()
+	spec   levelSpec
+	repeat int
+
+	mu      sync.Mutex
+	recs    []client.Record
+	prevEnd map[int]time.Duration // per lane: the end of its previous request
+	lag     time.Duration         // worst delay between a lane's request ending and its next starting
 }
 
-// merge joins the workers' records into one slice sorted by start time.
-func merge(perWorker [][]client.Record) []client.Record {
-	n := 0
-	for _, rs := range perWorker {
-		n += len(rs)
+func (s *sender) Now() time.Duration { return s.d.Now() }
+
+func (s *sender) Next() (Ticket, bool) {
+	seq, warm, ok := s.tk.take()
+	return Ticket{Seq: seq, Warmup: warm}, ok
+}
+
+func (s *sender) Send(ctx context.Context, t Ticket, w int, sched time.Duration) {
+	s.do(ctx, t, w, sched, s.cfg.Prompt(t.Seq), 0, 0)
+}
+
+// do issues p as ticket t on lane w (turn of session, both 0 outside
+// sessions) and keeps its record, which it returns with the streamed reply
+// when p asked for it (the kept copy drops it).
+func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, session, turn int) client.Record {
+	rec := s.d.Do(ctx, p)
+	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.c, s.spec.rate, s.repeat, w, t.Seq, t.Warmup
+	rec.Sched, rec.Session, rec.Turn = sched, session, turn
+	reply := rec.Reply
+	rec.Reply = ""
+	if rec.ErrorClass == client.Canceled && errors.Is(context.Cause(ctx), errDrained) {
+		rec.Error = DrainedError
 	}
-	all := make([]client.Record, 0, n) // sized once: a level can hold 10⁵ records
-	for _, rs := range perWorker {
-		all = append(all, rs...)
+	s.mu.Lock()
+	if sched == 0 { // a closed-loop worker: its lag between requests
+		if prev, ok := s.prevEnd[w]; ok {
+			s.lag = max(s.lag, rec.Start-prev)
+		}
+		s.prevEnd[w] = rec.End
 	}
-	slices.SortStableFunc(all, func(a, b client.Record) int {
+	s.recs = append(s.recs, rec)
+	s.mu.Unlock()
+	if s.cfg.Observe != nil {
+		s.cfg.Observe(rec)
+	}
+	if s.ab.see(&rec) {
+		s.cancel()
+	}
+	rec.Reply = reply
+	return rec
+}
+
+// rest restarts lane w's issue-lag clock: the pause that ends now (a
+// session's think time) was deliberate, not lag.
+func (s *sender) rest(w int) {
+	now := s.d.Now()
+	s.mu.Lock()
+	s.prevEnd[w] = now
+	s.mu.Unlock()
+}
+
+// sorted returns the level's records sorted by start time.
+func (s *sender) sorted() []client.Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slices.SortStableFunc(s.recs, func(a, b client.Record) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Seq, b.Seq))
 	})
-	return all
+	return s.recs
 }

@@ -1,0 +1,147 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// maxRate bounds an offered rate (requests per second): a mistyped 1e9 must
+// be a usage error, not a plan of a billion arrivals.
+const maxRate = 10000
+
+// rateFlags are the open-loop flags, bound into o.Flags.
+func rateFlags(o *options) []cli.Flag {
+	f := &o.Flags
+	return []cli.Flag{
+		&cli.StringFlag{Name: "rates", Destination: &f.Rates, Action: given[string](&f.RatesSet), Usage: "open loop: comma-separated offered rates in requests per second, e.g. 1,2,4,8, one level each (instead of --levels); latency counts from each request's scheduled instant"},
+		&cli.StringFlag{Name: "arrival", Value: string(sweep.Poisson), Destination: &f.Arrival, Action: given[string](&f.ArrivalSet), Usage: "--rates: arrival process, constant, poisson or gamma (see --burstiness)"},
+		&cli.Float64Flag{Name: "burstiness", Value: 1, Destination: &f.Burstiness, Action: given[float64](&f.BurstinessSet), Usage: "--rates --arrival gamma: gamma shape B of the gaps (CV 1/√B; 1 is Poisson, below 1 burstier)"},
+		&cli.IntFlag{Name: "max-concurrency", DefaultText: "none", Destination: &f.MaxConcurrency, Action: given[int](&f.MaxConcurrencySet), Usage: "--rates: cap on requests in flight; requests over it wait in the client, and the wait counts as latency"},
+	}
+}
+
+// rateSettings is what the open-loop flags chose; Rates empty means a
+// closed-loop sweep.
+type rateSettings struct {
+	Rates          []float64
+	Spec           sweep.RateSpec
+	MaxConcurrency int
+}
+
+// rates checks the open-loop flags.
+func (o *options) rates() error {
+	r, f := &o.Open, &o.Flags
+	if !f.RatesSet {
+		for _, g := range []struct {
+			name string
+			set  bool
+		}{{"arrival", f.ArrivalSet}, {"burstiness", f.BurstinessSet}, {"max-concurrency", f.MaxConcurrencySet}} {
+			if g.set {
+				return usagef("--%s applies to an open-loop sweep: give --rates too, e.g. --rates 1,2,4", g.name)
+			}
+		}
+		return nil
+	}
+	if f.LevelsSet {
+		return usagef("--rates and --levels are exclusive: --rates sweeps offered rates (open loop), --levels concurrencies (closed loop)")
+	}
+	raw := f.Rates
+	if strings.TrimSpace(raw) == "auto" {
+		return usagef("--rates auto is not supported yet: give the rates, e.g. --rates 1,2,4,8")
+	}
+	for _, f := range strings.Split(raw, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0) || v > maxRate || math.IsInf(v, 0) {
+			return usagef("invalid --rates %q: %q is not a rate (want numbers of requests per second above 0 and up to %d, e.g. 0.5,1,2,4)", raw, f, maxRate)
+		}
+		r.Rates = append(r.Rates, v)
+	}
+	sorted := slices.Compact(slices.Sorted(slices.Values(r.Rates)))
+	if !slices.Equal(sorted, r.Rates) {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("--rates %q sorted and de-duplicated to %s", raw, joinRates(sorted)))
+	}
+	r.Rates = sorted
+	r.Spec = sweep.RateSpec{Arrival: sweep.Arrival(f.Arrival), Burstiness: f.Burstiness, Seed: f.Seed}
+	switch r.Spec.Arrival {
+	case sweep.Constant, sweep.Poisson, sweep.Gamma:
+	default:
+		return usagef("invalid --arrival %q: want constant, poisson or gamma", r.Spec.Arrival)
+	}
+	if b := r.Spec.Burstiness; !(b > 0) || math.IsInf(b, 0) {
+		return usagef("invalid --burstiness %v: want a number > 0 (1 is Poisson)", b)
+	}
+	if f.BurstinessSet && r.Spec.Arrival != sweep.Gamma {
+		return usagef("--burstiness applies to --arrival gamma (got --arrival %s)", r.Spec.Arrival)
+	}
+	// The closed-loop levels do not apply, nor what was said about them.
+	o.Levels = nil
+	o.Warnings = slices.DeleteFunc(o.Warnings, func(w string) bool { return strings.HasPrefix(w, "--requests") })
+	r.MaxConcurrency = f.MaxConcurrency
+	if f.MaxConcurrencySet && (r.MaxConcurrency < 1 || r.MaxConcurrency > maxLevel) {
+		return usagef("invalid --max-concurrency %d: want an integer from 1 to %d", r.MaxConcurrency, maxLevel)
+	}
+	return nil
+}
+
+// maxConns is the client's connection pool size: the highest level, or
+// for an open loop its cap, else 64 (the pool only bounds idle
+// connections: an uncapped open loop opens as many as it needs).
+func (o *options) maxConns() int {
+	switch {
+	case len(o.Levels) > 0:
+		return o.Levels[len(o.Levels)-1]
+	case o.Open.MaxConcurrency > 0:
+		return o.Open.MaxConcurrency
+	}
+	return 64
+}
+
+// apply makes cfg an open-loop sweep when rates were given.
+func (r rateSettings) apply(cfg *sweep.Config) {
+	if len(r.Rates) == 0 {
+		return
+	}
+	cfg.Levels, cfg.Plan = nil, nil
+	cfg.Rates, cfg.Rate, cfg.MaxConcurrency = r.Rates, r.Spec, r.MaxConcurrency
+}
+
+// config is r for summary.json; nil for a closed loop.
+func (r rateSettings) config() *report.OpenLoopConfig {
+	if len(r.Rates) == 0 {
+		return nil
+	}
+	rc := &report.OpenLoopConfig{Rates: r.Rates, Arrival: string(r.Spec.Arrival), Seed: r.Spec.Seed, MaxConcurrency: r.MaxConcurrency}
+	if r.Spec.Arrival == sweep.Gamma {
+		rc.Burstiness = r.Spec.Burstiness
+	}
+	return rc
+}
+
+// text describes the rates for the start-up line.
+func (r rateSettings) text() string {
+	s := joinRates(r.Rates) + " req/s (" + string(r.Spec.Arrival)
+	if r.Spec.Arrival == sweep.Gamma {
+		s += fmt.Sprintf(", burstiness %g", r.Spec.Burstiness)
+	}
+	if r.MaxConcurrency > 0 {
+		s += fmt.Sprintf(", at most %d in flight", r.MaxConcurrency)
+	}
+	return s + ")"
+}
+
+func joinRates(rs []float64) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}

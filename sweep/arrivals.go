@@ -1,0 +1,113 @@
+package sweep
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Arrivals is a level's arrival process: it decides when each of the
+// level's requests is sent. The closed loop (ClosedLoop) and the open loop
+// (OpenLoop) are its two implementations; both send through the same
+// Sender, so they share the client, the records and the report.
+//
+// Arrive claims requests from s until s.Next reports that the level has no
+// more work (or ctx ends), sends each with s.Send, and returns when every
+// request it sent has finished.
+type Arrivals interface {
+	Arrive(ctx context.Context, s Sender)
+}
+
+// ArrivalsFunc adapts a function to Arrivals.
+type ArrivalsFunc func(ctx context.Context, s Sender)
+
+// Arrive calls f.
+func (f ArrivalsFunc) Arrive(ctx context.Context, s Sender) { f(ctx, s) }
+
+// Ticket is one claimed request of a level.
+type Ticket struct {
+	Seq    int  // sequence number within the level, warm-up first
+	Warmup bool // a warm-up request, left out of every figure
+}
+
+// Sender issues a level's requests for an Arrivals.
+type Sender interface {
+	// Next claims the level's next request; ok is false when the level has
+	// no more work (count or deadline reached, or the level stopped).
+	Next() (t Ticket, ok bool)
+	// Send issues t as lane w (the closed loop's worker; the open loop's
+	// request index) and returns when it has finished. sched is its
+	// scheduled instant on the Doer's clock; 0 means "now" (closed loop:
+	// the request is scheduled when it is sent).
+	Send(ctx context.Context, t Ticket, w int, sched time.Duration)
+	// Now is the Doer's clock, the one sched is on.
+	Now() time.Duration
+}
+
+// ClosedLoop is the closed-loop arrival process at concurrency c: c
+// workers, each sending its next request as soon as its previous one
+// finished, so that at most c requests are ever in flight.
+func ClosedLoop(c int) Arrivals {
+	return ArrivalsFunc(func(ctx context.Context, s Sender) {
+		var wg sync.WaitGroup
+		for w := range c {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					t, ok := s.Next()
+					if !ok {
+						return
+					}
+					s.Send(ctx, t, w, 0)
+				}
+			})
+		}
+		wg.Wait()
+	})
+}
+
+// OpenLoop is the open-loop arrival process: request i is scheduled at
+// start + plan[i], where start is the instant Arrive is called, whatever
+// the server does. One feeder sleeps until each absolute deadline, claims
+// the request and hands it to a goroutine of its own. With maxInFlight > 0
+// at most that many are in flight; the others wait for a slot in the client
+// (in arrival order), and that wait is part of their latency, which is
+// measured from the scheduled instant.
+func OpenLoop(plan []time.Duration, maxInFlight int) Arrivals {
+	return ArrivalsFunc(func(ctx context.Context, s Sender) {
+		var slots chan struct{}
+		if maxInFlight > 0 {
+			slots = make(chan struct{}, maxInFlight)
+		}
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		start := s.Now()
+		timer := time.NewTimer(0)
+		defer timer.Stop()
+		<-timer.C
+		for i, at := range plan {
+			sched := start + at
+			if wait := sched - s.Now(); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-ctx.Done():
+					return
+				case <-timer.C:
+				}
+			}
+			t, ok := s.Next()
+			if !ok || ctx.Err() != nil {
+				return
+			}
+			wg.Go(func() {
+				if slots != nil {
+					select {
+					case slots <- struct{}{}:
+						defer func() { <-slots }()
+					case <-ctx.Done():
+					}
+				}
+				s.Send(ctx, t, i, sched)
+			})
+		}
+	})
+}
