@@ -49,7 +49,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Destination: &o.RequestTimeout, Usage: "deadline for one whole request, stalls included"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
-	}, append(capacityFlags(o), workloadFlags(o)...)...)
+	}, append(append(capacityFlags(o), workloadFlags(o)...), shardFlags(o)...)...)
 }
 
 // given is a flag Action recording that the flag was on the command line:

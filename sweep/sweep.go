@@ -68,6 +68,12 @@ type Config struct {
 	// DrainTimeout bounds the drain after Duration; zero means
 	// DefaultDrainTimeout. It has no effect without Duration.
 	DrainTimeout time.Duration
+	// BeforeLevel, when set, is called before each level starts, with the
+	// level's index k in run order (repeats counted) and its concurrency c;
+	// it returns how many workers this process runs (a shard's part of c)
+	// and may wait for the level's start instant. An error stops the sweep.
+	// Sharded runs use it (app/shard.go); nil runs c workers at once.
+	BeforeLevel func(ctx context.Context, k, c int) (workers int, err error)
 }
 
 // Cycle is a Config.Prompt that sends ticket seq prompts[seq % len]; nil
@@ -141,12 +147,18 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 	if plan == nil {
 		plan = &fixedPlan{levels: cfg.Levels}
 	}
+	k := 0
 	for c, ok := plan.Next(); ok; c, ok = plan.Next() {
 		for r := range repeat {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
-			lvl, abort := runLevel(ctx, cfg, d, c, r)
+			workers, err := beforeLevel(ctx, cfg, k, c)
+			if err != nil {
+				return err
+			}
+			k++
+			lvl, abort := runLevel(ctx, cfg, d, workers, r)
 			if err := onLevel(lvl); err != nil {
 				return err
 			}
@@ -159,6 +171,15 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 		}
 	}
 	return nil
+}
+
+// beforeLevel runs cfg.BeforeLevel, if any: the number of workers of
+// level k at concurrency c.
+func beforeLevel(ctx context.Context, cfg Config, k, c int) (int, error) {
+	if cfg.BeforeLevel == nil {
+		return c, nil
+	}
+	return cfg.BeforeLevel(ctx, k, c)
 }
 
 // runLevel runs one level to its end and returns its records.
