@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,14 +32,14 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 			if len(args) < 2 {
 				return usagef("merge takes an output directory and the shard directories, got %d arguments (see 'toksweep merge --help')", len(args))
 			}
-			return runMerge(c.Context, args[0], args[1:], allowSkew, stdout, stderr)
+			return runMerge(args[0], args[1:], allowSkew, stdout, stderr)
 		},
 	}
 }
 
 // runMerge reads, checks and pools the shards in dirs and writes the merged
 // run into out, as a sweep writes its run.
-func runMerge(ctx context.Context, out string, dirs []string, allowSkew bool, stdout, stderr io.Writer) error {
+func runMerge(out string, dirs []string, allowSkew bool, stdout, stderr io.Writer) error {
 	shards := make([]report.Shard, len(dirs))
 	for i, d := range dirs {
 		info, err := report.ReadShardInfo(d)

@@ -114,7 +114,8 @@ func (s *shardOptions) identity() error {
 	return nil
 }
 
-// checkLevels refuses a level smaller than N: every shard runs every level.
+// checkShardLevels refuses a level smaller than N: every shard runs every
+// level.
 func (o *options) checkShardLevels() error {
 	if o.Shard.Count == 0 {
 		return nil
@@ -176,7 +177,7 @@ func (s *shardOptions) beforeLevel(ctx context.Context, k, c int) (int, error) {
 	return ShardWorkers(c, k, s.Index, s.Count), nil
 }
 
-// info is shard.json for a run whose records count from epoch.
+// shardInfo is shard.json for a run whose records count from epoch.
 func (o *options) shardInfo(epoch time.Time) report.ShardInfo {
 	s := &o.Shard
 	info := report.ShardInfo{
