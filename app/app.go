@@ -50,7 +50,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr)},
+		Commands:        []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr)},
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // exit statuses are decided by Exit
 		Action: func(c *cli.Context) error {

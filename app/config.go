@@ -63,6 +63,8 @@ type options struct {
 	Work workSettings // prompt set, output length and server metrics (workload.go)
 	Open rateSettings // open loop: --rates and its flags (rates.go)
 
+	Shard shardOptions // --shard and its schedule (shard.go)
+
 	Flags sweepFlagValues // the flags as given, bound by sweepFlags
 }
 
@@ -122,7 +124,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	if args.Present() {
 		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	steps := []func() error{o.target, o.counts, o.capacity, o.levels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates}
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

@@ -50,6 +50,9 @@ func (o *options) rates() error {
 		}
 		return nil
 	}
+	if o.Shard.Count > 0 {
+		return usagef("--shard splits closed-loop levels (--levels); a sharded --rates sweep is not supported yet")
+	}
 	if f.LevelsSet {
 		return usagef("--rates and --levels are exclusive: --rates sweeps offered rates (open loop), --levels concurrencies (closed loop)")
 	}

@@ -45,6 +45,11 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	for _, w := range o.Warnings {
 		fmt.Fprintf(stderr, "toksweep: warning: %s\n", w)
 	}
+	if o.Shard.Count > 0 {
+		if err := o.Shard.notPast(0, time.Now()); err != nil {
+			return err
+		}
+	}
 	// The run directory is reserved first (a non-writable, non-empty or
 	// busy --out fails before any request) but written only once the target
 	// passed its checks: until then an earlier run in it is left untouched,
@@ -121,7 +126,17 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
 	o.Open.apply(&cfg)
+	shardDone := func() error { return nil }
+	if o.Shard.Count > 0 {
+		var err error
+		if cfg.BeforeLevel, shardDone, err = o.startShard(cl.Epoch()); err != nil {
+			return err
+		}
+	}
 	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
+	if err := shardDone(); err != nil && runErr == nil {
+		runErr = err
+	}
 	run.progress.stop()
 	return run.finish(ctx, runErr, stdout)
 }

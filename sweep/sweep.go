@@ -81,6 +81,12 @@ type Config struct {
 	// multi-turn sessions (session.go); each ticket is then one turn, and
 	// the prompts come from the sessions, not from Prompt.
 	Sessions *Sessions
+	// BeforeLevel, when set, is called before each level starts, with the
+	// level's index k in run order (repeats counted) and its concurrency c;
+	// it returns how many workers this process runs (a shard's part of c)
+	// and may wait for the level's start instant. An error stops the sweep.
+	// Sharded runs use it (app/shard.go); nil runs c workers at once.
+	BeforeLevel func(ctx context.Context, k, c int) (workers int, err error)
 }
 
 // Cycle is a Config.Prompt that sends ticket seq prompts[seq % len]; nil
@@ -160,12 +166,20 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 	}
 	repeat := max(cfg.Repeat, 1)
 	next := levelSpecs(cfg)
+	k := 0
 	for spec, ok := next(); ok; spec, ok = next() {
 		for r := range repeat {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
-			lvl, abort := runLevel(ctx, cfg, d, spec, r)
+			workers, err := beforeLevel(ctx, cfg, k, spec.c)
+			if err != nil {
+				return err
+			}
+			k++
+			lspec := spec
+			lspec.c = workers // a shard runs its part of C
+			lvl, abort := runLevel(ctx, cfg, d, lspec, r)
 			if err := onLevel(lvl); err != nil {
 				return err
 			}
@@ -208,6 +222,15 @@ func levelSpecs(cfg Config) func() (levelSpec, bool) {
 		c, ok := plan.Next()
 		return levelSpec{c: c}, ok
 	}
+}
+
+// beforeLevel runs cfg.BeforeLevel, if any: the number of workers of
+// level k at concurrency c.
+func beforeLevel(ctx context.Context, cfg Config, k, c int) (int, error) {
+	if cfg.BeforeLevel == nil {
+		return c, nil
+	}
+	return cfg.BeforeLevel(ctx, k, c)
 }
 
 // measuredCount is the planned number of measured requests of a level

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/htmlreport"
+	"github.com/toksweep/toksweep/report"
+)
+
+func mergeCommand(stdout, stderr io.Writer) *cli.Command {
+	var allowSkew bool // --allow-skew
+	return &cli.Command{
+		Name:  "merge",
+		Usage: "merge the shards of a sharded sweep (sweep --shard i/N) into one run, every figure computed from the pooled records",
+		UsageText: "toksweep merge [--allow-skew] OUT SHARD_DIR...\n\n" +
+			"Every shard of the run must be given, with the same plan and configuration. OUT is a new\n" +
+			"or empty directory; it gets the files of a single run (levels.csv, requests.jsonl,\n" +
+			"summary.json, charts, report.html), so report, compare and plan read it as one.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "allow-skew", Destination: &allowSkew, Usage: fmt.Sprintf("merge even when a shard's clock error is unknown or above %v", report.MaxClockError)},
+		},
+		OnUsageError: onUsageError,
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			if err := flagsFirst(args, "merge"); err != nil {
+				return err
+			}
+			if len(args) < 2 {
+				return usagef("merge takes an output directory and the shard directories, got %d arguments (see 'toksweep merge --help')", len(args))
+			}
+			return runMerge(args[0], args[1:], allowSkew, stdout, stderr)
+		},
+	}
+}
+
+// runMerge reads, checks and pools the shards in dirs and writes the merged
+// run into out, as a sweep writes its run.
+func runMerge(out string, dirs []string, allowSkew bool, stdout, stderr io.Writer) error {
+	shards := make([]report.Shard, len(dirs))
+	for i, d := range dirs {
+		info, err := report.ReadShardInfo(d)
+		if err != nil {
+			return err
+		}
+		run, err := report.ReadRunDir(d)
+		if err != nil {
+			return err
+		}
+		for _, w := range run.Warnings {
+			fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", d, w)
+		}
+		shards[i] = report.Shard{Info: info, Run: run}
+	}
+	if err := report.CheckShards(shards, allowSkew); err != nil {
+		return fmt.Errorf("merge refused: %w", err)
+	}
+	levels, sum := report.PoolShards(shards)
+	dir, err := report.ReserveRunDir(out, report.RunDirOptions{})
+	if errors.Is(err, report.ErrRunDirNotEmpty) {
+		return usagef("%s: choose another output directory", err)
+	} else if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if err := dir.Begin(); err != nil {
+		return err
+	}
+	o := &options{Out: out}
+	o.SLO, _ = sum.Config.Objective()
+	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr, sweepPlan{}, nil), sum: sum}
+	for _, l := range levels {
+		if err := run.level(l); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "toksweep: merged %d shards (%d levels) into %s\n", len(shards), len(levels), out)
+	return run.finishMerge(stdout)
+}
+
+// finishMerge writes the charts, report.html and the final summary of a
+// merged run, as finish does for a sweep, keeping the shards' finish time
+// and end reason.
+func (r *sweepRun) finishMerge(stdout io.Writer) error {
+	if len(r.stats) == 0 {
+		return r.dir.WriteSummary(r.sum)
+	}
+	rec := report.Recommend(r.stats, r.o.SLO)
+	r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
+	opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
+	if err := writeReport(r.o.Out, r.sum, r.stats, opts); err != nil {
+		return fmt.Errorf("writing charts and report.html: %w", err)
+	}
+	if err := r.dir.WriteSummary(r.sum); err != nil {
+		return err
+	}
+	if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
+	return nil
+}

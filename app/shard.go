@@ -1,0 +1,211 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/report"
+)
+
+// Sharded runs (issue 15 §4): N processes, each given --shard i/N, run the
+// same plan at the same wall-clock instants, each with its part of every
+// level's concurrency; 'toksweep merge' pools their records into one run.
+
+// Environment variables read by --shard-from-env. JobIndexEnv is set by a
+// Kubernetes Indexed Job in every pod.
+const (
+	JobIndexEnv  = "JOB_COMPLETION_INDEX"
+	ShardsEnv    = "TOKSWEEP_SHARDS"
+	defaultGrace = 10 * time.Second
+	// shardLateLimit is how late a shard may start a level before it gives
+	// up: past it, the shards no longer load the server together.
+	shardLateLimit = time.Second
+)
+
+// shardOptions are the sharding flags, bound by shardFlags and checked by
+// options.shard. Count is zero when the run is not sharded.
+type shardOptions struct {
+	Spec          string // --shard i/N (or N with --shard-from-env)
+	FromEnv       bool
+	StartAt       string
+	LevelDuration time.Duration
+	Grace         time.Duration
+
+	Index, Count int
+	Start        time.Time
+}
+
+func shardFlags(o *options) []cli.Flag {
+	s := &o.Shard
+	return []cli.Flag{
+		&cli.StringFlag{Name: "shard", Destination: &s.Spec, Usage: "run shard i of N (i/N, 0-based) of a sharded sweep; merge the shards with 'toksweep merge'"},
+		&cli.BoolFlag{Name: "shard-from-env", Destination: &s.FromEnv, Usage: "take the shard index from $" + JobIndexEnv + " (Kubernetes Indexed Job) and N from --shard N or $" + ShardsEnv},
+		&cli.StringFlag{Name: "start-at", Destination: &s.StartAt, Usage: "sharded: wall-clock start of level 0 (RFC 3339, e.g. 2026-12-01T17:00:00Z), the same on every shard"},
+		&cli.DurationFlag{Name: "level-duration", Destination: &s.LevelDuration, Usage: "sharded: measured phase of each level (as --duration); level k starts at start-at + k × (level-duration + grace)"},
+		&cli.DurationFlag{Name: "grace", Value: defaultGrace, Destination: &s.Grace, Usage: "sharded: time between one level's end and the next level's start, for warm-up and drain (the drain is capped at it)"},
+	}
+}
+
+// shard checks the sharding flags and, when sharded, sets the level bound.
+func (o *options) shard() error {
+	s := &o.Shard
+	if s.Spec == "" && !s.FromEnv {
+		if s.StartAt != "" || s.LevelDuration != 0 {
+			return usagef("--start-at and --level-duration need --shard i/N or --shard-from-env")
+		}
+		return nil
+	}
+	if err := s.identity(); err != nil {
+		return err
+	}
+	switch {
+	case s.StartAt == "":
+		return usagef("--shard needs --start-at, e.g. --start-at %s", time.Now().UTC().Add(5*time.Minute).Truncate(time.Minute).Format(time.RFC3339))
+	case s.LevelDuration <= 0:
+		return usagef("--shard needs --level-duration, a positive duration such as 60s")
+	case s.Grace < 0:
+		return usagef("invalid --grace %v: want a duration ≥ 0", s.Grace)
+	case o.Flags.DurationSet:
+		return usagef("--shard takes --level-duration, not --duration")
+	case o.Flags.Levels == "auto":
+		return usagef("--shard needs fixed --levels: an adaptive search cannot be split across shards")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s.StartAt)
+	if err != nil {
+		return usagef("invalid --start-at %q: want an RFC 3339 instant such as 2026-12-01T17:00:00Z", s.StartAt)
+	}
+	s.Start = t
+	o.Duration, o.Flags.DurationSet = s.LevelDuration, true
+	if s.Grace > 0 {
+		o.DrainTimeout = min(o.DrainTimeout, s.Grace)
+	}
+	return nil
+}
+
+// identity sets Index and Count from --shard and the environment.
+func (s *shardOptions) identity() error {
+	if s.FromEnv {
+		idx, ok := os.LookupEnv(JobIndexEnv)
+		if !ok {
+			return usagef("--shard-from-env: $%s is not set (it is set in the pods of a Kubernetes Indexed Job)", JobIndexEnv)
+		}
+		n := s.Spec
+		if n == "" {
+			n = os.Getenv(ShardsEnv)
+		}
+		if n == "" || strings.Contains(n, "/") {
+			return usagef("--shard-from-env needs N as --shard N or $%s", ShardsEnv)
+		}
+		s.Spec = idx + "/" + n
+	}
+	is, ns, ok := strings.Cut(s.Spec, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return usagef("invalid --shard %q: want i/N with 0 ≤ i < N, e.g. 0/4", s.Spec)
+	}
+	s.Index, s.Count = i, n
+	return nil
+}
+
+// checkShardLevels refuses a level smaller than N: every shard runs every
+// level.
+func (o *options) checkShardLevels() error {
+	if o.Shard.Count == 0 {
+		return nil
+	}
+	for _, c := range o.Levels {
+		if c < o.Shard.Count {
+			return usagef("--shard %d/%d: level %d is below the %d shards: every shard needs a worker at every level", o.Shard.Index, o.Shard.Count, c, o.Shard.Count)
+		}
+	}
+	return nil
+}
+
+// ShardWorkers is shard i of n's part of concurrency c at level k: c/n,
+// plus one for c mod n of the shards, a set that rotates with k so that no
+// shard always carries the remainder.
+func ShardWorkers(c, k, i, n int) int {
+	w := c / n
+	if ((i-k)%n+n)%n < c%n {
+		w++
+	}
+	return w
+}
+
+// levelStart is the wall-clock instant at which level k starts.
+func (s *shardOptions) levelStart(k int) time.Time {
+	return s.Start.Add(time.Duration(k) * (s.LevelDuration + s.Grace))
+}
+
+// notPast fails when level k's start instant has passed by more than the
+// lateness allowed.
+func (s *shardOptions) notPast(k int, now time.Time) error {
+	at := s.levelStart(k)
+	if late := now.Sub(at); late > shardLateLimit {
+		what := "--start-at is already past"
+		if k > 0 {
+			what = "the previous level overran its --grace"
+		}
+		return fmt.Errorf("shard %d/%d: level %d was due at %s and the shard is %v late: %s; every shard must start it together",
+			s.Index, s.Count, k, at.UTC().Format(time.RFC3339Nano), late.Round(time.Millisecond), what)
+	}
+	return nil
+}
+
+// beforeLevel is the sweep's BeforeLevel hook for a shard: it waits for
+// level k's start instant and returns the shard's part of c. (An open-loop
+// rate mode would give each shard every N-th arrival of the same plan here
+// instead of a part of c.)
+func (s *shardOptions) beforeLevel(ctx context.Context, k, c int) (int, error) {
+	if err := s.notPast(k, time.Now()); err != nil {
+		return 0, err
+	}
+	t := time.NewTimer(time.Until(s.levelStart(k)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return 0, context.Cause(ctx)
+	case <-t.C:
+	}
+	return ShardWorkers(c, k, s.Index, s.Count), nil
+}
+
+// shardInfo is shard.json for a run whose records count from epoch.
+func (o *options) shardInfo(epoch time.Time) report.ShardInfo {
+	s := &o.Shard
+	info := report.ShardInfo{
+		Index: s.Index, Count: s.Count, StartAt: s.Start.UTC().Format(time.RFC3339Nano),
+		LevelDuration: s.LevelDuration.String(), Grace: s.Grace.String(), Levels: o.Levels,
+		EpochUnixNS: epoch.UnixNano(), Clock: clockSync(),
+	}
+	k := 0
+	for _, c := range o.Levels {
+		for range max(o.Repeat, 1) {
+			info.Workers = append(info.Workers, ShardWorkers(c, k, s.Index, s.Count))
+			k++
+		}
+	}
+	return info
+}
+
+// startShard writes shard.json and returns the sweep's BeforeLevel hook and
+// a func that records the clock's drift in shard.json at the end.
+func (o *options) startShard(epoch time.Time) (hook func(context.Context, int, int) (int, error), done func() error, err error) {
+	info := o.shardInfo(epoch)
+	if err := report.WriteShardInfo(o.Out, info); err != nil {
+		return nil, nil, err
+	}
+	done = func() error {
+		// time.Since uses the monotonic reading; Now().UnixNano the wall clock.
+		info.WallMinusMonoNS = time.Now().UnixNano() - (info.EpochUnixNS + int64(time.Since(epoch)))
+		return report.WriteShardInfo(o.Out, info)
+	}
+	return o.Shard.beforeLevel, done, nil
+}

@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestShardWorkersSplitAndRotate(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 7} {
+		for _, c := range []int{n, n + 1, 10, 16, 63} {
+			for k := range 2 * n {
+				total := 0
+				for i := range n {
+					w := ShardWorkers(c, k, i, n)
+					total += w
+					// The shards that carry the remainder are k, k+1, … (mod n).
+					extra := (i-k+n*k)%n < c%n
+					if want := c / n; (extra && w != want+1) || (!extra && w != want) {
+						t.Errorf("C=%d N=%d level %d: shard %d runs %d workers (extra %v)", c, n, k, i, w, extra)
+					}
+				}
+				if total != c {
+					t.Errorf("C=%d N=%d level %d: the shards run %d workers in all", c, n, k, total)
+				}
+			}
+		}
+	}
+}
+
+func TestShardGivenAPastStartFails(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "late")
+	past := time.Now().Add(-10 * time.Second).UTC().Format(time.RFC3339)
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", "http://127.0.0.1:9/v1", "--model", "m",
+		"--levels", "4", "--shard", "1/4", "--start-at", past, "--level-duration", "2s", "--out", out)
+	if code != ExitFailure || !strings.Contains(stderr, "already past") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q: want exit 1 and one line saying the start is past", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a shard that did not start left %s behind (%v)", out, err)
+	}
+}
+
+func TestShardFlagsNeedTheirSchedule(t *testing.T) {
+	for _, args := range [][]string{
+		{"--shard", "4/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s"},
+		{"--shard", "0/4"},
+		{"--shard", "0/4", "--start-at", "tomorrow", "--level-duration", "2s"},
+		{"--shard", "0/8", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--levels", "4"},
+		{"--shard-from-env", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s"},
+		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2"},
+	} {
+		code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--url", "http://127.0.0.1:9/v1"}, args...)...)
+		if code != ExitUsage || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q: want a one-line usage error", args, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// shardOf is a hand-made shard i of n whose one level ran the given
+// workers, each with one request [start, end] (ms on the shard's clock),
+// with its epoch epochMS after a common origin.
+func shardOf(i, n int, epochMS int64, spans ...[2]int) Shard {
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	var recs []client.Record
+	for w, sp := range spans {
+		recs = append(recs, client.Record{Concurrency: len(spans), Worker: w, Start: ms(sp[0]), FirstToken: ms(sp[0] + 1),
+			LastToken: ms(sp[1] - 1), End: ms(sp[1]), ChunkAt: []time.Duration{ms(1), ms(sp[1] - sp[0] - 1)}, ErrorClass: client.OK})
+	}
+	return Shard{
+		Info: ShardInfo{Index: i, Count: n, StartAt: "2030-01-01T00:00:00Z", LevelDuration: "1s", Grace: "1s", Levels: []int{4},
+			Workers: []int{len(spans)}, EpochUnixNS: 1e18 + epochMS*1e6, Clock: ClockSync{Known: true, Synced: true, EstErrorUS: 100}},
+		Run: SavedRun{Path: "shard" + string(rune('0'+i)), Summary: Summary{EndReason: "completed", Config: &RunConfig{Model: "m"}},
+			Levels: []sweep.Level{{Concurrency: len(spans), EndReason: sweep.Deadline, Records: recs}}},
+	}
+}
+
+func TestPoolShardsPutsRecordsOnOneTimeline(t *testing.T) {
+	// Shard 1's epoch is 30 ms after shard 0's: its request [0, 100] on its
+	// own clock is [30, 130] on the merged timeline.
+	a := shardOf(0, 2, 0, [2]int{10, 200}, [2]int{20, 210})
+	b := shardOf(1, 2, 30, [2]int{0, 100}, [2]int{5, 150})
+	if err := CheckShards([]Shard{b, a}, false); err != nil {
+		t.Fatal(err)
+	}
+	levels, _ := PoolShards([]Shard{b, a})
+	l := levels[0]
+	if l.Concurrency != 4 || len(l.Records) != 4 {
+		t.Fatalf("merged C=%d with %d records, want 4 and 4", l.Concurrency, len(l.Records))
+	}
+	wantStart := map[int]time.Duration{0: 10, 1: 20, 2: 30, 3: 35} // worker → start, ms
+	for _, r := range l.Records {
+		if r.Concurrency != 4 || r.Start != wantStart[r.Worker]*time.Millisecond {
+			t.Errorf("worker %d: C=%d start %v, want C=4 start %vms", r.Worker, r.Concurrency, r.Start, int64(wantStart[r.Worker]))
+		}
+		if r.End-r.Start != r.ChunkAt[1]+time.Millisecond {
+			t.Errorf("worker %d: a shift changed the request's own durations", r.Worker)
+		}
+	}
+	// The union's window: the latest first start (35 ms) to the earliest
+	// last end (130 ms: shard 1's worker 0, at 100 + 30).
+	s := Summarize(l)
+	if s.WindowFallback || s.WindowStart != 35*time.Millisecond || s.WindowEnd != 130*time.Millisecond {
+		t.Errorf("window [%v, %v] fallback %v, want [35ms, 130ms]", s.WindowStart, s.WindowEnd, s.WindowFallback)
+	}
+}
+
+func TestCheckShardsRefuses(t *testing.T) {
+	ok := func() []Shard {
+		return []Shard{shardOf(0, 3, 0, [2]int{0, 10}, [2]int{0, 10}), shardOf(1, 3, 0, [2]int{0, 10}), shardOf(2, 3, 0, [2]int{0, 10})}
+	}
+	for _, c := range []struct {
+		name string
+		mut  func([]Shard) []Shard
+		want string
+	}{
+		{"missing", func(s []Shard) []Shard { return s[:2] }, "shard 2 of 3 missing"},
+		{"twice", func(s []Shard) []Shard { return append(s, s[1]) }, "given twice"},
+		{"other N", func(s []Shard) []Shard { s[1].Info.Count = 4; return s }, "not the same run"},
+		{"other start", func(s []Shard) []Shard { s[2].Info.StartAt = "2031-01-01T00:00:00Z"; return s }, "different schedules"},
+		{"other config", func(s []Shard) []Shard { s[2].Run.Summary.Config = &RunConfig{Model: "x"}; return s }, "different configurations"},
+		{"short run", func(s []Shard) []Shard { s[0].Info.Workers = []int{2, 2}; return s }, "ran 1 of its 2 levels"},
+		{"skew", func(s []Shard) []Shard { s[1].Info.Clock.EstErrorUS = 6000; return s }, "above the 5ms bound"},
+		{"unsynced", func(s []Shard) []Shard { s[1].Info.Clock.Synced = false; return s }, "unsynchronised"},
+	} {
+		err := CheckShards(c.mut(ok()), false)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+	}
+	skewed := ok()
+	skewed[1].Info.Clock.Synced = false
+	if err := CheckShards(skewed, true); err != nil {
+		t.Errorf("--allow-skew: %v", err)
+	}
+	if err := CheckShards(ok(), false); err != nil {
+		t.Errorf("a whole run: %v", err)
+	}
+}
