@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,32 +68,11 @@ func loadConversations(o Options) ([]Conversation, string, error) {
 // skipped and other members ignored. A conversation's ID is its 0-based
 // line index; errors read "NAME:LINE: why".
 func ReadJSONLConversations(r io.Reader, name string) ([]Conversation, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxPromptBytes)
-	var out []Conversation
-	lineNo := 1
-	for ; sc.Scan(); lineNo++ {
-		t := bytes.TrimSpace(bytes.TrimPrefix(sc.Bytes(), []byte("\xef\xbb\xbf")))
-		if len(t) == 0 {
-			continue
-		}
-		if len(out) == MaxPrompts {
-			return nil, fmt.Errorf("%s:%d: more than %d conversations, toksweep's bound on a dataset", name, lineNo, MaxPrompts)
-		}
-		c, err := parseConversationLine(t)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
-		}
-		c.ID = lineNo - 1
-		out = append(out, c)
-	}
-	switch err := sc.Err(); {
-	case errors.Is(err, bufio.ErrTooLong):
-		return nil, fmt.Errorf("%s:%d: line longer than %d MiB, toksweep's bound on one conversation", name, lineNo, MaxPromptBytes>>20)
-	case err != nil:
-		return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
-	}
-	return out, nil
+	return readJSONL(r, name, "conversation", func(line []byte, id int) (Conversation, error) {
+		c, err := parseConversationLine(line)
+		c.ID = id
+		return c, err
+	})
 }
 
 func parseConversationLine(line []byte) (Conversation, error) {

@@ -27,32 +27,39 @@ type jsonlEntry struct {
 // 0-based line index. name is used in errors, which read "NAME:LINE: why".
 // A line may hold MaxPromptBytes, the file MaxPrompts requests.
 func ReadJSONL(r io.Reader, name string) ([]client.Prompt, error) {
+	return readJSONL(r, name, "request", func(line []byte, id int) (client.Prompt, error) {
+		p, err := parseJSONLLine(line)
+		p.ID = id
+		return p, err
+	})
+}
+
+// readJSONL reads one T per non-blank line of r (a UTF-8 BOM ignored),
+// within toksweep's bounds on a dataset: at most MaxPrompts lines of
+// MaxPromptBytes each. Errors read "NAME:LINE: why"; parse gets the line
+// and its 0-based index. what names one line's item ("request").
+func readJSONL[T any](r io.Reader, name, what string, parse func(line []byte, id int) (T, error)) ([]T, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxPromptBytes)
-	var out []client.Prompt
+	var out []T
 	lineNo := 1
 	for ; sc.Scan(); lineNo++ {
-		line := sc.Bytes()
-		if lineNo == 1 {
-			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 BOM
-		}
-		t := bytes.TrimSpace(line)
+		t := bytes.TrimSpace(bytes.TrimPrefix(sc.Bytes(), []byte("\xef\xbb\xbf")))
 		if len(t) == 0 {
 			continue
 		}
 		if len(out) == MaxPrompts {
-			return nil, fmt.Errorf("%s:%d: more than %d requests, toksweep's bound on a dataset", name, lineNo, MaxPrompts)
+			return nil, fmt.Errorf("%s:%d: more than %d %ss, toksweep's bound on a dataset", name, lineNo, MaxPrompts, what)
 		}
-		p, err := parseJSONLLine(t)
+		v, err := parse(t, lineNo-1)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
-		p.ID = lineNo - 1
-		out = append(out, p)
+		out = append(out, v)
 	}
 	switch err := sc.Err(); {
 	case errors.Is(err, bufio.ErrTooLong):
-		return nil, fmt.Errorf("%s:%d: line longer than %d MiB, toksweep's bound on one request", name, lineNo, MaxPromptBytes>>20)
+		return nil, fmt.Errorf("%s:%d: line longer than %d MiB, toksweep's bound on one %s", name, lineNo, MaxPromptBytes>>20, what)
 	case err != nil:
 		return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 	}
