@@ -108,7 +108,7 @@ observer)
   done
   ;;
 c10k)
-  start_sim --preset fast --max-num-seqs 10000 --max-num-batched-tokens 0 --decode-base 1s \
+  start_sim --preset fast --max-num-seqs 10000 --kv-cache-tokens 20000000 --max-num-batched-tokens 0 --decode-base 1s \
     --decode-per-seq 0 --decode-per-ctx-token 0 --prefill-rate 1e9 --jitter 0
   ts toksweep 10000 20000 20 toksweep
   ;;
