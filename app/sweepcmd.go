@@ -54,6 +54,9 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	// busy --out fails before any request) but written only once the target
 	// passed its checks: until then an earlier run in it is left untouched,
 	// and a directory this run created is removed again (dir.Close).
+	if err := o.fdLimitCheck(); err != nil {
+		return err
+	}
 	dir, err := reserveOut(o)
 	if err != nil {
 		return err

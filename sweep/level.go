@@ -48,6 +48,6 @@ type Health struct {
 	WallSeconds  float64       `json:"wall_seconds"`      // level wall time
 	GOMAXPROCS   int           `json:"gomaxprocs"`        // parallelism available to the client
 	IssueLagMax  time.Duration `json:"issue_lag_max_ns"`  // worst delay between a request ending and the worker's next start
-	TimerLateMax time.Duration `json:"timer_late_max_ns"` // worst lateness of a 10 ms ticker during the level (scheduler latency proxy)
+	TimerLateMax time.Duration `json:"timer_late_max_ns"` // worst lateness of a 50 ms ticker during the level (scheduler latency proxy)
 	TimerLateP99 time.Duration `json:"timer_late_p99_ns"`
 }

@@ -11,7 +11,14 @@ import (
 // monitorTick is the period of the lateness probe. A ticker that fires late
 // means goroutines wait to be scheduled, and so do the readers that
 // timestamp tokens: the figures then carry the client's delay.
-const monitorTick = 10 * time.Millisecond
+//
+// Each tick samples the scheduler's delay at an instant unrelated to the
+// load, so the period sets how many samples a level gets, not what they
+// measure: at 50 ms a 10 s level still has 200, and a starved scheduler is
+// late on every one of them (health_probe_test.go). A 10 ms ticker cost
+// ~60 µs of CPU per wake on an idle process, as much CPU as the tokens of
+// a single stream (bench/results.md, "cost per token").
+const monitorTick = 50 * time.Millisecond
 
 // monitor measures the load generator itself during a level: CPU time from
 // getrusage and the lateness of a periodic timer.
@@ -24,7 +31,11 @@ type monitor struct {
 
 func startMonitor() *monitor {
 	m := &monitor{start: time.Now(), cpu0: processCPU(), done: make(chan struct{}), result: make(chan []time.Duration, 1)}
-	go m.probe()
+	if probeOff {
+		m.result <- nil
+	} else {
+		go m.probe()
+	}
 	return m
 }
 

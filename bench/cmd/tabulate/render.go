@@ -189,7 +189,7 @@ func (r *run) cpu(b *bytes.Buffer) {
 				continue
 			}
 			net := perK(ts.cpu-probe, ts.tokens) / perK(raw.cpu, raw.tokens)
-			fmt.Fprintf(b, "- At C=%d the health probe weighs: its 10 ms ticker costs %.0f µs of CPU per tick on this host when the process is otherwise idle (bench/cmd/tickcost, same run), %.1f ms per second, "+
+			fmt.Fprintf(b, "- At C=%d the health probe weighs: its 50 ms ticker costs %.0f µs of CPU per tick on this host when the process is otherwise idle (bench/cmd/tickcost, same run), %.1f ms per second, "+
 				"while the stream itself delivers only %.0f tokens per second; that is %.3f s of toksweep's %.3f s here, and a lower bound (a tick between two tokens is a wake-up of its own). Net of it, toksweep costs at most %.2f× the raw client. "+
 				"The probe's cost is per second, not per token: %.1f%% of one core, whatever C is.\n",
 				p.C, r.tick.CPUPerTickUS, 1000*r.tick.CPUPerSecondS, float64(ts.tokens)/ts.wall, probe, ts.cpu, net, 100*r.tick.CPUPerSecondS)
@@ -218,7 +218,7 @@ func (r *run) timing(b *bytes.Buffer) {
 		"TTFT is the first token chunk of each request, ITL every later one; successful measured requests; nearest-rank percentiles, in ms. "+
 		"*Server pacing* is how far the gap between two consecutive send stamps of a stream strays from the nominal %v ITL: the simulator's own precision, which the client's figures do not include. "+
 		"*After the start* leaves out each worker's first request, which all start together with the level (C connections dialed at once). "+
-		"*Timer late p99* is toksweep's health probe (a 10 ms ticker; worst run). Reference: client-added delay p50 0.1–0.3 ms, p99 0.6–0.9 ms at 100 streams and 1–2 ms at 250; Go timers wake up to ~1 ms late.\n\n", r.itl)
+		"*Timer late p99* is toksweep's health probe (a 50 ms ticker; worst run). Reference: client-added delay p50 0.1–0.3 ms, p99 0.6–0.9 ms at 100 streams and 1–2 ms at 250; Go timers wake up to ~1 ms late.\n\n", r.itl)
 	t := &table{head: []string{"C", "TTFT p50", "TTFT p99", "TTFT max", "TTFT p99 after the start", "ITL p50", "ITL p99", "ITL max", "server pacing p50", "p99", "max", "timer late p99", "others busy", "target p99"}}
 	for _, p := range r.points {
 		t.add(fmt.Sprint(p.C), f(p.ttftLag.P50, 3), f(p.ttftLag.P99, 3), f(p.ttftLag.Max, 1), f(p.ttftLater.P99, 3),
@@ -269,7 +269,7 @@ func (r *run) delayCause(p *point) string {
 		s += fmt.Sprintf("First tokens fare worse (p99 %.3f ms; %.3f ms leaving out the level's start, when C connections are dialed at once) because they come in the steps where the closed loop turns over, which also carry the ends of the previous requests and the sending of the next ones. ",
 			p.ttftLag.P99, p.ttftLater.P99)
 	}
-	s += fmt.Sprintf("The host adds its own: toksweep's 10 ms ticker was late by up to %.1f ms at p99 (%.1f ms at worst), and other processes used %s of the machine. The hot path itself costs %.2f µs per chunk.",
+	s += fmt.Sprintf("The host adds its own: toksweep's 50 ms ticker was late by up to %.1f ms at p99 (%.1f ms at worst), and other processes used %s of the machine. The hot path itself costs %.2f µs per chunk.",
 		msOf(p.worstTimerLate()), msOf(p.worstTimerLateMax()), pct(r.others(ts)), r.bench["StreamParse"].NsChunk/1000)
 	return s
 }
