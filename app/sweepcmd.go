@@ -126,6 +126,10 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
 	o.Open.apply(&cfg)
+	if o.Open.Auto {
+		run.rateAuto = newRateAutoPlan(judgeRate(&run.stats, o.SLO))
+		cfg.RatePlan = run.rateAuto
+	}
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
 		var err error
@@ -148,6 +152,7 @@ type sweepRun struct {
 	stderr   io.Writer
 	progress *progress
 	stats    []report.LevelStats
+	rateAuto *rateAutoPlan // --rates auto's search; nil otherwise
 	sum      report.Summary
 }
 
@@ -201,6 +206,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			runErr = err
 		}
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
+		if r.rateAuto != nil {
+			fmt.Fprintln(stdout, r.rateAuto.Sentence())
+		}
 	}
 	if errors.Is(runErr, Interrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)

@@ -45,6 +45,7 @@ type RunConfig struct {
 // summary.json records them; nil for a closed loop.
 type OpenLoopConfig struct {
 	Rates          []float64 `json:"rates"`
+	Auto           bool      `json:"auto,omitempty"` // --rates auto: the rates were searched
 	Arrival        string    `json:"arrival"`
 	Burstiness     float64   `json:"burstiness,omitempty"`
 	Seed           int64     `json:"seed"`
