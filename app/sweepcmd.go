@@ -71,6 +71,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
 	if err := dir.Begin(); err != nil {
 		return err
 	}
@@ -160,6 +161,7 @@ type sweepRun struct {
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
 	s := report.Summarize(l)
+	report.AddPercentiles(&s, l, r.o.Percentiles)
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)
 		s.SLO = &v

@@ -39,6 +39,7 @@ type RunConfig struct {
 	ConnectTimeout string            `json:"connect_timeout"`
 	Insecure       bool              `json:"insecure"`
 	OpenLoop       *OpenLoopConfig   `json:"open_loop,omitempty"`
+	Percentiles    []float64         `json:"percentiles,omitempty"` // --percentiles: extra columns (report.ExtraPercentileColumns)
 }
 
 // OpenLoopConfig is an open-loop sweep's arrivals (sweep --rates) as
