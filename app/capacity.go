@@ -73,7 +73,7 @@ func (o *options) highestLevel() int {
 
 // levelsText describes the levels for the start-up line.
 func (o *options) levelsText() string {
-	if len(o.Open.Rates) > 0 {
+	if o.Open.on() {
 		return o.Open.text()
 	}
 	if o.Auto {

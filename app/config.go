@@ -62,6 +62,8 @@ type options struct {
 
 	Work workSettings // prompt set, output length and server metrics (workload.go)
 	Open rateSettings // open loop: --rates and its flags (rates.go)
+	// Percentiles are --percentiles' extra percentiles (percentiles.go).
+	Percentiles []float64
 
 	Shard shardOptions // --shard and its schedule (shard.go)
 
@@ -114,6 +116,7 @@ type sweepFlagValues struct {
 	BurstinessSet      bool
 	MaxConcurrency     int
 	MaxConcurrencySet  bool
+	Percentiles        string
 	LevelsSet          bool
 	SimNoPrefixSet     bool
 }
@@ -124,7 +127,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	if args.Present() {
 		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates}
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates, o.percentiles}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

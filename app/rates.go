@@ -32,6 +32,7 @@ func rateFlags(o *options) []cli.Flag {
 // closed-loop sweep.
 type rateSettings struct {
 	Rates          []float64
+	Auto           bool // --rates auto: the rates are searched (rateauto.go)
 	Spec           sweep.RateSpec
 	MaxConcurrency int
 }
@@ -56,23 +57,9 @@ func (o *options) rates() error {
 	if f.LevelsSet {
 		return usagef("--rates and --levels are exclusive: --rates sweeps offered rates (open loop), --levels concurrencies (closed loop)")
 	}
-	raw := f.Rates
-	if strings.TrimSpace(raw) == "auto" {
-		return usagef("--rates auto is not supported yet: give the rates, e.g. --rates 1,2,4,8")
+	if err := r.parse(f.Rates, &o.Warnings); err != nil {
+		return err
 	}
-	for _, f := range strings.Split(raw, ",") {
-		f = strings.TrimSpace(f)
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || !(v > 0) || v > maxRate || math.IsInf(v, 0) {
-			return usagef("invalid --rates %q: %q is not a rate (want numbers of requests per second above 0 and up to %d, e.g. 0.5,1,2,4)", raw, f, maxRate)
-		}
-		r.Rates = append(r.Rates, v)
-	}
-	sorted := slices.Compact(slices.Sorted(slices.Values(r.Rates)))
-	if !slices.Equal(sorted, r.Rates) {
-		o.Warnings = append(o.Warnings, fmt.Sprintf("--rates %q sorted and de-duplicated to %s", raw, joinRates(sorted)))
-	}
-	r.Rates = sorted
 	r.Spec = sweep.RateSpec{Arrival: sweep.Arrival(f.Arrival), Burstiness: f.Burstiness, Seed: f.Seed}
 	switch r.Spec.Arrival {
 	case sweep.Constant, sweep.Poisson, sweep.Gamma:
@@ -110,7 +97,7 @@ func (o *options) maxConns() int {
 
 // apply makes cfg an open-loop sweep when rates were given.
 func (r rateSettings) apply(cfg *sweep.Config) {
-	if len(r.Rates) == 0 {
+	if !r.on() {
 		return
 	}
 	cfg.Levels, cfg.Plan = nil, nil
@@ -119,19 +106,25 @@ func (r rateSettings) apply(cfg *sweep.Config) {
 
 // config is r for summary.json; nil for a closed loop.
 func (r rateSettings) config() *report.OpenLoopConfig {
-	if len(r.Rates) == 0 {
+	if !r.on() {
 		return nil
 	}
-	rc := &report.OpenLoopConfig{Rates: r.Rates, Arrival: string(r.Spec.Arrival), Seed: r.Spec.Seed, MaxConcurrency: r.MaxConcurrency}
+	rc := &report.OpenLoopConfig{Rates: r.Rates, Auto: r.Auto, Arrival: string(r.Spec.Arrival), Seed: r.Spec.Seed, MaxConcurrency: r.MaxConcurrency}
 	if r.Spec.Arrival == sweep.Gamma {
 		rc.Burstiness = r.Spec.Burstiness
 	}
 	return rc
 }
 
+// on reports whether the sweep is open-loop.
+func (r rateSettings) on() bool { return len(r.Rates) > 0 || r.Auto }
+
 // text describes the rates for the start-up line.
 func (r rateSettings) text() string {
 	s := joinRates(r.Rates) + " req/s (" + string(r.Spec.Arrival)
+	if r.Auto {
+		s = "auto (" + string(r.Spec.Arrival)
+	}
 	if r.Spec.Arrival == sweep.Gamma {
 		s += fmt.Sprintf(", burstiness %g", r.Spec.Burstiness)
 	}
@@ -147,4 +140,26 @@ func joinRates(rs []float64) string {
 		s[i] = strconv.FormatFloat(r, 'g', -1, 64)
 	}
 	return strings.Join(s, ",")
+}
+
+// parse reads --rates: "auto" or a list of rates.
+func (r *rateSettings) parse(raw string, warnings *[]string) error {
+	if strings.TrimSpace(raw) == "auto" {
+		r.Auto = true
+		return nil
+	}
+	for _, f := range strings.Split(raw, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0) || v > maxRate || math.IsInf(v, 0) {
+			return usagef("invalid --rates %q: %q is not a rate (want numbers of requests per second above 0 and up to %d, e.g. 0.5,1,2,4)", raw, f, maxRate)
+		}
+		r.Rates = append(r.Rates, v)
+	}
+	sorted := slices.Compact(slices.Sorted(slices.Values(r.Rates)))
+	if !slices.Equal(sorted, r.Rates) {
+		*warnings = append(*warnings, fmt.Sprintf("--rates %q sorted and de-duplicated to %s", raw, joinRates(sorted)))
+	}
+	r.Rates = sorted
+	return nil
 }

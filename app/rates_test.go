@@ -17,7 +17,7 @@ func TestRateFlagErrors(t *testing.T) {
 		{[]string{"--rates", "0"}, "invalid --rates"},
 		{[]string{"--rates", "1,x"}, `"x" is not a rate`},
 		{[]string{"--rates", "1e9"}, "invalid --rates"},
-		{[]string{"--rates", "auto"}, "--rates auto is not supported yet"},
+		{[]string{"--rates", "auto,2"}, `"auto" is not a rate`},
 		{[]string{"--rates", "1", "--levels", "1,2"}, "exclusive"},
 		{[]string{"--rates", "1", "--arrival", "lumpy"}, "invalid --arrival"},
 		{[]string{"--rates", "1", "--arrival", "poisson", "--burstiness", "2"}, "applies to --arrival gamma"},

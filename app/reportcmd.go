@@ -83,7 +83,11 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	}
 	defer release()
 	var levels, summary bytes.Buffer
-	if err := writeLevelsCSV(&levels, stats); err != nil {
+	var ps []float64
+	if run.Summary.Config != nil {
+		ps = run.Summary.Config.Percentiles
+	}
+	if err := writeLevelsCSV(&levels, stats, report.ExtraPercentileColumns(ps)); err != nil {
 		return err
 	}
 	sum := run.Resummarized(stats)
@@ -118,8 +122,8 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 }
 
 // writeLevelsCSV writes a whole levels.csv.
-func writeLevelsCSV(w io.Writer, stats []report.LevelStats) error {
-	c, err := report.NewLevelsCSV(w)
+func writeLevelsCSV(w io.Writer, stats []report.LevelStats, extra []report.Column) error {
+	c, err := report.NewLevelsCSVExtra(w, extra)
 	for _, s := range stats {
 		if err != nil {
 			break

@@ -74,6 +74,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
 	if err := dir.Begin(); err != nil {
 		return err
 	}
@@ -129,6 +130,10 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
 	o.Open.apply(&cfg)
+	if o.Open.Auto {
+		run.rateAuto = newRateAutoPlan(judgeRate(&run.stats, o.SLO))
+		cfg.RatePlan = run.rateAuto
+	}
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
 		var err error
@@ -151,6 +156,7 @@ type sweepRun struct {
 	stderr   io.Writer
 	progress *progress
 	stats    []report.LevelStats
+	rateAuto *rateAutoPlan // --rates auto's search; nil otherwise
 	sum      report.Summary
 }
 
@@ -158,6 +164,7 @@ type sweepRun struct {
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
 	s := report.Summarize(l)
+	report.AddPercentiles(&s, l, r.o.Percentiles)
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)
 		s.SLO = &v
@@ -204,6 +211,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			runErr = err
 		}
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
+		if r.rateAuto != nil {
+			fmt.Fprintln(stdout, r.rateAuto.Sentence())
+		}
 	}
 	if errors.Is(runErr, Interrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)

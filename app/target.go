@@ -134,6 +134,7 @@ func (o *options) runConfig() *report.RunConfig {
 		r.SimPreset = o.SimPreset
 	}
 	r.OpenLoop = o.Open.config()
+	r.Percentiles = o.Percentiles
 	if o.Auto {
 		r.LevelsAuto, r.AutoMax = true, o.AutoMax
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
+	"slices"
 )
 
 // LevelsCSVHeader is the header of levels.csv, in column order: the names
@@ -23,13 +24,21 @@ func levelsCSVHeader() []string {
 // LevelsCSV writes levels.csv one row at a time, so each level can be
 // appended as it ends.
 type LevelsCSV struct {
-	w *csv.Writer
+	w     *csv.Writer
+	extra []Column // appended after the registry's (ExtraPercentileColumns)
 }
 
 // NewLevelsCSV writes the header to w and returns a writer for the rows.
-func NewLevelsCSV(w io.Writer) (*LevelsCSV, error) {
-	c := &LevelsCSV{w: csv.NewWriter(w)}
-	if err := c.write(LevelsCSVHeader); err != nil {
+func NewLevelsCSV(w io.Writer) (*LevelsCSV, error) { return NewLevelsCSVExtra(w, nil) }
+
+// NewLevelsCSVExtra is NewLevelsCSV with extra columns after the registry's.
+func NewLevelsCSVExtra(w io.Writer, extra []Column) (*LevelsCSV, error) {
+	c := &LevelsCSV{w: csv.NewWriter(w), extra: extra}
+	header := LevelsCSVHeader
+	for _, e := range extra {
+		header = append(slices.Clip(header), e.Name)
+	}
+	if err := c.write(header); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -37,7 +46,11 @@ func NewLevelsCSV(w io.Writer) (*LevelsCSV, error) {
 
 // Write writes the row of one level and flushes it.
 func (c *LevelsCSV) Write(s LevelStats) error {
-	return c.write(levelRow(s))
+	row := levelRow(s)
+	for _, e := range c.extra {
+		row = append(row, e.CSV(&s))
+	}
+	return c.write(row)
 }
 
 func (c *LevelsCSV) write(row []string) error {

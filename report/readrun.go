@@ -130,6 +130,9 @@ func (r SavedRun) Stats() []LevelStats {
 	stats := make([]LevelStats, len(r.Levels))
 	for i, l := range r.Levels {
 		stats[i] = Summarize(l)
+		if c := r.Summary.Config; c != nil {
+			AddPercentiles(&stats[i], l, c.Percentiles)
+		}
 		if i < len(r.verdicts) {
 			stats[i].SLO = r.verdicts[i]
 		}

@@ -39,12 +39,14 @@ type RunConfig struct {
 	ConnectTimeout string            `json:"connect_timeout"`
 	Insecure       bool              `json:"insecure"`
 	OpenLoop       *OpenLoopConfig   `json:"open_loop,omitempty"`
+	Percentiles    []float64         `json:"percentiles,omitempty"` // --percentiles: extra columns (report.ExtraPercentileColumns)
 }
 
 // OpenLoopConfig is an open-loop sweep's arrivals (sweep --rates) as
 // summary.json records them; nil for a closed loop.
 type OpenLoopConfig struct {
 	Rates          []float64 `json:"rates"`
+	Auto           bool      `json:"auto,omitempty"` // --rates auto: the rates were searched
 	Arrival        string    `json:"arrival"`
 	Burstiness     float64   `json:"burstiness,omitempty"`
 	Seed           int64     `json:"seed"`

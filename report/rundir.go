@@ -68,7 +68,10 @@ type RunDir struct {
 	levels   *os.File
 	requests *os.File
 	buf      bytes.Buffer // staging for one levels.csv row
-	csv      *LevelsCSV   // writes into buf
+	// Extra are levels.csv columns after the registry's (--percentiles);
+	// set before Begin.
+	Extra []Column
+	csv   *LevelsCSV // writes into buf
 }
 
 // OpenRunDir reserves a fresh or empty directory path and begins a run in
@@ -212,7 +215,7 @@ func (d *RunDir) Begin() error {
 	if d.requests, err = create(d.path, RequestsFile); err != nil {
 		return err
 	}
-	if d.csv, err = NewLevelsCSV(&d.buf); err == nil {
+	if d.csv, err = NewLevelsCSVExtra(&d.buf, d.Extra); err == nil {
 		err = d.flushCSV()
 	}
 	if err != nil {

@@ -129,6 +129,9 @@ type LevelStats struct {
 	UnstableReason                                       string
 
 	requests []requestFigures // per successful request, for goodput
+	// Extra holds the --percentiles columns' values by column name
+	// (percentiles.go); nil without --percentiles.
+	Extra map[string]float64
 }
 
 // Window is the length of the steady-state window.

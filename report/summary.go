@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/toksweep/toksweep/promscrape"
@@ -196,6 +198,17 @@ func levelObject(s *LevelStats) []byte {
 			}
 		}
 		panic("report: column " + c.Name + " is not JSON: " + err.Error()) // the registry's own values always are
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Extra)) { // --percentiles
+		key, _ := json.Marshal(name)
+		val, err := json.Marshal(number(s.Extra[name]).json(msDecimals))
+		if err != nil {
+			panic("report: column " + name + " is not JSON: " + err.Error())
+		}
+		b.WriteByte(',')
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(val)
 	}
 	b.WriteByte('}')
 	return b.Bytes()

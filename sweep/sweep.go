@@ -74,6 +74,9 @@ type Config struct {
 	// with arrivals drawn from Rate. Requests zero means AutoRateRequests.
 	Rates []float64
 	Rate  RateSpec
+	// RatePlan, when set, chooses the offered rates one at a time instead
+	// of Rates (open loop, as Plan does for concurrencies).
+	RatePlan RatePlanner
 	// MaxConcurrency caps the requests in flight of an open-loop level
 	// (0: no cap); it is the level's Concurrency.
 	MaxConcurrency int
@@ -103,6 +106,11 @@ func Cycle(prompts []client.Prompt) func(seq int) client.Prompt {
 // adaptive planner can judge it before choosing the next.
 type Planner interface {
 	Next() (c int, ok bool)
+}
+
+// RatePlanner is Planner for offered rates (requests per second).
+type RatePlanner interface {
+	NextRate() (rate float64, ok bool)
 }
 
 // fixedPlan runs a fixed list of levels in order.
@@ -204,6 +212,12 @@ type levelSpec struct {
 // levelSpecs returns the iterator over the sweep's levels: the rates, the
 // planner's choices or the fixed list.
 func levelSpecs(cfg Config) func() (levelSpec, bool) {
+	if cfg.RatePlan != nil {
+		return func() (levelSpec, bool) {
+			r, ok := cfg.RatePlan.NextRate()
+			return levelSpec{c: cfg.MaxConcurrency, rate: r}, ok
+		}
+	}
 	if len(cfg.Rates) > 0 {
 		i := 0
 		return func() (levelSpec, bool) {
