@@ -154,6 +154,7 @@ type sweepRun struct {
 // level summarises a finished level, judges it against the SLO and flushes
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
+	l.ReadingSpeed = r.o.ReadingSpeed
 	s := report.Summarize(l)
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)

@@ -39,6 +39,8 @@ type RunConfig struct {
 	ConnectTimeout string            `json:"connect_timeout"`
 	Insecure       bool              `json:"insecure"`
 	OpenLoop       *OpenLoopConfig   `json:"open_loop,omitempty"`
+	// ReadingSpeed is --reading-speed in tok/s; absent at the default ReadingSpeed.
+	ReadingSpeed float64 `json:"reading_speed,omitempty"`
 }
 
 // OpenLoopConfig is an open-loop sweep's arrivals (sweep --rates) as
