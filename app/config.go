@@ -27,6 +27,7 @@ type options struct {
 	Sim            bool
 	SimPreset      string
 	SimNoPrefix    bool // --sim-no-prefix-caching
+	ReadingSpeed   float64
 	Model          string
 	API            client.API
 	Levels         []int
@@ -127,7 +128,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	if args.Present() {
 		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates, o.percentiles}
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates, o.percentiles}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

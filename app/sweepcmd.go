@@ -163,6 +163,7 @@ type sweepRun struct {
 // level summarises a finished level, judges it against the SLO and flushes
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
+	l.ReadingSpeed = r.o.ReadingSpeed
 	s := report.Summarize(l)
 	report.AddPercentiles(&s, l, r.o.Percentiles)
 	if r.o.SLO.Set() {

@@ -128,7 +128,7 @@ func (o *options) runConfig() *report.RunConfig {
 		Temperature: o.Temperature, PromptSource: o.PromptSource, ExtraBody: o.ExtraBody,
 		APIKeySet: o.APIKey != "", RequestTimeout: o.RequestTimeout.String(),
 		ConnectTimeout: o.ConnectTimeout.String(), Insecure: o.Insecure,
-		SLO: report.NewSLOConfig(o.SLO),
+		SLO: report.NewSLOConfig(o.SLO), ReadingSpeed: o.readingConfig(),
 	}
 	if o.Sim {
 		r.SimPreset = o.SimPreset

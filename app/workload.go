@@ -317,8 +317,12 @@ func metricsHeader(metricsURL string, o *options) http.Header {
 func (o *options) levelNotes(s report.LevelStats) string {
 	var b strings.Builder
 	if sv := s.Server; sv.Scraped {
-		fmt.Fprintf(&b, "\n  server: running %s, waiting %s, KV cache %s, prefix hits %s; TTFT %s (queue %s, prefill %s)",
-			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), pct(sv.PrefixHitRate),
+		preempted := ""
+		if p := sv.Raw.Preemptions; p.OK {
+			preempted = fmt.Sprintf(", preemptions %.0f", p.Delta)
+		}
+		fmt.Fprintf(&b, "\n  server: running %s, waiting %s, KV cache %s, prefix hits %s%s; TTFT %s (queue %s, prefill %s)",
+			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), pct(sv.PrefixHitRate), preempted,
 			msText(sv.TTFTMean), msText(sv.QueueMean), msText(sv.PrefillMean))
 		if raw := sv.Raw; raw != nil && raw.Failures > 0 {
 			fmt.Fprintf(&b, "\ntoksweep: warning: %s: %d scrapes of the server's metrics failed: %s", report.LevelName(s), raw.Failures, raw.Error)

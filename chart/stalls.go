@@ -10,13 +10,14 @@ const StallsName = "stalls"
 
 // stallsChart draws, per level, the share of successful requests with a
 // gap over report.StallGap between tokens (stall_share) and the share whose
-// reader at report.ReadingSpeed had to wait (1 − smooth_share), in percent.
+// reader at the run's reading speed had to wait (1 − smooth_share), in percent.
 func stallsChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	c := newChart(StallsName, "Requests that stalled vs concurrency", "concurrency (C)", "% of successful requests", topLeft)
-	c.Note = "How many users saw a pause: a gap over 1 s between tokens, or a 6 tok/s reader kept waiting."
+	reader := report.ReaderText(firstRuns(levels))
+	c.Note = "How many users saw a pause: a gap over 1 s between tokens, or a " + reader + " reader kept waiting."
 	err := c.addSeries("stalled (a gap > 1 s between tokens)", series(levels, stalledPct), 0, false)
 	if err == nil {
-		err = c.addSeries("made a 6 tok/s reader wait", series(levels, waitedPct), 1, true)
+		err = c.addSeries("made a "+reader+" reader wait", series(levels, waitedPct), 1, true)
 	}
 	c.Plot.Y.Max = 105 // a share: the whole scale, so that 2% does not look like 100%
 	return c.finish(levels), err
@@ -24,3 +25,11 @@ func stallsChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 
 func stalledPct(s report.LevelStats) float64 { return 100 * s.StallShare }
 func waitedPct(s report.LevelStats) float64  { return 100 * (1 - s.SmoothShare) }
+
+// firstRuns are the runs of the first level group, nil when there is none.
+func firstRuns(levels []report.LevelGroup) []report.LevelStats {
+	if len(levels) == 0 {
+		return nil
+	}
+	return levels[0].Runs
+}

@@ -152,3 +152,29 @@ func TestParseErrorQuotesNoContent(t *testing.T) {
 		t.Errorf("error %q: want the line number and none of the page's text", err)
 	}
 }
+
+// TestPreemptions: vllm:num_preemptions_total is read from an exposition
+// (with or without the _total suffix) and its increase over a level kept.
+func TestPreemptions(t *testing.T) {
+	read := func(page string) *Snapshot {
+		e, err := Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Read(e)
+	}
+	open := read("vllm:num_preemptions_total{model_name=\"m\"} 3\n")
+	closing := read("vllm:num_preemptions_total{model_name=\"m\",engine=\"0\"} 10\nvllm:num_preemptions_total{model_name=\"m\",engine=\"1\"} 4\n")
+	var m LevelMetrics
+	m.between(open, closing)
+	if m.Preemptions != (Increase{Delta: 11, OK: true}) {
+		t.Errorf("preemptions %+v, want an increase of 14 − 3 = 11", m.Preemptions)
+	}
+	if s := read("vllm:num_preemptions 2\n"); s.Preemptions != (value{2, true}) {
+		t.Errorf("without _total: %+v", s.Preemptions)
+	}
+	m.between(open, read("vllm:num_requests_running 1\n"))
+	if m.Preemptions.OK {
+		t.Errorf("a server without the counter: %+v, want no figure", m.Preemptions)
+	}
+}

@@ -14,6 +14,8 @@ var Names = struct {
 	Running, Waiting, KVUsage, PrefixHitRateGauge []string
 	PrefixQueries, PrefixHits                     []string // pairwise: the i-th queries with the i-th hits
 	TTFT, Queue, Prefill                          string   // histograms: NAME_sum and NAME_count
+
+	Preemptions []string // a counter: requests evicted for want of KV-cache blocks
 }{
 	Running:            []string{"vllm:num_requests_running"},
 	Waiting:            []string{"vllm:num_requests_waiting"},
@@ -26,6 +28,8 @@ var Names = struct {
 	TTFT:    "vllm:time_to_first_token_seconds",
 	Queue:   "vllm:request_queue_time_seconds",
 	Prefill: "vllm:request_prefill_time_seconds",
+
+	Preemptions: []string{"vllm:num_preemptions_total", "vllm:num_preemptions"},
 }
 
 // value is one figure of a scrape, and whether the server exported it.
@@ -47,6 +51,7 @@ type Snapshot struct {
 	HitRateGauge     value // averaged over label sets
 	PrefixQueries    value // cumulative counters, summed
 	PrefixHits       value
+	Preemptions      value // cumulative counter, summed
 	TTFT, Queue      hist
 	Prefill          hist
 }
@@ -67,6 +72,7 @@ func Read(e *Exposition) *Snapshot {
 		TTFT:         e.hist(Names.TTFT),
 		Queue:        e.hist(Names.Queue),
 		Prefill:      e.hist(Names.Prefill),
+		Preemptions:  e.first(Names.Preemptions, false),
 	}
 	for i, q := range Names.PrefixQueries {
 		if e.has(q) {
@@ -123,6 +129,9 @@ type LevelMetrics struct {
 	// counters (in tokens) over the level.
 	PrefixQueries Increase `json:"prefix_queries"`
 	PrefixHits    Increase `json:"prefix_hits"`
+	// Preemptions is the increase of vllm:num_preemptions_total: requests
+	// the server evicted for want of KV-cache blocks, to recompute later.
+	Preemptions Increase `json:"preemptions,omitzero"`
 
 	// The increase of the server's latency histograms over the level.
 	TTFT    Histogram `json:"ttft"`    // vllm:time_to_first_token_seconds
@@ -202,6 +211,7 @@ func (m *LevelMetrics) sample(s *Snapshot) {
 func (m *LevelMetrics) between(open, closing *Snapshot) {
 	m.PrefixQueries = increase(open.PrefixQueries, closing.PrefixQueries)
 	m.PrefixHits = increase(open.PrefixHits, closing.PrefixHits)
+	m.Preemptions = increase(open.Preemptions, closing.Preemptions)
 	m.TTFT = histIncrease(open.TTFT, closing.TTFT)
 	m.Queue = histIncrease(open.Queue, closing.Queue)
 	m.Prefill = histIncrease(open.Prefill, closing.Prefill)

@@ -1,5 +1,7 @@
 package report
 
+import "fmt"
+
 // LevelTable is one table of per-level figures as people see it: on the
 // console (WriteConsole) and in report.html. LevelTables builds them from
 // Columns, so both show the same columns with the same headings.
@@ -34,7 +36,7 @@ type TableCell struct {
 var tableTitles = map[Table]string{
 	SingleTable:    "Single stream (what one user sees; successful requests; percentiles by nearest rank)",
 	AggregateTable: "Aggregate (what the server delivers; steady-state window, all C in flight)",
-	SmoothTable:    "Smoothness (what a reader sees after the first token; successful requests; stall: gap > 1 s; reader: 6 tok/s)",
+	SmoothTable:    "Smoothness (what a reader sees after the first token; successful requests; stall: gap > 1 s; reader: %s)", // the reader: ReaderText
 	ServerTable:    "Server (its own metrics over each level, vLLM names; empty when not scraped)",
 }
 
@@ -49,7 +51,11 @@ func LevelTables(stats []LevelStats) []LevelTable {
 		if len(cols) == len(tableColumns(stats, LeadTable)) {
 			continue // every column hidden: nothing to show
 		}
-		lt := buildTable(tableTitles[t], cols, stats)
+		title := tableTitles[t]
+		if t == SmoothTable {
+			title = fmt.Sprintf(title, ReaderText(stats))
+		}
+		lt := buildTable(title, cols, stats)
 		lt.Table = t
 		out = append(out, lt)
 	}

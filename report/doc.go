@@ -95,7 +95,7 @@
 //	server_prefill_mean_ms  ms        server's prefill-time histogram, mean over the level
 //	max_gap_p95_ms          ms        longest gap between two token chunks per request (TTFT excluded), p95
 //	stall_share             fraction  share of successful requests with a gap > 1 s
-//	rebuffer_ratio_p95      fraction  reader's waiting / reading time U/r per request (r = 6 tok/s), p95
+//	rebuffer_ratio_p95      fraction  reader's waiting / reading time U/r per request (r = --reading-speed, 6 tok/s by default), p95
 //	smooth_share            fraction  share of requests with a token whose reader never waited
 //	rate                    req/s     the offered rate λ the level is keyed by (open loop); empty in a closed loop
 //	offered_rps             req/s     realised arrival rate: (n − 1) / (last − first scheduled instant) of the measured requests

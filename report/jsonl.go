@@ -19,7 +19,7 @@ import (
 // lines are encoded before anything is written, and written with a single
 // Write call.
 func WriteRecords(w io.Writer, recs []client.Record) error {
-	b, err := appendRecords(nil, recs)
+	b, err := appendRecords(nil, recs, ReadingSpeed)
 	if err != nil {
 		return err
 	}
@@ -33,16 +33,16 @@ type recordLine struct {
 	TTFTMs    *float64 `json:"ttft_ms"`
 	DecodeTPS *float64 `json:"decode_tps"`
 	E2ETPS    *float64 `json:"e2e_tps"`
-	// Smoothness (smooth.go), against a reader at ReadingSpeed.
+	// Smoothness (smooth.go), against a reader at the level's reading speed.
 	MaxGapMs      *float64 `json:"max_gap_ms"`
 	Stalls        int      `json:"stalls"`
 	RebufferRatio *float64 `json:"rebuffer_ratio"`
 }
 
-func appendRecords(b []byte, recs []client.Record) ([]byte, error) {
+func appendRecords(b []byte, recs []client.Record, speed float64) ([]byte, error) {
 	for i := range recs {
 		r := &recs[i]
-		sm := RequestSmoothness(r, ReadingSpeed)
+		sm := RequestSmoothness(r, speed)
 		line, err := json.Marshal(recordLine{Record: r, TTFTMs: msJSON(RequestTTFT(r)),
 			DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
 			MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)})

@@ -148,6 +148,7 @@ func PoolShards(shards []Shard) ([]sweep.Level, Summary) {
 		slices.SortStableFunc(recs, func(a, b client.Record) int { return cmp.Compare(a.Start, b.Start) })
 		levels[k] = newLevel(levelKey{concurrency: c, repeat: shards[0].Run.Levels[k].Repeat}, end, health, recs)
 		levels[k].Server = shards[0].Run.Levels[k].Server
+		levels[k].ReadingSpeed = shards[0].Run.Levels[k].ReadingSpeed // the same config in every shard
 	}
 	sum := shards[0].Run.Summary
 	sum.Levels, sum.Recommendation = nil, nil

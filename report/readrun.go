@@ -74,6 +74,11 @@ func ReadRunDir(path string) (SavedRun, error) {
 	var warnings []string
 	run.Levels, warnings = rebuildLevels(run.Summary.Levels, recs)
 	run.Warnings = append(run.Warnings, warnings...)
+	if c := run.Summary.Config; c != nil {
+		for i := range run.Levels {
+			run.Levels[i].ReadingSpeed = c.ReadingSpeed
+		}
+	}
 	for _, lj := range run.Summary.Levels {
 		run.verdicts = append(run.verdicts, recordedVerdict(lj))
 	}

@@ -40,6 +40,8 @@ type RunConfig struct {
 	Insecure       bool              `json:"insecure"`
 	OpenLoop       *OpenLoopConfig   `json:"open_loop,omitempty"`
 	Percentiles    []float64         `json:"percentiles,omitempty"` // --percentiles: extra columns (report.ExtraPercentileColumns)
+	// ReadingSpeed is --reading-speed in tok/s; absent at the default ReadingSpeed.
+	ReadingSpeed float64 `json:"reading_speed,omitempty"`
 }
 
 // OpenLoopConfig is an open-loop sweep's arrivals (sweep --rates) as

@@ -283,7 +283,7 @@ func (d *RunDir) AddLevel(l sweep.Level, s LevelStats) error {
 	}
 	// One buffer, one write: the level lands whole or not at all. Sizing
 	// it up front spares the copies of a buffer grown by doubling.
-	b, err := appendRecords(make([]byte, 0, recordsSize(l.Records)), l.Records)
+	b, err := appendRecords(make([]byte, 0, recordsSize(l.Records)), l.Records, readingSpeed(&l))
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,11 @@ package report
 import (
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // Smoothness: what a reader of the stream sees between the first token and
@@ -76,13 +78,34 @@ func RequestSmoothness(r *client.Record, speed float64) Smoothness {
 	return sm
 }
 
+// ReaderText names the reader of stats' smoothness figures, "6 tok/s":
+// the first level's reading speed (a run has one), ReadingSpeed when there
+// is no level.
+func ReaderText(stats []LevelStats) string {
+	speed := ReadingSpeed
+	if len(stats) > 0 && stats[0].ReadingSpeed > 0 {
+		speed = stats[0].ReadingSpeed
+	}
+	return strconv.FormatFloat(speed, 'g', -1, 64) + " tok/s"
+}
+
+// readingSpeed is a level's reader pace: l.ReadingSpeed, ReadingSpeed when
+// that is not set.
+func readingSpeed(l *sweep.Level) float64 {
+	if l.ReadingSpeed > 0 {
+		return l.ReadingSpeed
+	}
+	return ReadingSpeed
+}
+
 // smoothness fills the per-level smoothness figures from the successful
-// requests, at the reading speed ReadingSpeed.
-func (s *LevelStats) smoothness(ok []client.Record) {
+// requests, against a reader at speed tok/s.
+func (s *LevelStats) smoothness(ok []client.Record, speed float64) {
+	s.ReadingSpeed = speed
 	var gaps, ratios []float64
 	stalled, smooth := 0, 0
 	for i := range ok {
-		sm := RequestSmoothness(&ok[i], ReadingSpeed)
+		sm := RequestSmoothness(&ok[i], speed)
 		if sm.MaxGap != NoSample {
 			gaps = append(gaps, float64(sm.MaxGap))
 		}
@@ -123,7 +146,7 @@ func smoothColumns() []Column {
 			func(s *LevelStats) Value { return millis(s.MaxGapP95) }),
 		fraction("stall_share", "share of successful requests with a gap > 1 s", "stalled",
 			func(s *LevelStats) float64 { return s.StallShare }),
-		fraction("rebuffer_ratio_p95", "reader's waiting / reading time U/r per request (r = 6 tok/s), p95", "rebuffer p95",
+		fraction("rebuffer_ratio_p95", "reader's waiting / reading time U/r per request (r = --reading-speed, 6 tok/s by default), p95", "rebuffer p95",
 			func(s *LevelStats) float64 { return s.RebufferRatioP95 }),
 		fraction("smooth_share", "share of requests with a token whose reader never waited", "smooth",
 			func(s *LevelStats) float64 { return s.SmoothShare }),

@@ -145,3 +145,44 @@ func TestSLOMaxGap(t *testing.T) {
 		}
 	}
 }
+
+// TestReadingSpeed: the level's reading speed decides the reader's waits,
+// in the level figures, in requests.jsonl and in the smoothness table's
+// title. One token every 250 ms: a 3 tok/s reader (333 ms a token) never
+// waits; a 12 tok/s one (83 ms a token) waits 3 × 166.7 ms = 500 ms over
+// 4/12 s of reading, a ratio of 1.5; 0 falls back to ReadingSpeed, whose
+// reader waits 250 ms over 4/6 s (0.375).
+func TestReadingSpeed(t *testing.T) {
+	rec := chunked(4, 0, 250, 500, 750)
+	for _, tc := range []struct {
+		speed, ratio, smooth float64
+		reader               string
+	}{
+		{3, 0, 1, "3 tok/s"},
+		{12, 1.5, 0, "12 tok/s"},
+		{0, 0.375, 0, "6 tok/s"},
+	} {
+		l := level(1, rec)
+		l.ReadingSpeed = tc.speed
+		s := Summarize(l)
+		if math.Abs(s.RebufferRatioP95-tc.ratio) > 1e-9 || s.SmoothShare != tc.smooth {
+			t.Errorf("speed %v: rebuffer p95 %v, smooth share %v; want %v, %v", tc.speed, s.RebufferRatioP95, s.SmoothShare, tc.ratio, tc.smooth)
+		}
+		if got := ReaderText([]LevelStats{s}); got != tc.reader {
+			t.Errorf("speed %v: reader %q, want %q", tc.speed, got, tc.reader)
+		}
+		if title := LevelTables([]LevelStats{s})[1].Title; !strings.Contains(title, "reader: "+tc.reader+")") {
+			t.Errorf("speed %v: smoothness table title %q", tc.speed, title)
+		}
+		b, err := appendRecords(nil, l.Records, readingSpeed(&l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line struct {
+			RebufferRatio float64 `json:"rebuffer_ratio"`
+		}
+		if err := json.Unmarshal(b, &line); err != nil || math.Abs(line.RebufferRatio-tc.ratio) > 1e-4 {
+			t.Errorf("speed %v: requests.jsonl rebuffer_ratio %v (%v), want %v", tc.speed, line.RebufferRatio, err, tc.ratio)
+		}
+	}
+}

@@ -65,7 +65,8 @@ type LevelStats struct {
 	ITLMax                    time.Duration
 
 	// Smoothness (smooth.go), over successful requests, against a reader
-	// at ReadingSpeed tok/s.
+	// at ReadingSpeed tok/s (the level's, see sweep.Level.ReadingSpeed).
+	ReadingSpeed     float64
 	MaxGapP95        time.Duration // p95 of the per-request longest gap between chunks
 	StallShare       float64       // share of successful requests with a gap > StallGap
 	RebufferRatioP95 float64       // p95 of the reader's waiting / reading time
@@ -160,7 +161,7 @@ func Summarize(l sweep.Level) LevelStats {
 	s.countOutcomes(measured)
 	s.countTokens(ok)
 	s.singleStream(ok)
-	s.smoothness(ok)
+	s.smoothness(ok, readingSpeed(&l))
 	s.aggregate(measured)
 	s.ClientDelayP99 = clientDelayP99(ok)
 	s.Session = sessionStats(measured)

@@ -1,0 +1,34 @@
+package app
+
+import (
+	"math"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/report"
+)
+
+// readingFlags is the reader the smoothness figures measure against.
+func readingFlags(o *options) []cli.Flag {
+	return []cli.Flag{
+		&cli.Float64Flag{Name: "reading-speed", Value: report.ReadingSpeed, Destination: &o.ReadingSpeed,
+			Usage: "the reader's pace in tok/s for rebuffer_ratio and smooth_share (6 is about 250 words a minute)"},
+	}
+}
+
+// reading checks --reading-speed.
+func (o *options) reading() error {
+	if !(o.ReadingSpeed > 0) || math.IsInf(o.ReadingSpeed, 0) {
+		return usagef("invalid --reading-speed %v: want a positive number of tokens per second, such as 6", o.ReadingSpeed)
+	}
+	return nil
+}
+
+// readingConfig is --reading-speed as summary.json records it: absent at
+// the default, so runs at the default read and re-render as before.
+func (o *options) readingConfig() float64 {
+	if o.ReadingSpeed == report.ReadingSpeed {
+		return 0
+	}
+	return o.ReadingSpeed
+}
