@@ -62,19 +62,8 @@ requests() { local r=$(( $1 * rounds )); echo $(( r > min_requests ? r : min_req
 run_timeout=300 # seconds, per client run
 
 bin=bench/bin
-work=$(mktemp -d "${TMPDIR:-/tmp}/toksweep-bench.XXXXXX")
-sim_pid=
-cleanup() {
-  if [ -n "$sim_pid" ]; then
-    kill "$sim_pid" 2>/dev/null || true
-    wait "$sim_pid" 2>/dev/null || true
-  fi
-  if [ "$keep" = 1 ]; then echo "run.sh: raw outputs kept in $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-
-# 1000 streams need 1000+ sockets in each process.
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+. bench/lib.sh
+bench_workdir bench "$keep"
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 4096 ]; then
   echo "run.sh: warning: ulimit -n is $(ulimit -n); C=1000 needs about 2100 (client and server)" >&2
 fi
@@ -106,20 +95,7 @@ echo "run.sh: the health probe's cost when idle ($tick_for)" >&2
 "${prio[@]}" "$bin/tickcost" -d "$tick_for" | tee "$work/tickcost.json" >&2
 
 echo "run.sh: starting the simulator" >&2
-"${prio[@]}" "$bin/toksweep" serve-sim --addr 127.0.0.1:0 "${sim_flags[@]}" 2> "$work/sim.log" &
-sim_pid=$!
-url= model=
-for _ in $(seq 100); do
-  line=$(grep -m1 'serving model' "$work/sim.log" 2>/dev/null || true)
-  if [ -n "$line" ]; then
-    model=$(sed -E 's/.*serving model "([^"]*)".*/\1/' <<<"$line")
-    url=$(sed -E 's#.* on (http://[^ ]*/v1).*#\1#' <<<"$line")
-    break
-  fi
-  kill -0 "$sim_pid" 2>/dev/null || { cat "$work/sim.log" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$url" ] || { echo "run.sh: the simulator did not start" >&2; cat "$work/sim.log" >&2; exit 1; }
+start_sim "${sim_flags[@]}"
 echo "run.sh: simulator PID $sim_pid serving $model at $url" >&2
 
 tck=$(getconf CLK_TCK)

@@ -26,17 +26,8 @@ case "$mode" in
 esac
 reps=${REPS:-2}
 bin=bench/bin
-work=$(mktemp -d "${TMPDIR:-/tmp}/toksweep-scale.XXXXXX")
-sim_pid=
-cleanup() {
-  if [ -n "$sim_pid" ]; then
-    kill "$sim_pid" 2>/dev/null || true
-    wait "$sim_pid" 2>/dev/null || true
-  fi
-  if [ "${KEEP:-0}" = 1 ]; then echo "scale.sh: raw outputs kept in $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+. bench/lib.sh
+bench_workdir scale "${KEEP:-0}"
 
 mkdir -p "$bin"
 go build -o "$bin/toksweep" .
@@ -44,24 +35,6 @@ go build -tags toksweep_noprobe -o "$bin/toksweep-noprobe" .
 go build -o "$bin/rawclient" ./bench/rawclient
 go build -o "$bin/measure" ./bench/cmd/measure
 go build -o "$bin/runstat" ./bench/cmd/runstat
-
-# start_sim FLAGS...: starts serve-sim on a free port; sets url and model.
-start_sim() {
-  "$bin/toksweep" serve-sim --addr 127.0.0.1:0 "$@" 2> "$work/sim.log" &
-  sim_pid=$!
-  url= model=
-  for _ in $(seq 100); do
-    line=$(grep -m1 'serving model' "$work/sim.log" 2>/dev/null || true)
-    if [ -n "$line" ]; then
-      model=$(sed -E 's/.*serving model "([^"]*)".*/\1/' <<<"$line")
-      url=$(sed -E 's#.* on (http://[^ ]*/v1).*#\1#' <<<"$line")
-      return
-    fi
-    kill -0 "$sim_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "scale.sh: the simulator did not start" >&2; cat "$work/sim.log" >&2; exit 1
-}
 
 # ts LABEL C REQUESTS MAX_TOKENS BIN [FLAGS...]: one toksweep level under measure.
 ts() {
