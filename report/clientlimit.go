@@ -50,12 +50,12 @@ func clientLimited(s *LevelStats) (bool, string) {
 	// is its closed-loop check.
 	if c := float64(s.Concurrency) * (1 - s.Session.ThinkShare); s.Rate == 0 && c > 0 && s.RequestsOK > 0 && s.InflightMean/c < InflightMinRatio && h.IssueLagMax > IssueLagLimit {
 		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d with issue lag max %.1f ms",
-			s.InflightMean, s.Concurrency, ms(h.IssueLagMax)))
+			s.InflightMean, s.Concurrency, Ms(h.IssueLagMax)))
 	}
 	// An uncapped open loop whose sender fell behind its schedule: with a
 	// cap, waiting for a slot is the queueing the level asked for.
 	if s.Rate > 0 && s.Concurrency == 0 && s.DispatchDelayP99 != NoSample && s.DispatchDelayP99 > DispatchDelayLimit {
-		why = append(why, fmt.Sprintf("dispatch delay p99 %.1f ms (> %v behind the schedule)", ms(s.DispatchDelayP99), DispatchDelayLimit))
+		why = append(why, fmt.Sprintf("dispatch delay p99 %.1f ms (> %v behind the schedule)", Ms(s.DispatchDelayP99), DispatchDelayLimit))
 	}
 	lateness, lateName := h.TimerLateP99, "timer late p99"
 	if s.ClientDelayP99 != NoSample {
@@ -72,14 +72,14 @@ func clientLimited(s *LevelStats) (bool, string) {
 	switch {
 	case lateForFigures && ref > 0:
 		why = append(why, fmt.Sprintf("%s %.1f ms (%s %s %.1f ms)",
-			lateName, ms(lateness), ratioWords(float64(lateness)/float64(ref)), refName, ms(ref)))
+			lateName, Ms(lateness), ratioWords(float64(lateness)/float64(ref)), refName, Ms(ref)))
 	case lateForFigures:
-		why = append(why, fmt.Sprintf("%s %.1f ms (%s 0.0 ms)", lateName, ms(lateness), refName))
+		why = append(why, fmt.Sprintf("%s %.1f ms (%s 0.0 ms)", lateName, Ms(lateness), refName))
 	}
 	if busy := cpuBusy(h.CPUSeconds, h.WallSeconds, h.GOMAXPROCS); late && busy >= CPUBusyMax {
 		cpu := fmt.Sprintf("client CPU %.0f%% of %d procs", 100*busy, h.GOMAXPROCS)
 		if !lateForFigures {
-			cpu += fmt.Sprintf(" with %s %.1f ms", lateName, ms(lateness))
+			cpu += fmt.Sprintf(" with %s %.1f ms", lateName, Ms(lateness))
 		}
 		why = append(why, cpu)
 	}
@@ -118,7 +118,7 @@ func ClientLimitedNote(s LevelStats) string {
 	if !s.ClientLimited {
 		return ""
 	}
-	return fmt.Sprintf("%s may have been client-limited: %s", levelName(s), s.ClientLimitedReason)
+	return fmt.Sprintf("%s may have been client-limited: %s", LevelName(s), s.ClientLimitedReason)
 }
 
 // ratioWords words a ratio for a reader: "60% of" below 2, "3.2× the" above.

@@ -31,9 +31,6 @@ func Ms(d time.Duration) float64 {
 	return float64(d) / float64(time.Millisecond)
 }
 
-// ms is Ms, under the name the package's messages use.
-func ms(d time.Duration) float64 { return Ms(d) }
-
 // Num formats v with fixed decimals for people (console, report.html):
 // NaN and ±Inf are NoValue.
 func Num(v float64, decimals int) string {

@@ -92,18 +92,18 @@ func Footnotes(stats []LevelStats) []string {
 		}
 		if s.WindowFallback {
 			notes = append(notes, fmt.Sprintf("* %s: no steady state (not every worker finished a request, or they were never all in flight together): aggregate figures span the whole level",
-				levelName(s)))
+				LevelName(s)))
 		}
 	}
 	notes = append(notes, verdictNotes(stats)...)
 	for _, s := range stats {
 		if s.TokenCountMismatch > 0 {
 			notes = append(notes, fmt.Sprintf("note: %s: %d of %d successful requests' usage differs from their chunk count by more than %.0f%% (multi-token chunks or lost chunks); per-token figures spread usage evenly over chunks",
-				levelName(s), s.TokenCountMismatch, s.RequestsOK, 100*MismatchTolerance))
+				LevelName(s), s.TokenCountMismatch, s.RequestsOK, 100*MismatchTolerance))
 		}
 		if s.TokenSource == TokensMixed {
 			notes = append(notes, fmt.Sprintf("note: %s: only some responses carried usage; the others are counted one token per chunk",
-				levelName(s)))
+				LevelName(s)))
 		}
 	}
 	return notes
@@ -115,7 +115,7 @@ func Footnotes(stats []LevelStats) []string {
 func verdictNotes(stats []LevelStats) []string {
 	var notes []string
 	for _, s := range stats {
-		name := levelName(s)
+		name := LevelName(s)
 		if why := Untrusted(s); why != "" {
 			notes = append(notes, fmt.Sprintf("warning: %s: %s: left out of the knee and the recommendation", name, why))
 		} else if w := s.Window(); w > 0 && w < ShortWindow {
@@ -143,5 +143,3 @@ func LevelName(s LevelStats) string {
 	}
 	return name
 }
-
-func levelName(s LevelStats) string { return LevelName(s) }

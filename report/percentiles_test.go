@@ -63,8 +63,8 @@ func TestAddPercentilesNearestRank(t *testing.T) {
 	if len(s.Extra) != len(ExtraPercentileColumns([]float64{90, 99.9})) {
 		t.Errorf("Extra has %d values: %v", len(s.Extra), s.Extra)
 	}
-	if _, dup := s.Extra["e2e_latency_p90_ms"]; dup || ms(s.E2ELatencyP90) != 902 { // the registry's own column
-		t.Errorf("e2e p90 in Extra %v, registry %v, want the registry's 902 only", dup, ms(s.E2ELatencyP90))
+	if _, dup := s.Extra["e2e_latency_p90_ms"]; dup || Ms(s.E2ELatencyP90) != 902 { // the registry's own column
+		t.Errorf("e2e p90 in Extra %v, registry %v, want the registry's 902 only", dup, Ms(s.E2ELatencyP90))
 	}
 
 	// levels.csv: the registry's header, then the extra columns, in order.

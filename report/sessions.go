@@ -149,7 +149,7 @@ func SessionNotes(stats []LevelStats) []string {
 			continue
 		}
 		line := fmt.Sprintf("%s: later turns: TTFT p50 %s ms vs turn 1 %s ms (prompt %s vs %s tokens)",
-			levelName(s), Num(Ms(st.TTFTLaterP50), 1), Num(Ms(st.TTFTTurn1P50), 1),
+			LevelName(s), Num(Ms(st.TTFTLaterP50), 1), Num(Ms(st.TTFTTurn1P50), 1),
 			Num(st.PromptTokensLaterMean, 0), Num(st.PromptTokensTurn1Mean, 0))
 		if s.Server.Scraped && !math.IsNaN(s.Server.PrefixHitRate) {
 			line += fmt.Sprintf(", server prefix hits %.1f%%", 100*s.Server.PrefixHitRate)
