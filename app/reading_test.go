@@ -46,8 +46,18 @@ func TestReadingSpeedRerendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b[:bytes.IndexByte(b, '\n')], &line); err != nil || !(line.RebufferRatio > 1) {
-		t.Errorf("requests.jsonl rebuffer_ratio %v (%v), want > 1", line.RebufferRatio, err)
+	// The largest ratio of the run: on a busy machine a request's tokens
+	// can arrive in one read, and its reader then never waits.
+	most := 0.0
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		line.RebufferRatio = 0
+		if err := json.Unmarshal(l, &line); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, line.RebufferRatio)
+	}
+	if !(most > 1) {
+		t.Errorf("requests.jsonl: largest rebuffer_ratio %v, want > 1 (written at the run's reading speed)", most)
 	}
 	out := t.TempDir()
 	if code, _, stderr := runCLI(t, context.Background(), "report", "--out", out, dir); code != ExitOK {
