@@ -51,7 +51,10 @@ func TestShardFlagsNeedTheirSchedule(t *testing.T) {
 		{"--shard", "0/4", "--start-at", "tomorrow", "--level-duration", "2s"},
 		{"--shard", "0/8", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--levels", "4"},
 		{"--shard-from-env", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s"},
-		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2"},
+		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "auto"},
+		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--max-concurrency", "3"},
+		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--requests", "10"},
+		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--warmup", "2"},
 	} {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--url", "http://127.0.0.1:9/v1"}, args...)...)
 		if code != ExitUsage || strings.Count(stderr, "\n") != 1 {
