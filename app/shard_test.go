@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 func TestShardWorkersSplitAndRotate(t *testing.T) {
@@ -60,5 +63,21 @@ func TestShardFlagsNeedTheirSchedule(t *testing.T) {
 		if code != ExitUsage || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q: want a one-line usage error", args, code, stderr)
 		}
+	}
+}
+
+// TestShardSplitTakesItsPart: shard i of N sends, as its request m, the
+// prompt of the run's request m×N + i, and draws its part of every plan.
+func TestShardSplitTakesItsPart(t *testing.T) {
+	s := shardOptions{Index: 1, Count: 4}
+	cfg := sweep.Config{Prompt: func(seq int) client.Prompt { return client.Prompt{ID: seq} }}
+	s.split(&cfg)
+	for m, want := range []int{1, 5, 9, 13} {
+		if got := cfg.Prompt(m).ID; got != want {
+			t.Errorf("shard 1/4's request %d sends prompt %d, want %d", m, got, want)
+		}
+	}
+	if cfg.Rate.Part != (sweep.Part{Index: 1, Of: 4}) {
+		t.Errorf("shard 1/4 draws part %+v of the plans", cfg.Rate.Part)
 	}
 }
