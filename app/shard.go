@@ -227,6 +227,19 @@ func (o *options) shardRates() error {
 	case f.MaxConcurrencySet && o.Open.MaxConcurrency < s.Count:
 		return usagef("--shard %d/%d: --max-concurrency %d is below the %d shards: each shard caps its part of it", s.Index, s.Count, o.Open.MaxConcurrency, s.Count)
 	}
+	// Every shard draws every plan now, so all of them refuse alike.
+	for _, rate := range o.Open.Rates {
+		for r := range max(o.Repeat, 1) {
+			n, err := o.Open.Spec.PlanLen(rate, s.LevelDuration, r)
+			if err != nil {
+				return usagef("--rates %g: %v", rate, err)
+			}
+			if n < s.Count {
+				return usagef("--shard %d/%d: the plan at %g req/s holds %d arrivals in --level-duration %v, fewer than the %d shards, so a shard would send nothing: lengthen --level-duration or run fewer shards",
+					s.Index, s.Count, rate, n, s.LevelDuration, s.Count)
+			}
+		}
+	}
 	return nil
 }
 

@@ -58,6 +58,7 @@ func TestShardFlagsNeedTheirSchedule(t *testing.T) {
 		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--max-concurrency", "3"},
 		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--requests", "10"},
 		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--warmup", "2"},
+		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "0.5,8"},
 	} {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--url", "http://127.0.0.1:9/v1"}, args...)...)
 		if code != ExitUsage || strings.Count(stderr, "\n") != 1 {

@@ -111,6 +111,14 @@ func (sp RateSpec) planUntil(rate float64, d time.Duration, repeat int) ([]time.
 	}
 }
 
+// PlanLen is how many arrivals the whole plan of a level bounded by d
+// holds, whatever sp.Part: the arrivals the shards share out.
+func (sp RateSpec) PlanLen(rate float64, d time.Duration, repeat int) (int, error) {
+	sp.Part = Part{}
+	plan, err := sp.planUntil(rate, d, repeat)
+	return len(plan), err
+}
+
 // maxPlan bounds a level's plan: a mistyped rate or duration must not
 // allocate without bound.
 const maxPlan = 1 << 22

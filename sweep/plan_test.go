@@ -174,6 +174,9 @@ func TestPlanPartsMakeTheWholePlan(t *testing.T) {
 					}
 					got += len(part)
 				}
+				if n, _ := (RateSpec{Arrival: whole.Arrival, Burstiness: whole.Burstiness, Seed: whole.Seed, Part: Part{1, of}}).PlanLen(rate, d, 1); how == "duration" && n != len(plan) {
+					t.Errorf("%+v: PlanLen of a shard's spec is %d, the whole plan holds %d", whole, n, len(plan))
+				}
 				if got != len(plan) || !slices.Equal(union, plan) {
 					t.Errorf("%+v by %s, %d shards: the parts hold %d arrivals and rebuild the plan %v; the plan has %d",
 						whole, how, of, got, slices.Equal(union, plan), len(plan))
