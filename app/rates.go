@@ -51,9 +51,6 @@ func (o *options) rates() error {
 		}
 		return nil
 	}
-	if o.Shard.Count > 0 {
-		return usagef("--shard splits closed-loop levels (--levels); a sharded --rates sweep is not supported yet")
-	}
 	if f.LevelsSet {
 		return usagef("--rates and --levels are exclusive: --rates sweeps offered rates (open loop), --levels concurrencies (closed loop)")
 	}
@@ -78,6 +75,9 @@ func (o *options) rates() error {
 	r.MaxConcurrency = f.MaxConcurrency
 	if f.MaxConcurrencySet && (r.MaxConcurrency < 1 || r.MaxConcurrency > maxLevel) {
 		return usagef("invalid --max-concurrency %d: want an integer from 1 to %d", r.MaxConcurrency, maxLevel)
+	}
+	if o.Shard.Count > 0 {
+		return o.shardRates()
 	}
 	return nil
 }

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // Sharded runs (issue 15 §4): N processes, each given --shard i/N, run the
@@ -117,7 +120,7 @@ func (s *shardOptions) identity() error {
 // checkShardLevels refuses a level smaller than N: every shard runs every
 // level.
 func (o *options) checkShardLevels() error {
-	if o.Shard.Count == 0 {
+	if o.Shard.Count == 0 || o.Flags.RatesSet {
 		return nil
 	}
 	for _, c := range o.Levels {
@@ -160,9 +163,8 @@ func (s *shardOptions) notPast(k int, now time.Time) error {
 }
 
 // beforeLevel is the sweep's BeforeLevel hook for a shard: it waits for
-// level k's start instant and returns the shard's part of c. (An open-loop
-// rate mode would give each shard every N-th arrival of the same plan here
-// instead of a part of c.)
+// level k's start instant and returns the shard's part of c (open loop: of
+// the --max-concurrency cap, 0 for none; the arrivals are split by split).
 func (s *shardOptions) beforeLevel(ctx context.Context, k, c int) (int, error) {
 	if err := s.notPast(k, time.Now()); err != nil {
 		return 0, err
@@ -185,14 +187,60 @@ func (o *options) shardInfo(epoch time.Time) report.ShardInfo {
 		LevelDuration: s.LevelDuration.String(), Grace: s.Grace.String(), Levels: o.Levels,
 		EpochUnixNS: epoch.UnixNano(), Clock: clockSync(),
 	}
+	levels := o.Levels
+	if o.Open.on() { // one level per rate, each with its part of the cap
+		info.Rates = o.Open.Rates
+		levels = slices.Repeat([]int{o.Open.MaxConcurrency}, len(o.Open.Rates))
+	}
 	k := 0
-	for _, c := range o.Levels {
+	for _, c := range levels {
 		for range max(o.Repeat, 1) {
 			info.Workers = append(info.Workers, ShardWorkers(c, k, s.Index, s.Count))
 			k++
 		}
 	}
 	return info
+}
+
+// split makes cfg this shard's part of the run: an open loop sends the
+// arrivals j ≡ i (mod N) of the plan every shard draws, and the shard's
+// m-th request sends the prompt a single process would give the run's
+// request m×N + i (in the open loop, that is arrival m×N + i's own), so
+// that the shards do not all send the same first prompts.
+func (s *shardOptions) split(cfg *sweep.Config) {
+	cfg.Rate.Part = sweep.Part{Index: s.Index, Of: s.Count}
+	if p := cfg.Prompt; p != nil {
+		cfg.Prompt = func(seq int) client.Prompt { return p(seq*s.Count + s.Index) }
+	}
+}
+
+// shardRates refuses what a sharded open loop cannot split exactly.
+func (o *options) shardRates() error {
+	s, f := &o.Shard, &o.Flags
+	switch {
+	case o.Open.Auto:
+		return usagef("--shard needs fixed --rates: an adaptive search cannot be split across shards")
+	case f.RequestsSet:
+		return usagef("--shard with --rates: the levels are bounded by --level-duration; drop --requests")
+	case o.Warmup > 0:
+		return usagef("--shard with --rates does not take --warmup: the warm-up arrivals would not be the whole plan's first")
+	case f.MaxConcurrencySet && o.Open.MaxConcurrency < s.Count:
+		return usagef("--shard %d/%d: --max-concurrency %d is below the %d shards: each shard caps its part of it", s.Index, s.Count, o.Open.MaxConcurrency, s.Count)
+	}
+	// Every shard draws every plan now, so all of them refuse alike.
+	for _, rate := range o.Open.Rates {
+		for r := range max(o.Repeat, 1) {
+			n, err := o.Open.Spec.PlanLen(rate, s.LevelDuration, r)
+			if err != nil {
+				return usagef("--rates %g: %v", rate, err)
+			}
+			if n < s.Count {
+				return usagef("--shard %d/%d: the plan at %g req/s holds %d arrivals in --level-duration %v, fewer than the %d shards, so a shard would send nothing: lengthen --level-duration or run fewer shards",
+					s.Index, s.Count, rate, n, s.LevelDuration, s.Count)
+			}
+		}
+	}
+	return nil
 }
 
 // startShard writes shard.json and returns the sweep's BeforeLevel hook and

@@ -136,6 +136,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 	}
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
+		o.Shard.split(&cfg)
 		var err error
 		if cfg.BeforeLevel, shardDone, err = o.startShard(cl.Epoch()); err != nil {
 			return err

@@ -88,7 +88,7 @@ func samePlan(a, b Shard) error {
 	switch {
 	case ai.StartAt != bi.StartAt || ai.LevelDuration != bi.LevelDuration || ai.Grace != bi.Grace:
 		return fmt.Errorf("%s and %s have different schedules (start-at, level-duration, grace): not the same run", a.Run.Path, b.Run.Path)
-	case !slices.Equal(ai.Levels, bi.Levels):
+	case !slices.Equal(ai.Levels, bi.Levels) || !slices.Equal(ai.Rates, bi.Rates):
 		return fmt.Errorf("%s and %s have different levels: not the same run", a.Run.Path, b.Run.Path)
 	}
 	ac, _ := json.Marshal(a.Run.Summary.Config)
@@ -117,9 +117,12 @@ func ranPlan(s Shard) error {
 // worker numbered apart (shard i's after those of shards 0…i−1) and the
 // level's whole concurrency, so that Summarize computes every figure from
 // the pooled records as for one process: exact percentiles, and a steady
-// window in which every worker of every shard was in flight. The summary
-// is shard 0's, with the run's first start, last finish and worst end
-// reason; its Levels are left to the caller.
+// window in which every worker of every shard was in flight. An open-loop
+// level keeps its offered rate, its whole cap (the shards' parts add up to
+// it) and every arrival's scheduled instant; its lanes become the arrivals'
+// indices in the whole plan (shard i's m-th is arrival m×N + i). The
+// summary is shard 0's, with the run's first start, last finish and worst
+// end reason; its Levels are left to the caller.
 func PoolShards(shards []Shard) ([]sweep.Level, Summary) {
 	shards = slices.SortedFunc(slices.Values(shards), func(a, b Shard) int { return cmp.Compare(a.Info.Index, b.Info.Index) })
 	origin := shards[0].Info.EpochUnixNS
@@ -134,7 +137,12 @@ func PoolShards(shards []Shard) ([]sweep.Level, Summary) {
 			l := s.Run.Levels[k]
 			shift := time.Duration(s.Info.EpochUnixNS - origin)
 			for _, r := range l.Records {
-				r.Worker += c
+				if l.Rate > 0 { // lane and ticket are the shard's arrival index
+					r.Worker = r.Worker*s.Info.Count + s.Info.Index
+					r.Seq = r.Seq*s.Info.Count + s.Info.Index
+				} else {
+					r.Worker += c
+				}
 				shiftRecord(&r, shift)
 				recs = append(recs, r)
 			}
@@ -146,7 +154,8 @@ func PoolShards(shards []Shard) ([]sweep.Level, Summary) {
 			recs[i].Concurrency = c
 		}
 		slices.SortStableFunc(recs, func(a, b client.Record) int { return cmp.Compare(a.Start, b.Start) })
-		levels[k] = newLevel(levelKey{concurrency: c, repeat: shards[0].Run.Levels[k].Repeat}, end, health, recs)
+		first := shards[0].Run.Levels[k]
+		levels[k] = newLevel(levelKey{concurrency: c, rate: first.Rate, repeat: first.Repeat}, end, health, recs)
 		levels[k].Server = shards[0].Run.Levels[k].Server
 		levels[k].ReadingSpeed = shards[0].Run.Levels[k].ReadingSpeed // the same config in every shard
 	}
@@ -170,7 +179,7 @@ func PoolShards(shards []Shard) ([]sweep.Level, Summary) {
 // "did not happen" stay zero.
 func shiftRecord(r *client.Record, d time.Duration) {
 	r.Start += d
-	for _, t := range []*time.Duration{&r.Header, &r.FirstToken, &r.FirstContent, &r.LastToken, &r.End} {
+	for _, t := range []*time.Duration{&r.Sched, &r.Header, &r.FirstToken, &r.FirstContent, &r.LastToken, &r.End} {
 		if *t != 0 {
 			*t += d
 		}

@@ -57,6 +57,52 @@ func TestPoolShardsPutsRecordsOnOneTimeline(t *testing.T) {
 	}
 }
 
+// openShard makes s an open-loop shard at rate 8 with no cap: request m
+// (its m-th arrival) scheduled 2 ms before it started.
+func openShard(s Shard) Shard {
+	s.Info.Levels, s.Info.Rates, s.Info.Workers = nil, []float64{8}, []int{0}
+	l := &s.Run.Levels[0]
+	l.Concurrency, l.Rate = 0, 8
+	for m := range l.Records {
+		r := &l.Records[m]
+		r.Concurrency, r.Rate, r.Seq, r.Sched = 0, 8, m, r.Start-2*time.Millisecond
+	}
+	return s
+}
+
+func TestPoolShardsOpenLoop(t *testing.T) {
+	// Shard 1's epoch is 30 ms after shard 0's. Shard i's m-th arrival is
+	// the plan's 2m + i.
+	a := openShard(shardOf(0, 2, 0, [2]int{10, 200}, [2]int{20, 210}))
+	b := openShard(shardOf(1, 2, 30, [2]int{0, 100}, [2]int{5, 150}))
+	if err := CheckShards([]Shard{b, a}, false); err != nil {
+		t.Fatal(err)
+	}
+	levels, _ := PoolShards([]Shard{b, a})
+	l := levels[0]
+	if l.Rate != 8 || l.Concurrency != 0 || len(l.Records) != 4 {
+		t.Fatalf("merged rate %v, cap %d, %d records: want rate 8, no cap, 4 records", l.Rate, l.Concurrency, len(l.Records))
+	}
+	wantStart := []time.Duration{10, 30, 20, 35} // arrival → start on the merged timeline, ms
+	for _, r := range l.Records {
+		want := wantStart[r.Worker] * time.Millisecond
+		if r.Seq != r.Worker || r.Start != want || r.Sched != want-2*time.Millisecond || r.Rate != 8 {
+			t.Errorf("arrival %d (ticket %d): sched %v start %v rate %v, want ticket %d, sched %v, start %v, rate 8",
+				r.Worker, r.Seq, r.Sched, r.Start, r.Rate, r.Worker, want-2*time.Millisecond, want)
+		}
+	}
+	// Offered: 3 gaps over the scheduled instants 8 ms to 33 ms.
+	if s := Summarize(l); s.OfferedRPS != 3/0.025 || s.DispatchDelayP99 != 2*time.Millisecond {
+		t.Errorf("offered %v req/s, dispatch delay p99 %v: want %v and 2ms", s.OfferedRPS, s.DispatchDelayP99, 3/0.025)
+	}
+	// A cap splits like C: the shards' parts add up to it.
+	a.Info.Workers, a.Run.Levels[0].Concurrency = []int{3}, 3
+	b.Info.Workers, b.Run.Levels[0].Concurrency = []int{2}, 2
+	if levels, _ := PoolShards([]Shard{a, b}); levels[0].Concurrency != 5 {
+		t.Errorf("caps 3 and 2 merged to %d, want 5", levels[0].Concurrency)
+	}
+}
+
 func TestCheckShardsRefuses(t *testing.T) {
 	ok := func() []Shard {
 		return []Shard{shardOf(0, 3, 0, [2]int{0, 10}, [2]int{0, 10}), shardOf(1, 3, 0, [2]int{0, 10}), shardOf(2, 3, 0, [2]int{0, 10})}

@@ -25,6 +25,9 @@ type ShardInfo struct {
 	LevelDuration string `json:"level_duration"` // D
 	Grace         string `json:"grace"`          // G
 	Levels        []int  `json:"levels"`         // the whole run's concurrency levels
+	// Rates are an open-loop run's offered rates (each shard sends its part
+	// of every rate's arrival plan); Levels is then empty.
+	Rates []float64 `json:"rates,omitempty"`
 	// Workers is this shard's part of each level, in run order.
 	Workers []int `json:"workers"`
 	// EpochUnixNS is the wall-clock time of the shard's record epoch: a

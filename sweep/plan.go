@@ -25,13 +25,42 @@ type RateSpec struct {
 	// Burstiness is the gamma shape B (Gamma only; zero means 1).
 	Burstiness float64
 	Seed       int64
+	// Part, when its Of is above 1, makes this process one shard of a
+	// sharded run: its plans are the shard's part of the whole run's plan.
+	Part Part
+}
+
+// Part is shard Index of Of: of a plan it keeps the arrivals j with
+// j ≡ Index (mod Of). Every shard draws the same whole plan from the
+// seed, so the shards' parts are disjoint and together are exactly the
+// plan one process would run. The zero Part keeps everything.
+type Part struct{ Index, Of int }
+
+// of returns the part's arrivals of a whole plan, in order: its i-th is the
+// plan's arrival i×Of + Index.
+func (p Part) of(plan []time.Duration) []time.Duration {
+	if p.Of <= 1 {
+		return plan
+	}
+	part := make([]time.Duration, 0, len(plan)/p.Of+1)
+	for j := p.Index; j < len(plan); j += p.Of {
+		part = append(part, plan[j])
+	}
+	return part
 }
 
 // ArrivalPlan draws n scheduled instants at mean rate λ (requests per
 // second), as offsets from the level's start: the first at 0, then one gap
 // per request. The plan depends on the spec, λ, n and the repeat only, so
 // the same seed gives the same plan. It is drawn before the level starts.
+// A shard (sp.Part) gets its part of the n arrivals.
 func (sp RateSpec) ArrivalPlan(rate float64, n, repeat int) ([]time.Duration, error) {
+	plan, err := sp.wholePlan(rate, n, repeat)
+	return sp.Part.of(plan), err
+}
+
+// wholePlan is ArrivalPlan of the whole run, whatever sp.Part.
+func (sp RateSpec) wholePlan(rate float64, n, repeat int) ([]time.Duration, error) {
 	if !(rate > 0) || math.IsInf(rate, 0) {
 		return nil, fmt.Errorf("sweep: invalid rate %v", rate)
 	}
@@ -66,19 +95,28 @@ func (sp RateSpec) ArrivalPlan(rate float64, n, repeat int) ([]time.Duration, er
 	return plan, nil
 }
 
-// planUntil draws a plan whose instants stay below d (at least one).
+// planUntil draws a plan whose instants stay below d (at least one); a
+// shard gets its part of it (which may be empty).
 func (sp RateSpec) planUntil(rate float64, d time.Duration, repeat int) ([]time.Duration, error) {
 	n := int(math.Ceil(rate*d.Seconds())) + 1
 	for {
-		plan, err := sp.ArrivalPlan(rate, n, repeat)
+		plan, err := sp.wholePlan(rate, n, repeat)
 		if err != nil || plan[n-1] >= d || n >= maxPlan {
 			for len(plan) > 1 && plan[len(plan)-1] >= d {
 				plan = plan[:len(plan)-1]
 			}
-			return plan, err
+			return sp.Part.of(plan), err
 		}
 		n = min(2*n, maxPlan)
 	}
+}
+
+// PlanLen is how many arrivals the whole plan of a level bounded by d
+// holds, whatever sp.Part: the arrivals the shards share out.
+func (sp RateSpec) PlanLen(rate float64, d time.Duration, repeat int) (int, error) {
+	sp.Part = Part{}
+	plan, err := sp.planUntil(rate, d, repeat)
+	return len(plan), err
 }
 
 // maxPlan bounds a level's plan: a mistyped rate or duration must not

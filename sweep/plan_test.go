@@ -137,3 +137,51 @@ func TestOpenLoopSchedulesAndCaps(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanPartsMakeTheWholePlan: the shards' parts of a plan are disjoint
+// and together are exactly the plan one process draws, arrival j going to
+// shard j mod N as the i-th of its part, for a count and for a duration.
+func TestPlanPartsMakeTheWholePlan(t *testing.T) {
+	const rate, n, d = 7.5, 301, 9 * time.Second
+	for _, whole := range []RateSpec{
+		{Arrival: Poisson, Seed: 7},
+		{Arrival: Gamma, Burstiness: 0.3, Seed: 8},
+		{Arrival: Constant},
+	} {
+		draws := map[string]func(RateSpec) ([]time.Duration, error){
+			"count":    func(sp RateSpec) ([]time.Duration, error) { return sp.ArrivalPlan(rate, n, 1) },
+			"duration": func(sp RateSpec) ([]time.Duration, error) { return sp.planUntil(rate, d, 1) },
+		}
+		for how, draw := range draws {
+			plan, err := draw(whole)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, of := range []int{1, 2, 3, 4, 7} {
+				union := make([]time.Duration, len(plan))
+				got := 0
+				for i := range of {
+					sp := whole
+					sp.Part = Part{Index: i, Of: of}
+					part, err := draw(sp)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for m, at := range part {
+						if j := m*of + i; j < len(union) {
+							union[j] = at
+						}
+					}
+					got += len(part)
+				}
+				if n, _ := (RateSpec{Arrival: whole.Arrival, Burstiness: whole.Burstiness, Seed: whole.Seed, Part: Part{1, of}}).PlanLen(rate, d, 1); how == "duration" && n != len(plan) {
+					t.Errorf("%+v: PlanLen of a shard's spec is %d, the whole plan holds %d", whole, n, len(plan))
+				}
+				if got != len(plan) || !slices.Equal(union, plan) {
+					t.Errorf("%+v by %s, %d shards: the parts hold %d arrivals and rebuild the plan %v; the plan has %d",
+						whole, how, of, got, slices.Equal(union, plan), len(plan))
+				}
+			}
+		}
+	}
+}
