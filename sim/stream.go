@@ -18,10 +18,11 @@ var fillerWords = strings.Fields(`the quick brown fox jumps over a lazy dog whil
 // fillerText is the text of generated tokens [from, to) of a reply whose
 // first word is word g0 of its conversation (the number of words in the
 // prompt). The words are cut into tokens the way the prompt rule counts
-// them at their place (tokens.go: word g owns 1 or 2 of the ceil(1.3 × g)
-// tokens), a word of two tokens in two pieces, so the reply sent back in
-// the next turn's history counts exactly the tokens generated, with the
-// same ids, as a real tokenizer re-reads a model's own output.
+// them at their place (tokens.go: word g of a conversation owns tokens
+// ceil(1.3g) to ceil(1.3(g+1)), one or two), a word of two tokens in two
+// pieces, so the reply sent back in the next turn's history counts exactly
+// the tokens generated, with the same ids, as a real tokenizer re-reads a
+// model's own output.
 func fillerText(g0, from, to int) string {
 	var b strings.Builder
 	t0 := wordTokens(g0)
