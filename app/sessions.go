@@ -17,7 +17,7 @@ import (
 func sessionFlags(o *options) []cli.Flag {
 	f := &o.Flags
 	return []cli.Flag{
-		&cli.IntFlag{Name: "turns", Destination: &f.Turns, Action: given[int](&f.TurnsSet), Usage: "with --input-tokens: each worker runs sessions of N turns; turn k resends the history (earlier messages and the model's streamed replies) plus a new message of --input-tokens; --requests counts turns"},
+		&cli.IntFlag{Name: "turns", Destination: &f.Turns, Action: given[int](&f.TurnsSet), Usage: "each worker runs synthetic sessions of N turns: a unique opening message of --input-tokens (default 1000), then follow-ups of ~50 tokens; turn k resends the history (earlier messages and the model's streamed replies) plus its message; --requests counts turns"},
 		&cli.BoolFlag{Name: "multi-turn", Destination: &f.MultiTurn, Usage: `with --dataset: replay whole conversations (ShareGPT, or JSONL lines {"turns": ["...", ...]}); the model's own replies make the history`},
 		&cli.IntFlag{Name: "max-turns", Destination: &f.MaxTurns, Action: given[int](&f.MaxTurnsSet), Usage: "with --multi-turn: at most N turns per conversation"},
 		&cli.StringFlag{Name: "think-time", Destination: &f.ThinkTime, Action: given[string](&f.ThinkTimeSet), Usage: "pause between a session's turns, D or MEAN:STDDEV (normal, seeded by --seed, cut at 0), e.g. 2s or 2s:1s; the worker is idle meanwhile"},

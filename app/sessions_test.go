@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/toksweep/toksweep/sim"
+	"github.com/toksweep/toksweep/workload"
 )
 
 func TestSessionUsageErrors(t *testing.T) {
@@ -11,7 +14,7 @@ func TestSessionUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--turns", "3"}, "--turns makes synthetic sessions: it needs --input-tokens"},
+		{[]string{"--turns", "3", "--prompt", "hi"}, "--turns makes synthetic sessions, sized by --input-tokens"},
 		{[]string{"--turns", "0", "--input-tokens", "100"}, "invalid --turns 0"},
 		{[]string{"--multi-turn"}, "--multi-turn replays a dataset's conversations: it needs --dataset"},
 		{[]string{"--think-time", "1s"}, "--think-time is the pause between a session's turns"},
@@ -28,10 +31,10 @@ func TestSessionUsageErrors(t *testing.T) {
 
 // TestSyntheticSessionsSweep runs synthetic sessions against the
 // simulator: each later turn's prompt, by the server's count, holds the
-// earlier one's plus its reply and a new message; the figures and the
-// console line are there.
+// earlier one's plus its reply (read back as the tokens generated) and a
+// new follow-up message; the figures and the console line are there.
 func TestSyntheticSessionsSweep(t *testing.T) {
-	const in, out = 200, 8
+	const out = 8
 	url := steadySim(t, nil)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", url, "--levels", "2", "--requests", "6",
@@ -53,10 +56,13 @@ func TestSyntheticSessionsSweep(t *testing.T) {
 		}
 		later++
 		prev, ok := prompt[[2]int{k[0], k[1] - 1}]
-		// The simulator counts about a token per 4 bytes, and a chat
-		// template's overhead: require the new message's bulk, loosely.
-		if !ok || p < prev+out+in/2 {
-			t.Errorf("session %d turn %d: prompt %d tokens after %d: want the history (+%d reply) and a new message of ~%d", k[0], k[1], p, prev, out, in)
+		// The simulator reads the reply back as its out tokens (one more
+		// if it stops inside a word) and counts the follow-up's words
+		// as workload estimates them, give or take a token for where
+		// they fall, plus a chat template's overhead per message.
+		lo, hi := prev+out+workload.FollowUpTokens-10, prev+out+1+2*sim.ChatMessageOverhead+workload.FollowUpTokens+1
+		if !ok || p < lo || p > hi {
+			t.Errorf("session %d turn %d: prompt %d tokens after %d: want %d to %d, the history, the %d-token reply and a follow-up of ~%d", k[0], k[1], p, prev, lo, hi, out, workload.FollowUpTokens)
 		}
 	}
 	if later == 0 {

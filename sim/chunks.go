@@ -81,16 +81,23 @@ func (p *plan) roleChunk() chunk {
 // chunk that straddles the boundary carries both fields.
 func (p *plan) tokenChunk(from, to int) chunk {
 	if p.api == completionsAPI {
-		return p.chunk([]textChoice{{Text: fillerText(from, to)}})
+		return p.chunk([]textChoice{{Text: fillerText(p.words, from, to)}})
 	}
 	delta := map[string]string{}
 	if from < p.reasoning {
-		delta[p.reasonField] = fillerText(from, min(to, p.reasoning))
+		delta[p.reasonField] = fillerText(p.words, from, min(to, p.reasoning))
 	}
 	if to > p.reasoning {
-		delta["content"] = fillerText(max(from, p.reasoning), to)
+		delta["content"] = p.content(max(from, p.reasoning), to)
 	}
 	return p.chunk([]deltaChoice{{Delta: delta}})
+}
+
+// content is the text of tokens [from, to) of a chat reply's content, which
+// starts after the reasoning: the reply the next turn sends back is the
+// content alone, so its words follow the prompt's.
+func (p *plan) content(from, to int) string {
+	return fillerText(p.words, from-p.reasoning, to-p.reasoning)
 }
 
 func (p *plan) finalChunk() chunk {
@@ -128,13 +135,13 @@ func (p *plan) body() body {
 	b := body{ID: p.id, Created: p.created, Model: p.model, Usage: p.usage()}
 	if p.api == completionsAPI {
 		b.Object = "text_completion"
-		b.Choices = []textChoice{{Text: fillerText(0, p.target), FinishReason: &p.finish}}
+		b.Choices = []textChoice{{Text: fillerText(p.words, 0, p.target), FinishReason: &p.finish}}
 		return b
 	}
 	b.Object = "chat.completion"
-	msg := map[string]any{"role": "assistant", "content": fillerText(p.reasoning, p.target)}
+	msg := map[string]any{"role": "assistant", "content": p.content(p.reasoning, p.target)}
 	if p.reasoning > 0 {
-		msg[p.reasonField] = fillerText(0, p.reasoning)
+		msg[p.reasonField] = fillerText(p.words, 0, p.reasoning)
 	}
 	b.Choices = []messageChoice{{Message: msg, FinishReason: p.finish}}
 	return b

@@ -13,17 +13,16 @@ func TestPromptTokens(t *testing.T) {
 		want int
 	}{
 		{"empty is at least 1", PromptTokens(""), 1},
-		{"one word", PromptTokens("hello"), 2},                                         // ceil(1.3)
-		{"ten words", PromptTokens("a b c d e f g h i j"), 13},                         // exactly 13, no float error
-		{"whitespace runs", PromptTokens("  a\tb\n\nc  "), 4},                          // ceil(3.9)
-		{"chat one message", ChatPromptTokens("hello"), 6},                             // 2 + 4
-		{"chat two messages", ChatPromptTokens("be brief", "hello"), 12},               // ceil(3×1.3)=4 + 2×4
-		{"chat empty message", ChatPromptTokens(""), 4},                                // overhead only
-		{"essay prompt", ChatPromptTokens(EssayPrompt), 36},                            // ceil(24×1.3)=32 + 4
-		{"essay prompt as completion", PromptTokens(EssayPrompt), 32},                  // 24 words
-		{"chat no messages is at least 1", ChatPromptTokens(), 1},                      // not reachable over HTTP
-		{"words", len(strings.Fields(EssayPrompt)), 24},                                // the comment in presets.go
-		{"filler is one word per token", len(strings.Fields(fillerText(3, 103))), 100}, // and wraps around
+		{"one word", PromptTokens("hello"), 2},                           // ceil(1.3)
+		{"ten words", PromptTokens("a b c d e f g h i j"), 13},           // exactly 13, no float error
+		{"whitespace runs", PromptTokens("  a\tb\n\nc  "), 4},            // ceil(3.9)
+		{"chat one message", ChatPromptTokens("hello"), 6},               // 2 + 4
+		{"chat two messages", ChatPromptTokens("be brief", "hello"), 12}, // ceil(3×1.3)=4 + 2×4
+		{"chat empty message", ChatPromptTokens(""), 4},                  // overhead only
+		{"essay prompt", ChatPromptTokens(EssayPrompt), 36},              // ceil(24×1.3)=32 + 4
+		{"essay prompt as completion", PromptTokens(EssayPrompt), 32},    // 24 words
+		{"chat no messages is at least 1", ChatPromptTokens(), 1},        // not reachable over HTTP
+		{"words", len(strings.Fields(EssayPrompt)), 24},                  // the comment in presets.go
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

@@ -64,13 +64,13 @@
 // used first (a request's last blocks first). An admitted request takes the
 // longest cached run of its leading blocks and skips their prefill; the last
 // partial block is never cached and the last prompt token is always
-// computed. A chat request's generated tokens are cached too, under the ids
-// of the reply as the next turn of the conversation sends it back (an
-// assistant message with the generated text): the next turn finds the
-// previous prompt and the part of the reply that lines up cached (a reply
-// counts 1.3 tokens a word when sent back and 1 when generated, so about
-// three quarters of it). A reply with reasoning does not line up (it is sent
-// back without the reasoning), nor does a completions prompt's output. A
+// computed. A request's generated tokens are cached too, as vLLM caches the
+// full blocks of generated tokens, under the ids of the reply as the next
+// turn of the conversation sends it back (a chat assistant message, or the
+// completions prompt's text followed by the reply). The generated text reads
+// back as exactly the tokens generated, so the next turn finds the whole
+// earlier conversation cached but its last partial block. A reply with
+// reasoning does not line up (it is sent back without the reasoning). A
 // preempted request finds its own blocks again if they were not evicted.
 // /metrics counts the lookups in tokens (vllm:prefix_cache_queries_total,
 // vllm:prefix_cache_hits_total) and the preemptions
@@ -95,8 +95,9 @@
 // Config.StampSendTime is set, so a client can separate server pacing from
 // its own delays.
 //
-// The generated text is deterministic filler, one word and a space per
-// token. Prompt tokens are counted, not tokenized: ceil(1.3 × the number of
+// The generated text is deterministic filler words, each one or two tokens
+// as the prompt rule below counts it at its place in the conversation (a
+// two-token word is streamed in two pieces). Prompt tokens are counted, not tokenized: ceil(1.3 × the number of
 // whitespace-separated words), plus ChatMessageOverhead tokens per chat
 // message, and at least 1 (see PromptTokens and ChatPromptTokens). The
 // token ids behind prefix caching follow the same count.

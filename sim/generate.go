@@ -56,6 +56,7 @@ type plan struct {
 	stream       bool
 	includeUsage bool
 	reasoning    int    // the first this many tokens are reasoning (chat only)
+	words        int    // words in the prompt, where the reply's text starts (fillerText)
 	reasonField  string // delta/message field for reasoning
 	perChunk     int
 	caching      bool // prefix caching is on: usage reports cached_tokens
@@ -147,6 +148,9 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 		reasonField: s.cfg.ReasoningField,
 		perChunk:    s.cfg.TokensPerChunk,
 	}
+	if msgs != nil {
+		p.words = msgs.words()
+	}
 	p.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	if eos := max(s.cfg.EOSAfter, req.MinTokens); s.cfg.EOSAfter > 0 && !req.IgnoreEOS && eos <= maxTokens {
 		p.target, p.finish = eos, "stop" // EOS on the last allowed token still counts as a stop, as in vLLM
@@ -192,17 +196,16 @@ func (s *Server) checkLengths(prompt, maxTokens, minTokens int) *apiError {
 }
 
 // promptIDs tokenizes a request's prompt by the package's rule (tokens.go);
-// its length is the prompt's token count. A chat prompt also returns its
-// messages (nil for completions).
-func promptIDs(a api, req *genRequest) ([]uint32, *chatMessages, *apiError) {
+// its length is the prompt's token count. It also returns the prompt's
+// text, nil for a completions prompt of token ids.
+func promptIDs(a api, req *genRequest) ([]uint32, *promptText, *apiError) {
 	if a != chatAPI {
-		ids, aerr := completionPromptIDs(req.Prompt)
-		return ids, nil, aerr
+		return completionPromptIDs(req.Prompt)
 	}
 	if len(req.Messages) == 0 {
 		return nil, nil, newAPIError(http.StatusBadRequest, "messages must be a non-empty list.")
 	}
-	msgs := &chatMessages{roles: make([]string, len(req.Messages)), contents: make([]string, len(req.Messages))}
+	msgs := &promptText{roles: make([]string, len(req.Messages)), contents: make([]string, len(req.Messages))}
 	for i, m := range req.Messages {
 		text, err := messageText(m.Content)
 		if err != nil {
@@ -240,23 +243,26 @@ func messageText(raw json.RawMessage) (string, error) {
 }
 
 // completionPromptIDs tokenizes a /v1/completions prompt: a string or a
-// list of strings by the word rule; a list of token ids is taken as it is.
-func completionPromptIDs(raw json.RawMessage) ([]uint32, *apiError) {
+// list of strings (joined by spaces) by the word rule; a list of token ids
+// is taken as it is, and has no text.
+func completionPromptIDs(raw json.RawMessage) ([]uint32, *promptText, *apiError) {
 	var text string
-	if err := json.Unmarshal(raw, &text); err == nil {
-		return textIDs(text), nil
-	}
 	var texts []string
-	if err := json.Unmarshal(raw, &texts); err == nil && len(texts) > 0 {
-		return textIDs(strings.Join(texts, " ")), nil
-	}
-	var ids []int
-	if err := json.Unmarshal(raw, &ids); err == nil && len(ids) > 0 {
+	switch {
+	case json.Unmarshal(raw, &text) == nil:
+	case json.Unmarshal(raw, &texts) == nil && len(texts) > 0:
+		text = strings.Join(texts, " ")
+	default:
+		var ids []int
+		if err := json.Unmarshal(raw, &ids); err != nil || len(ids) == 0 {
+			return nil, nil, newAPIError(http.StatusBadRequest, "prompt must be a string, a list of strings or a list of token ids.")
+		}
 		out := make([]uint32, len(ids))
 		for i, id := range ids {
 			out[i] = uint32(id)
 		}
-		return out, nil
+		return out, nil, nil
 	}
-	return nil, newAPIError(http.StatusBadRequest, "prompt must be a string, a list of strings or a list of token ids.")
+	m := &promptText{contents: []string{text}, plain: true}
+	return m.ids(), m, nil
 }

@@ -118,10 +118,13 @@ func TestPreemptionOverHTTP(t *testing.T) {
 }
 
 // The next turn of a conversation (the first prompt, the reply as
-// streamed, a new user message) finds the first turn's prompt and the part
-// of its reply that lines up cached: the full blocks of the first turn's
-// prompt plus its 64 generated tokens, 134+64 = 198 tokens, so 12 blocks.
-// A reply with reasoning is sent back without it, so only the prompt hits.
+// streamed, a new user message) finds the first turn's prompt and reply
+// cached: the full blocks of the first turn's prompt plus its 64 generated
+// tokens, 134+64 = 198 tokens, so 12 blocks. The reply reads back as the 64
+// tokens generated, so what is left to prefill is under a block plus the
+// two messages' template tokens and the 3-token new message (not the third
+// of the reply that a word-per-token reply left). A reply with reasoning is
+// sent back without it, so only the prompt hits.
 func TestNextTurnHitsPromptAndReply(t *testing.T) {
 	for _, tt := range []struct {
 		reasoning float64
@@ -145,8 +148,33 @@ func TestNextTurnHitsPromptAndReply(t *testing.T) {
 			"messages": []map[string]any{{"role": "user", "content": first},
 				{"role": "assistant", "content": reply.String()}, {"role": "user", "content": "and then?"}}}
 		_, u, _ := tokenStamps(t, streamReq(t, url+"/v1/chat/completions", body))
-		if got, _ := path(u, "prompt_tokens_details", "cached_tokens").(float64); int(got) != tt.want {
+		cached, _ := path(u, "prompt_tokens_details", "cached_tokens").(float64)
+		prompt, _ := u["prompt_tokens"].(float64)
+		if int(cached) != tt.want {
 			t.Errorf("reasoning share %v: turn 2 usage %v, want cached_tokens %d", tt.reasoning, u, tt.want)
 		}
+		if rest := int(prompt - cached); tt.reasoning == 0 && rest > BlockSize+2*ChatMessageOverhead+3 {
+			t.Errorf("turn 2: %d of %v prompt tokens left to prefill, want at most %d", rest, prompt, BlockSize+2*ChatMessageOverhead+3)
+		}
+	}
+}
+
+// A completions session's history (FlattenTurns' "…Assistant:" then the
+// reply) lines up too: the next prompt finds the first prompt and its reply
+// cached.
+func TestNextCompletionsTurnHitsReply(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxModelLen = 1024
+	_, url := startSim(t, cfg)
+	first := "User: " + words(100) + "\nAssistant:" // 102 words, 133 tokens
+	m := decodeBody(t, post(t, context.Background(), url+"/v1/completions",
+		map[string]any{"prompt": first, "max_tokens": 64}))
+	reply, _ := path(m, "choices", 0, "text").(string)
+	next := first + " " + reply + "\nUser: and then?\nAssistant:"
+	m = decodeBody(t, post(t, context.Background(), url+"/v1/completions",
+		map[string]any{"prompt": next, "max_tokens": 2}))
+	cached, _ := path(m, "usage", "prompt_tokens_details", "cached_tokens").(float64)
+	if want := (PromptTokens(first) + 64) / BlockSize * BlockSize; int(cached) != want {
+		t.Errorf("turn 2 usage %v, want cached_tokens %d", m["usage"], want)
 	}
 }

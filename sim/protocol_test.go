@@ -128,8 +128,8 @@ func TestNonStreaming(t *testing.T) {
 	}
 	content, _ := path(m, "choices", 0, "message", "content").(string)
 	reasoning, _ := path(m, "choices", 0, "message", ReasoningContent).(string)
-	if len(strings.Fields(content)) != 6 || len(strings.Fields(reasoning)) != 2 {
-		t.Errorf("message content %q, reasoning %q: want 6 and 2 words", content, reasoning)
+	if readBack(1, content) != 6 || readBack(1, reasoning) != 2 {
+		t.Errorf("message content %q, reasoning %q: want 6 and 2 tokens", content, reasoning)
 	}
 	wantUsage := map[string]any{"prompt_tokens": float64(6), "completion_tokens": float64(8), "total_tokens": float64(14),
 		"completion_tokens_details": map[string]any{"reasoning_tokens": float64(2)}}
@@ -139,7 +139,7 @@ func TestNonStreaming(t *testing.T) {
 
 	m = decodeBody(t, post(t, context.Background(), url+"/v1/completions", map[string]any{"prompt": "hi", "max_tokens": 5}))
 	text, _ := path(m, "choices", 0, "text").(string)
-	if m["object"] != "text_completion" || len(strings.Fields(text)) != 5 || path(m, "usage", "completion_tokens") != float64(5) {
+	if m["object"] != "text_completion" || readBack(1, text) != 5 || path(m, "usage", "completion_tokens") != float64(5) {
 		t.Errorf("completions body = %v", m)
 	}
 	if path(m, "usage", "completion_tokens_details") != nil {

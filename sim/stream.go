@@ -9,18 +9,37 @@ import (
 	"time"
 )
 
-// fillerWords is the vocabulary of the generated text: token i is
-// fillerWords[i%len] followed by a space.
+// fillerWords is the vocabulary of the generated text, one word after
+// another.
 var fillerWords = strings.Fields(`the quick brown fox jumps over a lazy dog while
 	seven tired engineers measure tokens per second on busy servers and
 	every number tells a story about queues batches caches and time`)
 
-// fillerText is the text of tokens [from, to).
-func fillerText(from, to int) string {
+// fillerText is the text of generated tokens [from, to) of a reply whose
+// first word is word g0 of its conversation (the number of words in the
+// prompt). The words are cut into tokens the way the prompt rule counts
+// them at their place (tokens.go: word g of a conversation owns tokens
+// ceil(1.3g) to ceil(1.3(g+1)), one or two), a word of two tokens in two
+// pieces, so the reply sent back in the next turn's history counts exactly
+// the tokens generated, with the same ids, as a real tokenizer re-reads a
+// model's own output.
+func fillerText(g0, from, to int) string {
 	var b strings.Builder
-	for i := from; i < to; i++ {
-		b.WriteString(fillerWords[i%len(fillerWords)])
-		b.WriteByte(' ')
+	t0 := wordTokens(g0)
+	for t := t0 + from; t < t0+to; t++ {
+		g := t * 10 / 13 // the last word with wordTokens(g) ≤ t: the one holding token t
+		w := fillerWords[(g-g0)%len(fillerWords)]
+		half := (len(w) + 1) / 2
+		switch {
+		case wordTokens(g+1)-wordTokens(g) == 1:
+			b.WriteString(w)
+			b.WriteByte(' ')
+		case t == wordTokens(g):
+			b.WriteString(w[:half])
+		default:
+			b.WriteString(w[half:])
+			b.WriteByte(' ')
+		}
 	}
 	return b.String()
 }

@@ -11,7 +11,7 @@ import (
 
 // wantStream is what a finished stream should contain.
 type wantStream struct {
-	tokens int    // completion tokens (words across the token events)
+	tokens int    // completion tokens (readBack of the token events' text)
 	events int    // token events (not counting role, final, usage)
 	finish string // finish_reason of the final chunk
 	usage  bool   // a usage chunk with empty choices before [DONE]
@@ -51,7 +51,7 @@ func TestChatStream(t *testing.T) {
 			body := chatBody("hello there", 0)
 			maps.Copy(body, tt.extra)
 			evs := streamReq(t, url+"/v1/chat/completions", body)
-			checkStream(t, chatAPI, evs, tt.want)
+			checkStream(t, chatAPI, 2, evs, tt.want)
 		})
 	}
 }
@@ -77,13 +77,14 @@ func TestCompletionsStream(t *testing.T) {
 			body := map[string]any{"model": "test-model", "prompt": "once upon a time"}
 			maps.Copy(body, tt.extra)
 			evs := streamReq(t, url+"/v1/completions", body)
-			checkStream(t, completionsAPI, evs, tt.want)
+			checkStream(t, completionsAPI, 4, evs, tt.want)
 		})
 	}
 }
 
-// checkStream checks a whole stream against vLLM's event sequence.
-func checkStream(t *testing.T, a api, evs []sseEvent, want wantStream) {
+// checkStream checks a whole stream, the reply to a prompt of g0 words,
+// against vLLM's event sequence.
+func checkStream(t *testing.T, a api, g0 int, evs []sseEvent, want wantStream) {
 	t.Helper()
 	if len(evs) == 0 || evs[len(evs)-1].data != "[DONE]" {
 		t.Fatalf("stream does not end with [DONE]: %v", evs)
@@ -107,9 +108,9 @@ func checkStream(t *testing.T, a api, evs []sseEvent, want wantStream) {
 	if len(objs) != n+1 {
 		t.Fatalf("got %d chunks after the role chunk, want %d token + 1 final (+1 usage: %v)", len(objs), want.events, want.usage)
 	}
-	words := 0
+	var text strings.Builder
 	for i, o := range objs[:want.events] {
-		words += len(strings.Fields(chunkText(a, o)))
+		text.WriteString(chunkText(a, o))
 		if fr := path(o, "choices", 0, "finish_reason"); fr != nil {
 			t.Errorf("token chunk %d: finish_reason = %v", i, fr)
 		}
@@ -117,8 +118,8 @@ func checkStream(t *testing.T, a api, evs []sseEvent, want wantStream) {
 			t.Errorf("token chunk %d: usage = %v (present %v), want null", i, u, ok)
 		}
 	}
-	if words != want.tokens {
-		t.Errorf("streamed %d words, want %d", words, want.tokens)
+	if got := readBack(g0, text.String()); got != want.tokens {
+		t.Errorf("streamed %q, %d tokens read back, want %d", text.String(), got, want.tokens)
 	}
 	final := objs[want.events]
 	if fr := path(final, "choices", 0, "finish_reason"); fr != want.finish {
@@ -139,6 +140,18 @@ func checkStream(t *testing.T, a api, evs []sseEvent, want wantStream) {
 }
 
 // chunkText is the text a chunk carries: content and reasoning, or text.
+// readBack is the number of tokens a reply's text reads back as after a
+// prompt of g0 words, by the prompt rule (ceil(1.3 × words) over the
+// conversation): one less when the text stops inside a word, whose second
+// token was not generated.
+func readBack(g0 int, text string) int {
+	n := wordTokens(g0+len(strings.Fields(text))) - wordTokens(g0)
+	if text != "" && !strings.HasSuffix(text, " ") {
+		n--
+	}
+	return n
+}
+
 func chunkText(a api, o map[string]any) string {
 	if a == completionsAPI {
 		s, _ := path(o, "choices", 0, "text").(string)

@@ -18,30 +18,55 @@ import (
 // a conversation, a longer document with the same opening) starts with the
 // same ids, and a shared prefix of text is a shared prefix of tokens.
 
-// chatMessages is a chat request's messages, roles and contents parallel.
-type chatMessages struct{ roles, contents []string }
+// promptText is a request's prompt as text: a chat request's messages
+// (roles and contents parallel), or a completions prompt (plain: one
+// content, no roles, no template).
+type promptText struct {
+	roles, contents []string
+	plain           bool
+}
 
-// ids is the token sequence of the conversation.
-func (m *chatMessages) ids() []uint32 { return chatMessageIDs(m.roles, m.contents) }
+// ids is the prompt's token sequence.
+func (m *promptText) ids() []uint32 {
+	if m.plain {
+		return textIDs(m.contents[0])
+	}
+	return chatMessageIDs(m.roles, m.contents)
+}
 
-// withReply returns the token ids whose KV a chat request holds once it has
+// words is the number of words in the prompt: its reply's first word is
+// word words of the conversation (fillerText).
+func (m *promptText) words() int {
+	n := 0
+	for _, c := range m.contents {
+		n += len(strings.Fields(c))
+	}
+	return n
+}
+
+// withReply returns the token ids whose KV a request holds once it has
 // generated target tokens: the prompt's ids, then those of the reply as the
-// next turn of the conversation will send it back (an assistant message
-// with the generated text), cut to target tokens. The generated tokens'
-// full blocks are hashed from these ids, so the next turn finds the part of
-// the reply its tokens line up with (the reply counts 1.3 tokens a word
-// when sent back, 1 when generated) cached, as vLLM finds the whole reply.
-// A reply with reasoning is sent back without it and so does not line up
-// at all, and a completions prompt (m nil) has no template to follow: for
-// those only the prompt's ids are returned.
-func (m *chatMessages) withReply(prompt []uint32, target, reasoning int) []uint32 {
+// next turn of the conversation sends it back, cut to target tokens. A chat
+// reply goes back as an assistant message, whose template tokens come
+// first; a completions reply follows the prompt's text (FlattenTurns'
+// "…Assistant:" then the reply). The reply re-reads as the very tokens that
+// were generated (fillerText), so the next turn finds the whole earlier
+// conversation cached but for the last partial block, as vLLM, which caches
+// the full blocks of generated tokens too. A reply with reasoning is sent
+// back without it and so does not line up at all, and a prompt of token ids
+// (m nil) has no text to follow: for those only the prompt's ids are
+// returned.
+func (m *promptText) withReply(prompt []uint32, target, reasoning int) []uint32 {
 	if m == nil || reasoning > 0 {
 		return prompt
 	}
-	roles := append(slices.Clone(m.roles), "assistant")
-	// target×10/13+2 words give more than the target tokens needed.
-	contents := append(slices.Clone(m.contents), fillerText(0, min(target, target*10/13+2)))
-	all := chatMessageIDs(roles, contents)
+	reply := fillerText(m.words(), 0, target)
+	var all []uint32
+	if m.plain {
+		all = textIDs(m.contents[0] + " " + reply)
+	} else {
+		all = chatMessageIDs(append(slices.Clone(m.roles), "assistant"), append(slices.Clone(m.contents), reply))
+	}
 	return all[:min(len(all), len(prompt)+target)]
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,49 @@ func TestTokenIDsSharePrefixes(t *testing.T) {
 	hc := blockHashes(changed)
 	if hc[0] != h1[0] || hc[1] != h1[1] || hc[2] == h1[2] || hc[3] == h1[3] {
 		t.Error("a changed token must change its block's hash and every later one, and no earlier one")
+	}
+}
+
+// A reply's text, sent back after its prompt, reads as exactly the tokens
+// that were generated: the same count (one more only when the reply stops
+// inside a two-token word) and the same ids as a longer reply's. It holds at
+// every place in a conversation (the prompt's word count g0 decides which
+// words are cut in two); the stream's pieces add up to the text, and none is
+// empty.
+func TestReplyReadsBackAsItsTokens(t *testing.T) {
+	split := 0
+	for g0 := 1; g0 <= 40; g0++ {
+		prompt := words(g0)
+		p := len(textIDs(prompt))
+		for target := 1; target <= 60; target++ {
+			reply := fillerText(g0, 0, target)
+			var pieces strings.Builder
+			for i := range target {
+				s := fillerText(g0, i, i+1)
+				if s == "" {
+					t.Fatalf("g0 %d: token %d has no text", g0, i)
+				}
+				pieces.WriteString(s)
+			}
+			if pieces.String() != reply {
+				t.Fatalf("g0 %d target %d: the pieces %q are not the text %q", g0, target, pieces.String(), reply)
+			}
+			extra := 0
+			if !strings.HasSuffix(reply, " ") {
+				extra = 1 // a first piece reads as a word of its own
+				split++
+			}
+			back := textIDs(prompt + " " + reply)
+			if len(back) != p+target+extra {
+				t.Fatalf("g0 %d target %d: the reply reads back as %d tokens, want %d", g0, target, len(back)-p, target+extra)
+			}
+			longer := textIDs(prompt + " " + fillerText(g0, 0, target+5))
+			if n := p + target - extra; !slices.Equal(back[:n], longer[:n]) {
+				t.Fatalf("g0 %d target %d: the reply's ids depend on where it stops", g0, target)
+			}
+		}
+	}
+	if split == 0 {
+		t.Error("no reply stopped inside a word: the pieces were not exercised")
 	}
 }

@@ -109,10 +109,20 @@ func FlattenTurns(msgs []client.Message) string {
 	return b.String()
 }
 
+// The default synthetic conversation looks like chat: a long opening, as
+// when a user pastes a document and asks about it, then short follow-ups.
+// Only the opening's size is a flag (--input-tokens); a prefix cache then
+// makes turn 1, whose opening is all new, dearer than the later turns,
+// whose history it has seen.
+const (
+	DefaultOpeningTokens = 1000 // the opening message without --input-tokens
+	FollowUpTokens       = 50   // each later user message
+)
+
 // synthTurns builds synthetic sessions: the first message of session n is
-// a synthetic prompt (shared prefix, then the stamp of session n, then
-// filler), the later ones are filler of --input-tokens each, rotated so
-// that a session's messages differ.
+// a synthetic prompt of --input-tokens (shared prefix, then the stamp of
+// session n, then filler), the later ones are filler of FollowUpTokens
+// each, stamped too and rotated so that a session's messages differ.
 type synthTurns struct {
 	first, later *Set
 }
@@ -143,14 +153,14 @@ func loadSessions(o Options) (*Set, error) {
 			return nil, err
 		}
 		lo := o
-		lo.SharedPrefixTokens = 0
+		lo.InputTokens, lo.InputStddev, lo.SharedPrefixTokens = FollowUpTokens, 0, 0
 		later, err := synthetic(lo)
 		if err != nil {
 			return nil, err
 		}
 		ss.synth = &synthTurns{first: first, later: later}
 		set = first
-		set.Source = fmt.Sprintf("%s, sessions of %d turns", first.Source, o.Turns)
+		set.Source = fmt.Sprintf("%s, sessions of %d turns (follow-ups of ~%d tokens)", first.Source, o.Turns, FollowUpTokens)
 	} else {
 		convs, src, err := loadConversations(o)
 		if err != nil {
@@ -171,15 +181,17 @@ func loadSessions(o Options) (*Set, error) {
 	return set, nil
 }
 
-// checkSessions checks the multi-turn options against the source.
+// checkSessions checks the multi-turn options against the source. It runs
+// before check, which then sees a synthetic session's default opening as
+// --input-tokens.
 func (o *Options) checkSessions() error {
 	switch {
 	case o.Turns < 0 || o.Turns > MaxTurns:
 		return fmt.Errorf("invalid --turns %d: want 1 to %d", o.Turns, MaxTurns)
 	case o.MaxTurns < 0 || o.MaxTurns > MaxTurns:
 		return fmt.Errorf("invalid --max-turns %d: want 1 to %d", o.MaxTurns, MaxTurns)
-	case o.Turns > 0 && o.InputTokens == 0:
-		return errors.New("--turns makes synthetic sessions: it needs --input-tokens (replay a dataset's conversations with --multi-turn)")
+	case o.Turns > 0 && (o.PromptSet || o.PromptFile != "" || o.Dataset != ""):
+		return errors.New("--turns makes synthetic sessions, sized by --input-tokens: it takes no --prompt, --prompt-file or --dataset (replay a dataset's conversations with --multi-turn)")
 	case o.MultiTurn && o.Dataset == "":
 		return errors.New("--multi-turn replays a dataset's conversations: it needs --dataset")
 	case o.MaxTurns > 0 && !o.MultiTurn:

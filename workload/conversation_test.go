@@ -75,7 +75,7 @@ func TestFlattenTurns(t *testing.T) {
 }
 
 // TestSyntheticSessions: each session opens with its own stamp after the
-// shared prefix, later turns are --input-tokens of new text, and the
+// shared prefix, later turns are FollowUpTokens of new text, and the
 // prompt of turn k holds the history with the replies.
 func TestSyntheticSessions(t *testing.T) {
 	set, err := Load(Options{InputTokens: 200, SharedPrefixTokens: 50, Turns: 3, Seed: 1})
@@ -100,11 +100,41 @@ func TestSyntheticSessions(t *testing.T) {
 	if len(p2.Messages) != 5 || p2.Messages[0].Content != ua || p2.Messages[1].Content != "R1" || p2.Messages[3].Content != "R2" {
 		t.Fatalf("turn 3's messages %+v", p2.Messages)
 	}
-	if n := EstimateTokens(p2.Messages[4].Content); n > 200 || n < 190 || strings.HasPrefix(p2.Messages[4].Content, shared) {
-		t.Errorf("a later message has %d tokens (want about 200) or repeats the shared prefix", n)
+	if n := EstimateTokens(ua); n > 200 || n < 190 {
+		t.Errorf("the opening has %d tokens, want about --input-tokens 200", n)
+	}
+	if n := EstimateTokens(p2.Messages[4].Content); n > FollowUpTokens || n < FollowUpTokens-10 || strings.HasPrefix(p2.Messages[4].Content, shared) {
+		t.Errorf("a later message has %d tokens (want about %d) or repeats the shared prefix", n, FollowUpTokens)
 	}
 	if p2.Messages[2].Content == p2.Messages[4].Content {
 		t.Error("turns 2 and 3 send the same message")
+	}
+}
+
+// Without --input-tokens a synthetic session opens with a unique message of
+// about DefaultOpeningTokens and follows up with short ones: a later
+// turn's new text is a small share of turn 1's.
+func TestSyntheticSessionsDefault(t *testing.T) {
+	set, err := Load(Options{Turns: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := set.Sessions.Open(), set.Sessions.Open()
+	ua, ub := a.Prompt(0, nil).Messages[0].Content, b.Prompt(0, nil).Messages[0].Content
+	if n := EstimateTokens(ua); n > DefaultOpeningTokens || n < DefaultOpeningTokens-10 {
+		t.Errorf("the default opening has %d tokens, want about %d", n, DefaultOpeningTokens)
+	}
+	if ua[:stampWidth] == ub[:stampWidth] {
+		t.Errorf("two sessions open alike: %q", ua[:stampWidth])
+	}
+	for k := 1; k < 4; k++ {
+		m := a.Prompt(k, make([]string, k)).Messages
+		if n := EstimateTokens(m[len(m)-1].Content); n > FollowUpTokens || n < FollowUpTokens-10 {
+			t.Errorf("turn %d's message has %d tokens, want about %d", k+1, n, FollowUpTokens)
+		}
+	}
+	if !strings.Contains(set.Source, "~1000 tokens") || !strings.Contains(set.Source, "follow-ups of ~50 tokens") {
+		t.Errorf("source %q does not say the opening's and the follow-ups' sizes", set.Source)
 	}
 }
 
@@ -117,7 +147,8 @@ func TestSessionOptionErrors(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Turns: 2}, "--turns makes synthetic sessions: it needs --input-tokens"},
+		{Options{Turns: 2, Prompt: "hi", PromptSet: true}, "--turns makes synthetic sessions, sized by --input-tokens"},
+		{Options{Turns: 2, Dataset: name}, "--turns makes synthetic sessions, sized by --input-tokens"},
 		{Options{MultiTurn: true, InputTokens: 100}, "--multi-turn replays a dataset's conversations"},
 		{Options{MaxTurns: 2, Dataset: name}, "--max-turns caps replayed conversations"},
 		{Options{Turns: MaxTurns + 1, InputTokens: 100}, "invalid --turns"},

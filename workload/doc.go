@@ -81,9 +81,11 @@
 // per session and builds each turn's prompt from the history: the earlier
 // user messages, the replies the model streamed, and the new message; for
 // the completions API flattened by FlattenTurns. A synthetic session's
-// first message carries the session's stamp right after the shared prefix,
-// so no two sessions share more than --shared-prefix-tokens; later
-// messages are new filler of InputTokens each (conversation.go).
+// first message, of InputTokens (DefaultOpeningTokens, 1000, when 0),
+// carries the session's stamp right after the shared prefix, so no two
+// sessions share more than --shared-prefix-tokens; later messages are new
+// filler of FollowUpTokens (50) each, like a chat's follow-up questions
+// after a pasted document (conversation.go).
 //
 // # Bounds
 //

@@ -36,8 +36,10 @@ type Options struct {
 	// IgnoreSourceMaxTokens drops per-request output targets from the
 	// source, so that the client's configured max_tokens applies to all.
 	// Multi-turn sessions (conversation.go): Turns makes synthetic
-	// sessions of that many turns (--turns); MultiTurn replays a dataset's
-	// whole conversations (--multi-turn), capped at MaxTurns (--max-turns).
+	// sessions of that many turns (--turns), opening with a message of
+	// InputTokens (DefaultOpeningTokens when 0) and going on with
+	// FollowUpTokens each; MultiTurn replays a dataset's whole
+	// conversations (--multi-turn), capped at MaxTurns (--max-turns).
 	Turns     int
 	MultiTurn bool
 	MaxTurns  int
@@ -68,10 +70,13 @@ type Set struct {
 // Load reads or builds the prompt set that o selects. Its errors are one
 // line and name the flag, file or line at fault.
 func Load(o Options) (*Set, error) {
-	if err := o.check(); err != nil {
+	if err := o.checkSessions(); err != nil {
 		return nil, err
 	}
-	if err := o.checkSessions(); err != nil {
+	if o.Turns > 0 && o.InputTokens == 0 {
+		o.InputTokens = DefaultOpeningTokens
+	}
+	if err := o.check(); err != nil {
 		return nil, err
 	}
 	var (
