@@ -8,8 +8,9 @@
 // have buckets of their own, mirrored for the negatives. Percentiles are the
 // weighted nearest rank of pct.WeightedPercentile, answered with the
 // reported value of the bucket that holds that rank, clamped to the
-// smallest and largest value added: so they are within RelErr of the exact
-// weighted nearest rank, and exact when every value is the same.
+// smallest and largest value that bucket was given: so they are within
+// RelErr of the exact weighted nearest rank, and exact when the bucket
+// holds one distinct value (evenly paced tokens, hand-made records).
 package hist
 
 import "math"
@@ -28,7 +29,7 @@ var (
 )
 
 // Hist is a histogram of weighted values. The zero value is empty and ready
-// to use. Memory: 8 bytes per bucket between the smallest and the largest
+// to use. Memory: 24 bytes per bucket between the smallest and the largest
 // magnitude added (about 1150 buckets per factor of ten).
 type Hist struct {
 	pos, neg buckets // values > 0; |values| < 0
@@ -38,10 +39,11 @@ type Hist struct {
 	n        int
 }
 
-// buckets is a dense run of bucket weights: w[j] is bucket off+j.
+// buckets is a dense run of buckets of magnitudes: bucket off+j has weight
+// w[j] and holds magnitudes from lo[j] to hi[j].
 type buckets struct {
-	off int
-	w   []float64
+	off       int
+	w, lo, hi []float64
 }
 
 // index is the bucket of magnitude m > 0.
@@ -50,18 +52,40 @@ func index(m float64) int { return int(math.Ceil(math.Log(m) / logGamma)) }
 // value is the reported value of bucket i.
 func value(i int) float64 { return 2 * math.Pow(gamma, float64(i)) / (gamma + 1) }
 
-func (b *buckets) add(i int, w float64) {
+// add adds magnitude m > 0 with weight w.
+func (b *buckets) add(m, w float64) {
+	i := index(m)
 	switch {
 	case len(b.w) == 0:
-		b.off, b.w = i, []float64{0}
+		b.off = i
+		b.grow(0, 1)
 	case i < b.off:
-		grown := make([]float64, len(b.w)+b.off-i)
-		copy(grown[b.off-i:], b.w)
-		b.off, b.w = i, grown
+		b.grow(b.off-i, 0)
+		b.off = i
 	case i >= b.off+len(b.w):
-		b.w = append(b.w, make([]float64, i-b.off-len(b.w)+1)...)
+		b.grow(0, i-b.off-len(b.w)+1)
 	}
-	b.w[i-b.off] += w
+	j := i - b.off
+	if b.w[j] == 0 {
+		b.lo[j], b.hi[j] = m, m
+	}
+	b.w[j] += w
+	b.lo[j], b.hi[j] = min(b.lo[j], m), max(b.hi[j], m)
+}
+
+// grow adds before empty buckets in front and after at the back.
+func (b *buckets) grow(before, after int) {
+	for _, s := range []*[]float64{&b.w, &b.lo, &b.hi} {
+		grown := make([]float64, before+len(*s)+after)
+		copy(grown[before:], *s)
+		*s = grown
+	}
+}
+
+// value is the reported value of bucket j: its value clamped to the
+// magnitudes it holds.
+func (b *buckets) value(j int) float64 {
+	return min(max(value(b.off+j), b.lo[j]), b.hi[j])
 }
 
 // Add adds value v with weight w. A weight that is not positive, or a value
@@ -72,9 +96,9 @@ func (h *Hist) Add(v, w float64) {
 	}
 	switch {
 	case v > 0:
-		h.pos.add(index(v), w)
+		h.pos.add(v, w)
 	case v < 0:
-		h.neg.add(index(-v), w)
+		h.neg.add(-v, w)
 	default:
 		h.zero += w
 	}
@@ -101,7 +125,8 @@ func (h *Hist) Max() float64 {
 
 // Percentile is the weighted nearest-rank p-th percentile, within RelErr:
 // the value of the bucket in which the cumulative weight, ascending, first
-// reaches p/100 of the total. NaN when empty or p is outside (0, 100].
+// reaches p/100 of the total, clamped to the values that bucket holds. NaN
+// when empty or p is outside (0, 100].
 func (h *Hist) Percentile(p float64) float64 {
 	if h.n == 0 || !(p > 0 && p <= 100) {
 		return math.NaN()
@@ -114,7 +139,7 @@ func (h *Hist) Percentile(p float64) float64 {
 	reached := func(w float64) bool { cum += w; return w > 0 && cum >= target }
 	for j := len(h.neg.w) - 1; j >= 0; j-- { // the most negative first
 		if reached(h.neg.w[j]) {
-			return h.clamp(-value(h.neg.off + j))
+			return -h.neg.value(j)
 		}
 	}
 	if reached(h.zero) {
@@ -122,12 +147,8 @@ func (h *Hist) Percentile(p float64) float64 {
 	}
 	for j, w := range h.pos.w {
 		if reached(w) {
-			return h.clamp(value(h.pos.off + j))
+			return h.pos.value(j)
 		}
 	}
 	return h.hi
 }
-
-// clamp keeps v within the values added: a bucket's reported value may lie
-// past the one value it holds.
-func (h *Hist) clamp(v float64) float64 { return min(max(v, h.lo), h.hi) }

@@ -73,8 +73,8 @@ func TestPercentileAtBucketEdges(t *testing.T) {
 	}
 }
 
-// Known values: one value is returned exactly (clamped); zero is exact; a
-// percentile falls in the bucket of the value the nearest rank picks.
+// Known values: a bucket's one value is returned exactly; zero is exact; a
+// percentile is within RelErr of the value the nearest rank picks.
 func TestPercentileKnownValues(t *testing.T) {
 	var h Hist
 	if got := h.Percentile(50); !math.IsNaN(got) {
@@ -92,8 +92,19 @@ func TestPercentileKnownValues(t *testing.T) {
 	if got := z.Percentile(75); got != 0 {
 		t.Errorf("p75 of {0×3, 1e6} = %v, want 0", got)
 	}
-	if got := z.Percentile(76); math.Abs(got-1e6) > RelErr*1e6 || got > 1e6 {
-		t.Errorf("p76 of {0×3, 1e6} = %v, want 1e6 within %g and not above the max", got, RelErr)
+	if got := z.Percentile(76); got != 1e6 {
+		t.Errorf("p76 of {0×3, 1e6} = %v, want 1e6 (the one value of its bucket)", got)
+	}
+	// Gaps of 10, 10, 10 and 50 ms, and their negatives: each bucket holds
+	// one distinct value, so every percentile is exact.
+	var even Hist
+	for _, v := range []float64{10e6, 50e6, 10e6, 10e6, -10e6, -50e6} {
+		even.Add(v, 1)
+	}
+	for p, want := range map[float64]float64{10: -50e6, 30: -10e6, 50: 10e6, 83: 10e6, 84: 50e6, 99: 50e6} {
+		if got := even.Percentile(p); got != want {
+			t.Errorf("p%g of {±10, 10, 10, ±50 ms} = %v, want %v exactly", p, got, want)
+		}
 	}
 	// 1..100 ms: p50 is 50 ms, p99 is 99 ms, each within RelErr.
 	var ms Hist
