@@ -41,17 +41,25 @@ type recordLine struct {
 
 func appendRecords(b []byte, recs []client.Record, speed float64) ([]byte, error) {
 	for i := range recs {
-		r := &recs[i]
-		sm := RequestSmoothness(r, speed)
-		line, err := json.Marshal(recordLine{Record: r, TTFTMs: msJSON(RequestTTFT(r)),
-			DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
-			MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)})
-		if err != nil {
+		var err error
+		if b, err = appendRecord(b, &recs[i], speed); err != nil {
 			return nil, fmt.Errorf("record %d: %w", i, err)
 		}
-		b = append(append(b, line...), '\n')
 	}
 	return b, nil
+}
+
+// appendRecord appends r's line, with its figures against a reader at
+// speed tok/s.
+func appendRecord(b []byte, r *client.Record, speed float64) ([]byte, error) {
+	sm := RequestSmoothness(r, speed)
+	line, err := json.Marshal(recordLine{Record: r, TTFTMs: msJSON(RequestTTFT(r)),
+		DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
+		MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)})
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b, line...), '\n'), nil
 }
 
 // ErrPartialLastLine: the records end in a line with no newline that is not
@@ -63,27 +71,41 @@ var ErrPartialLastLine = errors.New("ends in a partial line (the run was killed 
 // skipped; an error names the 1-based line it is on. A last line cut short
 // gives the records before it and an error matching ErrPartialLastLine.
 func ReadRecords(r io.Reader) ([]client.Record, error) {
-	br := bufio.NewReader(r)
 	var recs []client.Record
+	err := EachRecord(r, func(rec *client.Record) bool {
+		recs = append(recs, *rec)
+		return true
+	})
+	return recs, err
+}
+
+// EachRecord reads JSON lines as ReadRecords does, one record at a time:
+// it hands each to yield, a new one every line, until yield returns false
+// or the lines end, and returns ReadRecords' errors. Its memory is one
+// line's.
+func EachRecord(r io.Reader, yield func(*client.Record) bool) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
 		// ReadBytes has no line-length limit: a long stream's record holds
 		// one offset per chunk.
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			var rec client.Record
-			if uerr := json.Unmarshal(line, &rec); uerr != nil {
+			rec := new(client.Record)
+			if uerr := json.Unmarshal(line, rec); uerr != nil {
 				if errors.Is(err, io.EOF) && line[len(line)-1] != '\n' && !json.Valid(line) {
-					return recs, fmt.Errorf("line %d: %w", n, ErrPartialLastLine)
+					return fmt.Errorf("line %d: %w", n, ErrPartialLastLine)
 				}
-				return recs, fmt.Errorf("line %d: %w", n, uerr)
+				return fmt.Errorf("line %d: %w", n, uerr)
 			}
-			recs = append(recs, rec)
+			if !yield(rec) {
+				return nil
+			}
 		}
 		if errors.Is(err, io.EOF) {
-			return recs, nil
+			return nil
 		}
 		if err != nil {
-			return recs, fmt.Errorf("line %d: %w", n, err)
+			return fmt.Errorf("line %d: %w", n, err)
 		}
 	}
 }
