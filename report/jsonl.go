@@ -84,23 +84,39 @@ func ReadRecords(r io.Reader) ([]client.Record, error) {
 // or the lines end, and returns ReadRecords' errors. Its memory is one
 // line's.
 func EachRecord(r io.Reader, yield func(*client.Record) bool) error {
+	return eachLine(r, func(line []byte, _ int64) (bool, error) {
+		rec := new(client.Record)
+		if err := json.Unmarshal(line, rec); err != nil {
+			return false, err
+		}
+		return yield(rec), nil
+	})
+}
+
+// eachLine hands each non-blank line of r, with its byte offset, to f
+// until f returns false or an error, or the lines end. An error of f names
+// the 1-based line; on a last line with no newline that is not whole JSON
+// it matches ErrPartialLastLine.
+func eachLine(r io.Reader, f func(line []byte, off int64) (bool, error)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
+	var off int64
 	for n := 1; ; n++ {
 		// ReadBytes has no line-length limit: a long stream's record holds
 		// one offset per chunk.
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			rec := new(client.Record)
-			if uerr := json.Unmarshal(line, rec); uerr != nil {
+			more, ferr := f(line, off)
+			if ferr != nil {
 				if errors.Is(err, io.EOF) && line[len(line)-1] != '\n' && !json.Valid(line) {
 					return fmt.Errorf("line %d: %w", n, ErrPartialLastLine)
 				}
-				return fmt.Errorf("line %d: %w", n, uerr)
+				return fmt.Errorf("line %d: %w", n, ferr)
 			}
-			if !yield(rec) {
+			if !more {
 				return nil
 			}
 		}
+		off += int64(len(line))
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
