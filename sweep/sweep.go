@@ -171,8 +171,9 @@ func (e *AbortError) Error() string {
 }
 
 // Run runs every level in order and calls onLevel with each level (its
-// records, unless Config.Record took them) as soon as the level ends, including a level cut short by cancellation, so
-// that the caller can flush it to disk. It returns context.Cause(ctx) when canceled, an
+// records, unless Config.Record took them) as soon as the level ends,
+// including a level cut short by cancellation, so that the caller can flush
+// it to disk. It returns context.Cause(ctx) when canceled, an
 // *AbortError when a level was aborted, onLevel's error if it fails, and nil
 // otherwise. Failed requests are never an error here.
 func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) error {
