@@ -106,6 +106,9 @@ func ScanRunDir(path string) (SavedRun, error) {
 	run.scanErr = new(error)
 	run.addLevels(idx.order, func(k levelKey, end sweep.EndReason, h sweep.Health) sweep.Level {
 		li := idx.levels[k]
+		if li == nil { // listed, with no record (a level aborted before its first request)
+			li = &levelLines{}
+		}
 		return sweep.Level{Concurrency: k.concurrency, Rate: k.rate, Repeat: k.repeat, EndReason: end, Health: h,
 			Start: li.start, End: li.end, Source: spanSource(file, li.spans, run.scanErr)}
 	})

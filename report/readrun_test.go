@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +228,40 @@ func TestScanRunDirInterleavedAndPartial(t *testing.T) {
 	}
 	if err := run.ScanErr(); err == nil || strings.Contains(err.Error(), "\n") {
 		t.Errorf("records gone: ScanErr %v, want one line", err)
+	}
+}
+
+// A level summary.json lists but requests.jsonl has no record of (one
+// aborted before its first request) reads back as an empty level, with
+// both readers.
+func TestReadRunDirListedLevelWithoutRecords(t *testing.T) {
+	for _, rd := range readers {
+		t.Run(rd.name, func(t *testing.T) {
+			dir := t.TempDir()
+			levels := goldenLevels()[:2]
+			empty := sweep.Level{Concurrency: 64, EndReason: sweep.Aborted}
+			stats := []LevelStats{Summarize(levels[0]), Summarize(empty), Summarize(levels[1])}
+			var buf bytes.Buffer
+			if err := WriteRecords(&buf, append(slices.Clone(levels[0].Records), levels[1].Records...)); err != nil {
+				t.Fatal(err)
+			}
+			var sum bytes.Buffer
+			WriteSummaryJSON(&sum, goldenSummary(stats))
+			for name, b := range map[string][]byte{RequestsFile: buf.Bytes(), SummaryFile: sum.Bytes()} {
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run, err := rd.read(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(run.Levels) != 3 || len(run.Warnings) != 0 {
+				t.Fatalf("%d levels, warnings %q; want 3 and none", len(run.Levels), run.Warnings)
+			}
+			if g, w := csvOf(t, run.Stats()), csvOf(t, stats); g != w {
+				t.Errorf("figures read back differ:\n got %s\nwant %s", g, w)
+			}
+		})
 	}
 }
