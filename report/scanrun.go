@@ -80,6 +80,10 @@ func spanSource(path string, spans []span, errp *error) iter.Seq[*client.Record]
 					stopped = !yield(r)
 					return !stopped
 				})
+				if err != nil {
+					// EachRecord counts lines from the span's start.
+					err = fmt.Errorf("the lines from byte %d: %w", sp.off, err)
+				}
 				if err != nil || stopped {
 					break
 				}
