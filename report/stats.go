@@ -60,7 +60,7 @@ type LevelStats struct {
 	E2ELatencyP50             time.Duration // End − Start (vLLM's E2EL)
 	E2ELatencyP90             time.Duration
 	E2ELatencyP99             time.Duration
-	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk
+	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk; within 0.1% (internal/hist)
 	ITLMax                    time.Duration
 
 	// Smoothness (smooth.go), over successful requests, against a reader
@@ -95,9 +95,10 @@ type LevelStats struct {
 	ClientLimited       bool
 	ClientLimitedReason string
 	// ClientDelayP99 is the p99, over the token chunks of successful
-	// requests, of arrival minus the server's send stamp (Record.SendLag):
-	// the delay the client added, measured; NoSample when the server sent
-	// no stamps. The client-limit checks prefer it to the ticker.
+	// requests, of arrival minus the server's send stamp (Record.SendLag),
+	// within 0.1% (internal/hist): the delay the client added, measured;
+	// NoSample when the server sent no stamps. The client-limit checks
+	// prefer it to the ticker.
 	ClientDelayP99 time.Duration
 
 	// SLO is the level's verdict against the run's SLO; nil without one.
