@@ -97,8 +97,9 @@ func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr 
 	runs := make([]compare.Run, len(dirs))
 	series := make([]chart.Series, len(dirs))
 	var base *report.RunConfig
+	var scanned []report.SavedRun
 	for i, dir := range dirs {
-		saved, err := report.ReadRunDir(dir)
+		saved, err := report.ScanRunDir(dir) // the records stay on disk
 		if err != nil {
 			return err
 		}
@@ -112,10 +113,16 @@ func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr 
 		}
 		runs[i] = compare.Run{Name: dir, Levels: saved.Levels}
 		series[i] = chart.Series{Name: dir, Stats: saved.Stats()}
+		scanned = append(scanned, saved)
 	}
 	tab, err := compare.Compare(runs, opts)
 	if err != nil {
 		return err
+	}
+	for i, saved := range scanned {
+		if err := saved.ScanErr(); err != nil {
+			return fmt.Errorf("reading run %s: %w", dirs[i], err)
+		}
 	}
 	if err := tab.WriteText(stdout); err != nil {
 		return err

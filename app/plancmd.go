@@ -68,6 +68,9 @@ func runFleetPlan(dir string, o plan.Options, stdout io.Writer) error {
 		return err
 	}
 	p, err := plan.Make(run, o)
+	if err == nil {
+		err = run.ScanErr()
+	}
 	if err != nil {
 		return fmt.Errorf("plan %s: %w", dir, err)
 	}
@@ -98,7 +101,7 @@ func readFinishedRun(dir string) (report.SavedRun, error) {
 		}
 		return report.SavedRun{}, err
 	}
-	run, err := report.ReadRunDir(dir)
+	run, err := report.ScanRunDir(dir) // the records stay on disk
 	switch {
 	case err != nil:
 		return run, err

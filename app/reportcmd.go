@@ -66,7 +66,7 @@ func flagsFirst(args []string, cmd string) error {
 // summary.json, the charts and report.html into out, and the console tables
 // to stdout.
 func runReport(dir, out string, stdout, stderr io.Writer) error {
-	run, err := report.ReadRunDir(dir)
+	run, err := report.ScanRunDir(dir) // the records stay on disk
 	if err != nil {
 		return err
 	}
@@ -74,6 +74,9 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", dir, w)
 	}
 	stats := run.Stats()
+	if err := run.ScanErr(); err != nil {
+		return fmt.Errorf("reading run %s: %w", dir, err)
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("output directory %s: %w", out, err)
 	}

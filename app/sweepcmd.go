@@ -75,6 +75,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
+	dir.ReadingSpeed = o.ReadingSpeed
 	if err := dir.Begin(); err != nil {
 		return err
 	}
@@ -123,6 +124,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 	cfg := sweep.Config{
 		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
 		Started: run.progress.start, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
+		Record: dir.Record, // each record to disk as it finishes
 	}
 	if o.Auto {
 		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
@@ -165,6 +167,9 @@ type sweepRun struct {
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
 	l.ReadingSpeed = r.o.ReadingSpeed
+	if l.Records == nil {
+		l.Source = r.dir.LevelRecords() // the records sweep.Config.Record wrote
+	}
 	s := report.Summarize(l)
 	report.AddPercentiles(&s, l, r.o.Percentiles)
 	if r.o.SLO.Set() {

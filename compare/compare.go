@@ -181,8 +181,8 @@ func poolLevels(levels []sweep.Level) []pool {
 			i = len(pools) - 1
 		}
 		p := &pools[i]
-		for j := range l.Records {
-			p.add(&l.Records[j])
+		for r := range l.All() {
+			p.add(r)
 		}
 		s := report.Summarize(l)
 		for k, m := range Metrics {

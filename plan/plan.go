@@ -286,7 +286,7 @@ func pool(levels []sweep.Level, stats []report.LevelStats, g group) Level {
 		l.RequestsPerS += s.RequestsPerS / float64(len(g.runs))
 		l.OutputTPS += s.AggregateOutputTPS / float64(len(g.runs))
 		l.ClientLimited = l.ClientLimited || s.ClientLimited
-		for _, r := range levels[i].Records {
+		for r := range levels[i].All() {
 			if r.Warmup || !r.OK() {
 				continue
 			}

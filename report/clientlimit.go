@@ -2,11 +2,8 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/toksweep/toksweep/client"
 )
 
 // The client-limit thresholds (docs/metrics.md, "client_limited"). No single
@@ -84,22 +81,6 @@ func clientLimited(s *LevelStats) (bool, string) {
 		why = append(why, cpu)
 	}
 	return len(why) > 0, strings.Join(why, "; ")
-}
-
-// clientDelayP99 is the p99 of Record.SendLag over every token chunk of
-// ok; NoSample when none carries send stamps.
-func clientDelayP99(ok []client.Record) time.Duration {
-	var lags []float64
-	for i := range ok {
-		for _, d := range ok[i].SendLag {
-			lags = append(lags, float64(d))
-		}
-	}
-	if len(lags) == 0 {
-		return NoSample
-	}
-	slices.Sort(lags)
-	return duration(Percentile(lags, 99))
 }
 
 // cpuBusy is the client's CPU time as a fraction of what GOMAXPROCS cores

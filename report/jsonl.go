@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"time"
 
 	"github.com/toksweep/toksweep/client"
 )
@@ -41,17 +43,25 @@ type recordLine struct {
 
 func appendRecords(b []byte, recs []client.Record, speed float64) ([]byte, error) {
 	for i := range recs {
-		r := &recs[i]
-		sm := RequestSmoothness(r, speed)
-		line, err := json.Marshal(recordLine{Record: r, TTFTMs: msJSON(RequestTTFT(r)),
-			DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
-			MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)})
-		if err != nil {
+		var err error
+		if b, err = appendRecord(b, &recs[i], speed); err != nil {
 			return nil, fmt.Errorf("record %d: %w", i, err)
 		}
-		b = append(append(b, line...), '\n')
 	}
 	return b, nil
+}
+
+// appendRecord appends r's line, with its figures against a reader at
+// speed tok/s.
+func appendRecord(b []byte, r *client.Record, speed float64) ([]byte, error) {
+	sm := RequestSmoothness(r, speed)
+	line, err := json.Marshal(recordLine{Record: r, TTFTMs: msJSON(RequestTTFT(r)),
+		DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
+		MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)})
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b, line...), '\n'), nil
 }
 
 // ErrPartialLastLine: the records end in a line with no newline that is not
@@ -63,27 +73,157 @@ var ErrPartialLastLine = errors.New("ends in a partial line (the run was killed 
 // skipped; an error names the 1-based line it is on. A last line cut short
 // gives the records before it and an error matching ErrPartialLastLine.
 func ReadRecords(r io.Reader) ([]client.Record, error) {
-	br := bufio.NewReader(r)
 	var recs []client.Record
+	err := EachRecord(r, func(rec *client.Record) bool {
+		recs = append(recs, *rec)
+		return true
+	})
+	return recs, err
+}
+
+// EachRecord reads JSON lines as ReadRecords does, one record at a time:
+// it hands each to yield, a new one every line, until yield returns false
+// or the lines end, and returns ReadRecords' errors. Its memory is one
+// line's.
+func EachRecord(r io.Reader, yield func(*client.Record) bool) error {
+	return eachLine(r, func(line []byte, _ int64) (bool, error) {
+		rec := new(client.Record)
+		if err := decodeRecord(line, rec); err != nil {
+			return false, err
+		}
+		return yield(rec), nil
+	})
+}
+
+// The arrays decodeRecord reads itself, as json.Marshal writes them.
+var (
+	chunkKey = []byte(`"chunk_ns":[`)
+	lagKey   = []byte(`"send_lag_ns":[`)
+)
+
+// decodeRecord is json.Unmarshal(line, rec), several times faster on a
+// long stream's line: the per-chunk arrays chunk_ns and send_lag_ns, most
+// of the line, are parsed here, and encoding/json decodes the rest. A line
+// not as json.Marshal writes a record (spaces in an array, a key twice,
+// anything but integers) is left whole to json.Unmarshal, with its result
+// and its errors.
+func decodeRecord(line []byte, rec *client.Record) error {
+	rest, chunks, ok := cutArray(line, chunkKey)
+	if ok {
+		var lags *[]time.Duration
+		if rest, lags, ok = cutArray(rest, lagKey); ok {
+			if err := json.Unmarshal(rest, rec); err != nil {
+				return err
+			}
+			if chunks != nil { // else json.Unmarshal found the key, if any
+				rec.ChunkAt = *chunks
+			}
+			if lags != nil {
+				rec.SendLag = *lags
+			}
+			return nil
+		}
+	}
+	return json.Unmarshal(line, rec)
+}
+
+// cutArray finds the one key`[…]` in line and parses the integers of the
+// array. It returns line with the array replaced by null, the integers (nil
+// when line has no such key: line is returned as it is) and whether it
+// could parse them; a key seen twice, or an array with anything but
+// integers as json.Marshal writes them, is not parsed.
+func cutArray(line, key []byte) ([]byte, *[]time.Duration, bool) {
+	i := bytes.Index(line, key)
+	if i < 0 {
+		return line, nil, true
+	}
+	j := i + len(key)
+	end := bytes.IndexByte(line[j:], ']')
+	if end < 0 || bytes.Contains(line[j:], key) {
+		return nil, nil, false
+	}
+	arr := line[j : j+end]
+	vs := make([]time.Duration, 0, bytes.Count(arr, []byte{','})+1)
+	for k := 0; k < len(arr); {
+		v, n, ok := parseInt(arr[k:])
+		if !ok {
+			return nil, nil, false
+		}
+		vs = append(vs, time.Duration(v))
+		if k += n; k == len(arr) {
+			break
+		}
+		if arr[k] != ',' || k+1 == len(arr) {
+			return nil, nil, false
+		}
+		k++
+	}
+	out := make([]byte, 0, len(line)-len(arr)+2)
+	out = append(append(append(out, line[:j-1]...), "null"...), line[j+end+1:]...)
+	return out, &vs, true
+}
+
+// parseInt parses a JSON integer at the start of b (no fraction, exponent
+// or leading zero) that fits an int64: its value and length.
+func parseInt(b []byte) (int64, int, bool) {
+	n, neg := 0, false
+	if n < len(b) && b[n] == '-' {
+		neg, n = true, 1
+	}
+	start := n
+	var u uint64
+	for n < len(b) && b[n] >= '0' && b[n] <= '9' {
+		if u > (math.MaxUint64-9)/10 {
+			return 0, 0, false
+		}
+		u = u*10 + uint64(b[n]-'0')
+		n++
+	}
+	digits := n - start
+	if digits == 0 || digits > 19 || (digits > 1 && b[start] == '0') {
+		return 0, 0, false
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, 0, false
+		}
+		return -int64(u), n, true // -(1<<63) wraps to itself
+	}
+	if u > math.MaxInt64 {
+		return 0, 0, false
+	}
+	return int64(u), n, true
+}
+
+// eachLine hands each non-blank line of r, with its byte offset, to f
+// until f returns false or an error, or the lines end. An error of f names
+// the 1-based line; on a last line with no newline that is not whole JSON
+// it matches ErrPartialLastLine.
+func eachLine(r io.Reader, f func(line []byte, off int64) (bool, error)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var off int64
 	for n := 1; ; n++ {
 		// ReadBytes has no line-length limit: a long stream's record holds
 		// one offset per chunk.
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			var rec client.Record
-			if uerr := json.Unmarshal(line, &rec); uerr != nil {
+			more, ferr := f(line, off)
+			if ferr != nil {
 				if errors.Is(err, io.EOF) && line[len(line)-1] != '\n' && !json.Valid(line) {
-					return recs, fmt.Errorf("line %d: %w", n, ErrPartialLastLine)
+					return fmt.Errorf("line %d: %w", n, ErrPartialLastLine)
 				}
-				return recs, fmt.Errorf("line %d: %w", n, uerr)
+				return fmt.Errorf("line %d: %w", n, ferr)
 			}
-			recs = append(recs, rec)
+			if !more {
+				return nil
+			}
 		}
+		off += int64(len(line))
 		if errors.Is(err, io.EOF) {
-			return recs, nil
+			return nil
 		}
 		if err != nil {
-			return recs, fmt.Errorf("line %d: %w", n, err)
+			return fmt.Errorf("line %d: %w", n, err)
 		}
 	}
 }

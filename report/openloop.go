@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/toksweep/toksweep/client"
 )
 
 // The open-loop thresholds; docs/metrics.md ("Open loop") gives the reasons.
@@ -41,22 +39,21 @@ type requestFigures struct {
 
 // throughput fills the figures both loops share: the finished count,
 // inflight_peak and TPOT.
-func (s *LevelStats) throughput(measured, ok []client.Record) {
+func (s *LevelStats) throughput(measured []request, ok []*request) {
 	s.Finished = 0
 	for i := range measured {
-		if measured[i].ErrorClass != client.Canceled {
+		if finished(measured[i]) {
 			s.Finished++
 		}
 	}
 	s.InflightPeak = inflightPeak(measured)
 	var tpot []float64
 	s.requests = make([]requestFigures, 0, len(ok))
-	for i := range ok {
-		r := &ok[i]
-		if u := r.OutputTokens(); u > 1 && len(r.ChunkAt) > 0 && r.End >= r.FirstToken {
-			tpot = append(tpot, float64(r.End-r.FirstToken)/float64(u-1))
+	for _, r := range ok {
+		if v := r.tpot(); !math.IsNaN(v) {
+			tpot = append(tpot, v)
 		}
-		s.requests = append(s.requests, requestFigures{ttft: RequestTTFT(r), decode: RequestDecodeTPS(r), e2e: RequestE2ETPS(r)})
+		s.requests = append(s.requests, requestFigures{ttft: r.ttft, decode: r.decode, e2e: r.e2e})
 	}
 	slices.Sort(tpot)
 	s.TPOTP50 = duration(Percentile(tpot, 50))
@@ -65,14 +62,14 @@ func (s *LevelStats) throughput(measured, ok []client.Record) {
 
 // inflightPeak is the most measured requests on the wire (Start to End)
 // at once.
-func inflightPeak(measured []client.Record) int {
+func inflightPeak(measured []request) int {
 	type edge struct {
 		at time.Duration
 		d  int
 	}
 	edges := make([]edge, 0, 2*len(measured))
 	for i := range measured {
-		edges = append(edges, edge{measured[i].Start, 1}, edge{measured[i].End, -1})
+		edges = append(edges, edge{measured[i].start, 1}, edge{measured[i].end, -1})
 	}
 	slices.SortFunc(edges, func(a, b edge) int {
 		if a.at != b.at {
@@ -90,19 +87,19 @@ func inflightPeak(measured []client.Record) int {
 
 // openLoop fills the open-loop figures of a rate level: the realised
 // arrival rate, the dispatch delay, the TTFT rise and the stability verdict.
-func (s *LevelStats) openLoop(measured, ok []client.Record) {
+func (s *LevelStats) openLoop(measured []request, ok []*request) {
 	s.OfferedRPS, s.AchievedRPS, s.TTFTRise = math.NaN(), math.NaN(), NoSample
 	s.DispatchDelayP50, s.DispatchDelayP99, s.DispatchDelayMax = NoSample, NoSample, NoSample
 	if s.Rate == 0 || len(measured) == 0 {
 		return
 	}
 	var delay []float64
-	lo, hi := measured[0].Origin(), measured[0].Origin()
+	lo, hi := measured[0].origin(), measured[0].origin()
 	for i := range measured {
 		r := &measured[i]
-		lo, hi = min(lo, r.Origin()), max(hi, r.Origin())
-		if r.Sched != 0 {
-			delay = append(delay, float64(r.Start-r.Sched))
+		lo, hi = min(lo, r.origin()), max(hi, r.origin())
+		if r.sched != 0 {
+			delay = append(delay, float64(r.start-r.sched))
 		}
 	}
 	if hi > lo {
@@ -124,11 +121,11 @@ func (s *LevelStats) openLoop(measured, ok []client.Record) {
 // the ends follow the arrivals, so it is the rate the server kept up with.
 // (In a closed loop the workers' rounds bias it: requests_per_s is that
 // loop's rate.)
-func completionRate(measured []client.Record) float64 {
+func completionRate(measured []request) float64 {
 	var ends []time.Duration
 	for i := range measured {
-		if measured[i].ErrorClass != client.Canceled {
-			ends = append(ends, measured[i].End)
+		if finished(measured[i]) {
+			ends = append(ends, measured[i].end)
 		}
 	}
 	if len(ends) < 2 {
@@ -144,11 +141,11 @@ func completionRate(measured []client.Record) float64 {
 // ttftRise is the rise of TTFT across the level: the least-squares slope
 // of TTFT over the scheduled instant, times the span of those instants.
 // NoSample with fewer than minFit successful requests with a token.
-func ttftRise(ok []client.Record) time.Duration {
+func ttftRise(ok []*request) time.Duration {
 	var xs, ys []float64
-	for i := range ok {
-		if t := RequestTTFT(&ok[i]); t != NoSample {
-			xs, ys = append(xs, ok[i].Origin().Seconds()), append(ys, float64(t))
+	for _, r := range ok {
+		if t := r.ttft; t != NoSample {
+			xs, ys = append(xs, r.origin().Seconds()), append(ys, float64(t))
 		}
 	}
 	if len(xs) < minFit {

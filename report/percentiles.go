@@ -1,13 +1,11 @@
 package report
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -17,63 +15,54 @@ import (
 // registry's in levels.csv and summary.json. Their values live in
 // LevelStats.Extra, keyed by column name.
 
-// percentileFigure is a figure that takes percentiles: its per-request
-// values over a level's successful measured requests.
+// percentileFigure is a figure that takes percentiles: one value per
+// successful measured request (NaN: none), or, for ITL, the pooled
+// per-token histogram.
 type percentileFigure struct {
 	prefix, suffix, unit, def string
-	ms                        bool // nanosecond values shown in ms
-	values                    func(ok []client.Record) []WeightedValue
+	ms                        bool                     // nanosecond values shown in ms
+	value                     func(r *request) float64 // nil: the ITL histogram
 }
 
 var percentileFigures = []percentileFigure{
-	{"ttft", "_ms", "ms", "TTFT", true, each(func(r *client.Record) float64 {
-		if len(r.ChunkAt) == 0 {
+	{"ttft", "_ms", "ms", "TTFT", true, func(r *request) float64 {
+		if r.chunks == 0 {
 			return math.NaN()
 		}
-		return float64(RequestTTFT(r))
-	})},
-	{"e2e_latency", "_ms", "ms", "end-to-end latency (End − Origin)", true, each(func(r *client.Record) float64 {
-		if r.End > r.Origin() {
-			return float64(r.End - r.Origin())
+		return float64(r.ttft)
+	}},
+	{"e2e_latency", "_ms", "ms", "end-to-end latency (End − Origin)", true, func(r *request) float64 {
+		if r.end > r.origin() {
+			return float64(r.end - r.origin())
 		}
 		return math.NaN()
-	})},
-	{"tpot", "_ms", "ms", "TPOT, (End − first token) / (output tokens − 1)", true, each(func(r *client.Record) float64 {
-		if u := r.OutputTokens(); u > 1 && len(r.ChunkAt) > 0 && r.End >= r.FirstToken {
-			return float64(r.End-r.FirstToken) / float64(u-1)
-		}
-		return math.NaN()
-	})},
-	{"itl", "_ms", "ms", "ITL, token-weighted", true, itlValues},
-	{"decode_tps", "", "tok/s", "decode tok/s per stream", false, each(RequestDecodeTPS)},
+	}},
+	{"tpot", "_ms", "ms", "TPOT, (End − first token) / (output tokens − 1)", true, (*request).tpot},
+	{"itl", "_ms", "ms", "ITL, token-weighted", true, nil},
+	{"decode_tps", "", "tok/s", "decode tok/s per stream", false, func(r *request) float64 { return r.decode }},
 }
 
-// each makes per-request values of f, skipping NaN, all of weight 1.
-func each(f func(*client.Record) float64) func([]client.Record) []WeightedValue {
-	return func(ok []client.Record) []WeightedValue {
-		var vs []WeightedValue
-		for i := range ok {
-			if v := f(&ok[i]); !math.IsNaN(v) {
-				vs = append(vs, WeightedValue{Value: v, Weight: 1})
-			}
-		}
-		return vs
+// percentile is f's p-th percentile over g (nearest rank; NaN without a
+// sample). sorted holds f's sorted per-request values.
+func (f percentileFigure) percentile(g *gathered, sorted []float64, p float64) float64 {
+	if f.value == nil {
+		return g.itl.Percentile(p)
 	}
+	return Percentile(sorted, p)
 }
 
-// itlValues are the per-token gaps, weighted as Summarize weighs them.
-func itlValues(ok []client.Record) []WeightedValue {
-	var vs []WeightedValue
-	for i := range ok {
-		r := &ok[i]
-		w := tokenWeight(r)
-		if w <= 0 {
-			continue
-		}
-		for j := 1; j < len(r.ChunkAt); j++ {
-			vs = append(vs, WeightedValue{Value: float64(r.ChunkAt[j]-r.ChunkAt[j-1]) / w, Weight: w})
+// values are f's sorted per-request values over g's successful requests.
+func (f percentileFigure) values(g *gathered) []float64 {
+	if f.value == nil {
+		return nil
+	}
+	var vs []float64
+	for _, r := range g.ok {
+		if v := f.value(r); !math.IsNaN(v) {
+			vs = append(vs, v)
 		}
 	}
+	slices.Sort(vs)
 	return vs
 }
 
@@ -114,28 +103,23 @@ func ExtraPercentileColumns(ps []float64) []Column {
 }
 
 // AddPercentiles fills s.Extra with the values of ExtraPercentileColumns(ps)
-// for level l (nearest rank, weighted for ITL; NaN without a sample).
+// for level l (nearest rank, the ITL's from its histogram; NaN without a
+// sample). It reads l's records once more.
 func AddPercentiles(s *LevelStats, l sweep.Level, ps []float64) {
 	if len(ps) == 0 {
 		return
 	}
-	var ok []client.Record
-	for _, r := range l.Records {
-		if !r.Warmup && r.OK() {
-			ok = append(ok, r)
-		}
-	}
+	g := gather(l.All(), readingSpeed(&l))
 	cols := ExtraPercentileColumns(ps)
 	s.Extra = make(map[string]float64, len(cols))
 	for _, f := range percentileFigures {
-		vs := f.values(ok)
-		slices.SortFunc(vs, func(a, b WeightedValue) int { return cmp.Compare(a.Value, b.Value) })
+		vs := f.values(g)
 		for _, p := range ps {
 			name := f.prefix + "_" + PercentileName(p) + f.suffix
 			if !slices.ContainsFunc(cols, func(c Column) bool { return c.Name == name }) {
 				continue
 			}
-			v := WeightedPercentile(vs, p)
+			v := f.percentile(g, vs, p)
 			if f.ms {
 				v /= 1e6
 			}

@@ -25,6 +25,7 @@ type SavedRun struct {
 	Levels  []sweep.Level // in run order
 	// Warnings are non-fatal remarks about the directory, for stderr.
 	Warnings []string
+	scanErr  *error // ScanRunDir's: the first error reading records back
 	// verdicts are the SLO verdicts recorded per level (nil: no SLO), in
 	// Levels order. Stats restores them as recorded, so a re-render
 	// reproduces the run's files byte for byte (the numeric SLO is in the
@@ -47,18 +48,11 @@ type levelKey struct {
 // records were saved but that summary.json does not list yet (a run killed
 // between the two writes) follows, with an unknown end reason and health,
 // and a warning. Level.Start and Level.End are recomputed from the records.
+// Every record is in memory (Level.Records); ScanRunDir leaves them on disk.
 func ReadRunDir(path string) (SavedRun, error) {
-	run := SavedRun{Path: path}
-	b, err := os.ReadFile(filepath.Join(path, SummaryFile))
+	run, err := readSummary(path)
 	if err != nil {
-		return run, fmt.Errorf("reading run %s: %w", path, err)
-	}
-	// Numbers in the configuration's extra_body stay json.Number, as
-	// written, so that the summary is rewritten byte for byte.
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&run.Summary); err != nil {
-		return run, fmt.Errorf("reading run %s: %s: %w", path, SummaryFile, err)
+		return run, err
 	}
 	f, err := os.Open(filepath.Join(path, RequestsFile))
 	if err != nil {
@@ -71,23 +65,6 @@ func ReadRunDir(path string) (SavedRun, error) {
 	} else if err != nil {
 		return run, fmt.Errorf("reading run %s: %s: %w", path, RequestsFile, err)
 	}
-	var warnings []string
-	run.Levels, warnings = rebuildLevels(run.Summary.Levels, recs)
-	run.Warnings = append(run.Warnings, warnings...)
-	if c := run.Summary.Config; c != nil {
-		for i := range run.Levels {
-			run.Levels[i].ReadingSpeed = c.ReadingSpeed
-		}
-	}
-	for _, lj := range run.Summary.Levels {
-		run.verdicts = append(run.verdicts, recordedVerdict(lj))
-	}
-	return run, nil
-}
-
-// rebuildLevels groups recs into the levels that summary lists, then any
-// level summary does not list.
-func rebuildLevels(summary []LevelJSON, recs []client.Record) ([]sweep.Level, []string) {
 	byKey := make(map[levelKey][]client.Record)
 	var order []levelKey // first appearance in recs
 	for _, r := range recs {
@@ -97,25 +74,103 @@ func rebuildLevels(summary []LevelJSON, recs []client.Record) ([]sweep.Level, []
 		}
 		byKey[k] = append(byKey[k], r)
 	}
-	var levels []sweep.Level
+	run.addLevels(order, func(k levelKey, end sweep.EndReason, h sweep.Health) sweep.Level {
+		return newLevel(k, end, h, byKey[k])
+	})
+	return run, nil
+}
+
+// ScanRunDir reads a run directory as ReadRunDir does, with the same
+// levels and figures, but leaves the records on disk: each level's Source
+// reads its lines of requests.jsonl anew, one record at a time, so that
+// re-rendering a run takes memory for one level's per-request figures, not
+// for its records. One pass over requests.jsonl finds where each level's
+// lines are. An error reading them back later is kept for ScanErr.
+func ScanRunDir(path string) (SavedRun, error) {
+	run, err := readSummary(path)
+	if err != nil {
+		return run, err
+	}
+	file := filepath.Join(path, RequestsFile)
+	f, err := os.Open(file)
+	if err != nil {
+		return run, fmt.Errorf("reading run %s: %w", path, err)
+	}
+	defer f.Close()
+	idx, err := indexLevels(f)
+	if errors.Is(err, ErrPartialLastLine) {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %v; ignored", RequestsFile, err))
+	} else if err != nil {
+		return run, fmt.Errorf("reading run %s: %s: %w", path, RequestsFile, err)
+	}
+	run.scanErr = new(error)
+	run.addLevels(idx.order, func(k levelKey, end sweep.EndReason, h sweep.Health) sweep.Level {
+		li := idx.levels[k]
+		if li == nil { // listed, with no record (a level aborted before its first request)
+			li = &levelLines{}
+		}
+		return sweep.Level{Concurrency: k.concurrency, Rate: k.rate, Repeat: k.repeat, EndReason: end, Health: h,
+			Start: li.start, End: li.end, Source: spanSource(file, li.spans, run.scanErr)}
+	})
+	return run, nil
+}
+
+// ScanErr is the first error met reading a ScanRunDir run's records back
+// (the file changed or vanished since): figures computed after it rest on
+// part of the records. Nil for ReadRunDir.
+func (r SavedRun) ScanErr() error {
+	if r.scanErr == nil {
+		return nil
+	}
+	return *r.scanErr
+}
+
+// readSummary reads a run directory's summary.json.
+func readSummary(path string) (SavedRun, error) {
+	run := SavedRun{Path: path}
+	b, err := os.ReadFile(filepath.Join(path, SummaryFile))
+	if err != nil {
+		return run, fmt.Errorf("reading run %s: %w", path, err)
+	}
+	// Numbers in the configuration's extra_body stay json.Number, as
+	// written, so that the summary is rewritten byte for byte.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&run.Summary); err != nil {
+		return run, fmt.Errorf("reading run %s: %s: %w", path, SummaryFile, err)
+	}
+	for _, lj := range run.Summary.Levels {
+		run.verdicts = append(run.verdicts, recordedVerdict(lj))
+	}
+	return run, nil
+}
+
+// addLevels makes the run's levels, of the keys order lists (first
+// appearance in requests.jsonl), with level: those summary.json lists, in
+// its order, then any level it does not list, with a warning.
+func (r *SavedRun) addLevels(order []levelKey, level func(levelKey, sweep.EndReason, sweep.Health) sweep.Level) {
 	listed := make(map[levelKey]bool)
-	for _, lj := range summary {
+	for _, lj := range r.Summary.Levels {
 		k := levelKey{lj.Concurrency, lj.Rate, lj.Repeat}
 		listed[k] = true
-		levels = append(levels, newLevel(k, lj.EndReason, lj.Health, byKey[k]))
-		levels[len(levels)-1].Server = lj.ServerMetrics
+		l := level(k, lj.EndReason, lj.Health)
+		l.Server = lj.ServerMetrics
+		r.Levels = append(r.Levels, l)
 	}
-	var warnings []string
 	for _, k := range order {
 		if listed[k] {
 			continue
 		}
 		name := LevelName(LevelStats{Concurrency: k.concurrency, Rate: k.rate})
-		warnings = append(warnings, fmt.Sprintf("level %s repeat %d has records but is not in %s: its end reason and client health are unknown",
+		r.Warnings = append(r.Warnings, fmt.Sprintf("level %s repeat %d has records but is not in %s: its end reason and client health are unknown",
 			name, k.repeat, SummaryFile))
-		levels = append(levels, newLevel(k, "", sweep.Health{}, byKey[k]))
+		r.Levels = append(r.Levels, level(k, "", sweep.Health{}))
 	}
-	return levels, warnings
+	if c := r.Summary.Config; c != nil {
+		for i := range r.Levels {
+			r.Levels[i].ReadingSpeed = c.ReadingSpeed
+		}
+	}
 }
 
 func newLevel(k levelKey, end sweep.EndReason, h sweep.Health, recs []client.Record) sweep.Level {

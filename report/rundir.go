@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,11 +47,12 @@ type RunDirOptions struct {
 	Unique bool
 }
 
-// RunDir persists a run as it goes. Each level is appended as it ends
-// (AddLevel) and summary.json is replaced atomically (WriteSummary), so a run
-// interrupted at any point leaves a valid levels.csv (header plus whole
-// rows), a valid requests.jsonl (whole lines) and, once written, a valid
-// summary.json.
+// RunDir persists a run as it goes. Each record goes to the level file
+// (LevelFile) as its request finishes (Record), each level is appended as it
+// ends (AddLevel) and summary.json is replaced atomically (WriteSummary), so
+// a run interrupted at any point leaves a valid levels.csv (header plus whole
+// rows), a valid requests.jsonl (whole lines, whole levels) and, once
+// written, a valid summary.json.
 //
 // A run takes its directory in two steps. ReserveRunDir, before any request,
 // checks that the directory can be written and locks it, without changing
@@ -67,11 +69,15 @@ type RunDir struct {
 	locks    []*dirLock // the directory's lock (and, once moved, the earlier run's)
 	levels   *os.File
 	requests *os.File
+	level    *levelFile   // the records of the level in progress
 	buf      bytes.Buffer // staging for one levels.csv row
 	// Extra are levels.csv columns after the registry's (--percentiles);
 	// set before Begin.
 	Extra []Column
-	csv   *LevelsCSV // writes into buf
+	// ReadingSpeed is the reader of the smoothness fields of the lines
+	// Record writes (0: the default ReadingSpeed); set before Begin.
+	ReadingSpeed float64
+	csv          *LevelsCSV // writes into buf
 }
 
 // OpenRunDir reserves a fresh or empty directory path and begins a run in
@@ -215,6 +221,9 @@ func (d *RunDir) Begin() error {
 	if d.requests, err = create(d.path, RequestsFile); err != nil {
 		return err
 	}
+	if d.level, err = openLevelFile(d.path); err != nil {
+		return err
+	}
 	if d.csv, err = NewLevelsCSVExtra(&d.buf, d.Extra); err == nil {
 		err = d.flushCSV()
 	}
@@ -274,20 +283,38 @@ func create(dir, name string) (*os.File, error) {
 // Path returns the directory.
 func (d *RunDir) Path() string { return d.path }
 
+// Record writes a finished request's record to the level file, where it
+// waits for the level's end (AddLevel): it is the sweep's Config.Record, so
+// that a level's records are not held in memory. It is safe for concurrent
+// use; an error is kept, and AddLevel returns it.
+func (d *RunDir) Record(r *client.Record) {
+	speed := d.ReadingSpeed
+	if !(speed > 0) {
+		speed = ReadingSpeed
+	}
+	d.level.add(r, speed)
+}
+
+// LevelRecords reads back the records given to Record since the last
+// AddLevel, one at a time and anew on each call: the Source of the level
+// that just ended (sweep.Level), for Summarize.
+func (d *RunDir) LevelRecords() iter.Seq[*client.Record] { return d.level.records() }
+
 // AddLevel appends a level's records (warm-up included, flagged) to
 // requests.jsonl and then its row to levels.csv, each synced to disk. The
-// records go first, so every row in levels.csv has its records on disk.
+// records go first, so every row in levels.csv has its records on disk. The
+// records are those given to Record during the level, or, when the level
+// holds them (l.Records), those; they reach requests.jsonl through the
+// level file, streamed, so that the level lands whole and memory does not
+// grow with it.
 func (d *RunDir) AddLevel(l sweep.Level, s LevelStats) error {
 	if d.levels == nil {
 		return fmt.Errorf("run directory %s: closed", d.path)
 	}
-	// One buffer, one write: the level lands whole or not at all. Sizing
-	// it up front spares the copies of a buffer grown by doubling.
-	b, err := appendRecords(make([]byte, 0, recordsSize(l.Records)), l.Records, readingSpeed(&l))
-	if err != nil {
-		return err
+	for i := range l.Records {
+		d.level.add(&l.Records[i], readingSpeed(&l))
 	}
-	if err := atomicfile.Append(d.requests, b); err != nil {
+	if err := d.level.appendTo(d.requests); err != nil {
 		return err
 	}
 	if err := d.csv.Write(s); err != nil {
@@ -335,6 +362,10 @@ func (d *RunDir) Close() error {
 			*f = nil
 		}
 	}
+	if d.level != nil {
+		errs = append(errs, d.level.close())
+		d.level = nil
+	}
 	if d.begun && d.aside != "" {
 		errs = append(errs, os.RemoveAll(d.aside))
 		d.aside = ""
@@ -348,14 +379,4 @@ func (d *RunDir) Close() error {
 		d.created = false
 	}
 	return errors.Join(errs...)
-}
-
-// recordsSize estimates the JSON size of recs: about 600 bytes of fields per
-// record and up to 12 per chunk offset or send lag.
-func recordsSize(recs []client.Record) int {
-	n := 0
-	for i := range recs {
-		n += 600 + 12*(len(recs[i].ChunkAt)+len(recs[i].SendLag))
-	}
-	return n
 }

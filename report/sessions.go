@@ -45,41 +45,41 @@ type session struct {
 }
 
 // sessionStats computes the SessionStats of a level's measured requests.
-func sessionStats(measured []client.Record) SessionStats {
+func sessionStats(measured []request) SessionStats {
 	st := SessionStats{Failures: newErrorCounts()}
 	var ttft1, ttftN, prompt1, promptN []float64
 	byID := map[int]*session{}
 	var order []int
 	for i := range measured {
 		r := &measured[i]
-		if r.Session == 0 {
+		if r.session == 0 {
 			continue
 		}
-		ss := byID[r.Session]
+		ss := byID[r.session]
 		if ss == nil {
-			ss = &session{start: r.Start, end: r.End}
-			byID[r.Session] = ss
-			order = append(order, r.Session)
+			ss = &session{start: r.start, end: r.end}
+			byID[r.session] = ss
+			order = append(order, r.session)
 		}
-		if ss.lastEnd > 0 && r.Start > ss.lastEnd {
-			ss.think += r.Start - ss.lastEnd
+		if ss.lastEnd > 0 && r.start > ss.lastEnd {
+			ss.think += r.start - ss.lastEnd
 		}
-		ss.start, ss.end, ss.lastEnd = min(ss.start, r.Start), max(ss.end, r.End), r.End
-		ss.busy += r.End - r.Start
-		if !r.OK() {
-			ss.failed = r.ErrorClass
+		ss.start, ss.end, ss.lastEnd = min(ss.start, r.start), max(ss.end, r.end), r.end
+		ss.busy += r.end - r.start
+		if !r.ok() {
+			ss.failed = r.class
 			continue
 		}
 		ss.ok++
 		ttft, prompt := &ttftN, &promptN
-		if r.Turn <= 1 {
+		if r.turn <= 1 {
 			ttft, prompt = &ttft1, &prompt1
 		}
-		if len(r.ChunkAt) > 0 {
-			*ttft = append(*ttft, float64(RequestTTFT(r)))
+		if r.chunks > 0 {
+			*ttft = append(*ttft, float64(r.ttft))
 		}
-		if r.PromptTokens > 0 {
-			*prompt = append(*prompt, float64(r.PromptTokens))
+		if r.prompt > 0 {
+			*prompt = append(*prompt, float64(r.prompt))
 		}
 	}
 	for _, xs := range [][]float64{ttft1, ttftN} {

@@ -99,13 +99,13 @@ func readingSpeed(l *sweep.Level) float64 {
 }
 
 // smoothness fills the per-level smoothness figures from the successful
-// requests, against a reader at speed tok/s.
-func (s *LevelStats) smoothness(ok []client.Record, speed float64) {
+// requests, measured (gather) against a reader at speed tok/s.
+func (s *LevelStats) smoothness(ok []*request, speed float64) {
 	s.ReadingSpeed = speed
 	var gaps, ratios []float64
 	stalled, smooth := 0, 0
-	for i := range ok {
-		sm := RequestSmoothness(&ok[i], speed)
+	for _, r := range ok {
+		sm := r.smooth
 		if sm.MaxGap != NoSample {
 			gaps = append(gaps, float64(sm.MaxGap))
 		}

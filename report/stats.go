@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -61,7 +60,7 @@ type LevelStats struct {
 	E2ELatencyP50             time.Duration // End − Start (vLLM's E2EL)
 	E2ELatencyP90             time.Duration
 	E2ELatencyP99             time.Duration
-	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk
+	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk; within 0.1% (internal/hist)
 	ITLMax                    time.Duration
 
 	// Smoothness (smooth.go), over successful requests, against a reader
@@ -96,9 +95,10 @@ type LevelStats struct {
 	ClientLimited       bool
 	ClientLimitedReason string
 	// ClientDelayP99 is the p99, over the token chunks of successful
-	// requests, of arrival minus the server's send stamp (Record.SendLag):
-	// the delay the client added, measured; NoSample when the server sent
-	// no stamps. The client-limit checks prefer it to the ticker.
+	// requests, of arrival minus the server's send stamp (Record.SendLag),
+	// within 0.1% (internal/hist): the delay the client added, measured;
+	// NoSample when the server sent no stamps. The client-limit checks
+	// prefer it to the ticker.
 	ClientDelayP99 time.Duration
 
 	// SLO is the level's verdict against the run's SLO; nil without one.
@@ -139,7 +139,8 @@ type LevelStats struct {
 func (s *LevelStats) Window() time.Duration { return s.WindowEnd - s.WindowStart }
 
 // Summarize computes the figures of one level. It is pure: the same level
-// always gives the same stats.
+// always gives the same stats. It reads the level's records twice
+// (gather.go), one at a time.
 func Summarize(l sweep.Level) LevelStats {
 	s := LevelStats{
 		Concurrency: l.Concurrency,
@@ -148,25 +149,17 @@ func Summarize(l sweep.Level) LevelStats {
 		EndReason:   l.EndReason,
 		Health:      l.Health,
 	}
-	var measured, ok []client.Record
-	for _, r := range l.Records {
-		if r.Warmup {
-			continue
-		}
-		measured = append(measured, r)
-		if r.OK() {
-			ok = append(ok, r)
-		}
-	}
-	s.countOutcomes(measured)
-	s.countTokens(ok)
-	s.singleStream(ok)
-	s.smoothness(ok, readingSpeed(&l))
-	s.aggregate(measured)
-	s.ClientDelayP99 = clientDelayP99(ok)
-	s.Session = sessionStats(measured)
-	s.throughput(measured, ok)
-	s.openLoop(measured, ok)
+	g := gather(l.All(), readingSpeed(&l))
+	s.countOutcomes(g.measured)
+	s.countTokens(g.ok)
+	s.singleStream(g)
+	s.smoothness(g.ok, readingSpeed(&l))
+	s.window(g.measured)
+	s.aggregate(l.All())
+	s.ClientDelayP99 = duration(g.lag.Percentile(99))
+	s.Session = sessionStats(g.measured)
+	s.throughput(g.measured, g.ok)
+	s.openLoop(g.measured, g.ok)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
 	s.Server = serverStats(l.Server)
 	return s
@@ -183,46 +176,45 @@ func tokenWeight(r *client.Record) float64 {
 }
 
 // countOutcomes fills the success and per-class failure counts.
-func (s *LevelStats) countOutcomes(measured []client.Record) {
+func (s *LevelStats) countOutcomes(measured []request) {
 	s.Errors = newErrorCounts()
 	for i := range measured {
 		r := &measured[i]
-		if r.OK() {
+		if r.ok() {
 			s.RequestsOK++
 			continue
 		}
 		// A class outside client.ErrorClasses still counts as failed.
 		s.RequestsFailed++
-		s.Errors.add(r.ErrorClass)
+		s.Errors.add(r.class)
 	}
 }
 
 // countTokens fills the token source, mismatch, output size and finish
 // reason figures from the successful requests.
-func (s *LevelStats) countTokens(ok []client.Record) {
+func (s *LevelStats) countTokens(ok []*request) {
 	s.CompletionTokensMean = math.NaN()
 	if len(ok) == 0 {
 		return
 	}
 	withUsage, sum := 0, 0.0 // float64: no sum of counts can overflow
 	s.CompletionTokensMin = math.MaxInt
-	for i := range ok {
-		r := &ok[i]
-		u, k := r.OutputTokens(), len(r.ChunkAt)
+	for _, r := range ok {
+		u, k := r.tokens, r.chunks
 		sum += float64(u)
 		s.CompletionTokensMin = min(s.CompletionTokensMin, u)
 		s.CompletionTokensMax = max(s.CompletionTokensMax, u)
-		switch r.FinishReason {
+		switch r.finish {
 		case "stop":
 			s.FinishStop++
 		case "length":
 			s.FinishLength++
 		}
-		if !r.HasUsage {
+		if !r.hasUsage {
 			continue
 		}
 		withUsage++
-		if r.UsageAbsurd() || mismatched(u, k) { // an absurd count is flagged, and u is the chunk count
+		if r.absurd || mismatched(u, k) { // an absurd count is flagged, and u is the chunk count
 			s.TokenCountMismatch++
 		}
 	}
@@ -247,51 +239,34 @@ func mismatched(u, k int) bool {
 }
 
 // singleStream fills the per-request figures: TTFT, TTFC, decode and e2e
-// rates, and the pooled per-token ITL.
-func (s *LevelStats) singleStream(ok []client.Record) {
+// rates, exact over the successful requests, and the per-token ITL from
+// g's histogram (within hist.RelErr; its max exact).
+func (s *LevelStats) singleStream(g *gathered) {
 	var ttft, ttfc, decode, e2e, e2el []float64
-	gaps := 0
-	for i := range ok {
-		gaps += max(len(ok[i].ChunkAt)-1, 0)
-	}
-	itl := make([]WeightedValue, 0, gaps) // sized once: a level can hold millions of gaps
-	itlMax := math.NaN()
-	for i := range ok {
-		r := &ok[i]
-		k := len(r.ChunkAt)
-		if v := RequestE2ETPS(r); !math.IsNaN(v) {
-			e2e = append(e2e, v)
+	for _, r := range g.ok {
+		if !math.IsNaN(r.e2e) {
+			e2e = append(e2e, r.e2e)
 		}
-		if r.End > r.Origin() {
-			e2el = append(e2el, float64(r.End-r.Origin()))
+		if r.end > r.origin() {
+			e2el = append(e2el, float64(r.end-r.origin()))
 		}
-		if r.FirstContent > 0 {
-			ttfc = append(ttfc, float64(r.FirstContent-r.Origin()))
+		if r.firstContent > 0 {
+			ttfc = append(ttfc, float64(r.firstContent-r.origin()))
 		}
-		if r.ReasoningChunks > 0 || r.ReasoningTokens > 0 {
+		if r.reasons {
 			s.ReasoningRequests++
 		}
-		if k == 0 {
+		if r.chunks == 0 {
 			continue // no token times
 		}
-		w := tokenWeight(r)
-		ttft = append(ttft, float64(RequestTTFT(r)))
-		if d := RequestDecodeTPS(r); !math.IsNaN(d) {
-			decode = append(decode, d)
-		}
-		if w <= 0 {
-			continue // usage says no tokens: no per-token latency
-		}
-		for j := 1; j < k; j++ {
-			perToken := float64(r.ChunkAt[j]-r.ChunkAt[j-1]) / w
-			itl = append(itl, WeightedValue{Value: perToken, Weight: w})
-			itlMax = nanMax(itlMax, perToken)
+		ttft = append(ttft, float64(r.ttft))
+		if !math.IsNaN(r.decode) {
+			decode = append(decode, r.decode)
 		}
 	}
 	for _, xs := range [][]float64{ttft, ttfc, decode, e2e, e2el} {
 		slices.Sort(xs)
 	}
-	slices.SortFunc(itl, func(a, b WeightedValue) int { return cmp.Compare(a.Value, b.Value) })
 
 	s.TTFTP50 = duration(Percentile(ttft, 50))
 	s.TTFTP95 = duration(Percentile(ttft, 95))
@@ -306,9 +281,9 @@ func (s *LevelStats) singleStream(ok []client.Record) {
 	s.E2ELatencyP50 = duration(Percentile(e2el, 50))
 	s.E2ELatencyP90 = duration(Percentile(e2el, 90))
 	s.E2ELatencyP99 = duration(Percentile(e2el, 99))
-	s.ITLP50 = duration(WeightedPercentile(itl, 50))
-	s.ITLP99 = duration(WeightedPercentile(itl, 99))
-	s.ITLMax = duration(itlMax)
+	s.ITLP50 = duration(g.itl.Percentile(50))
+	s.ITLP99 = duration(g.itl.Percentile(99))
+	s.ITLMax = duration(g.itl.Max())
 }
 
 // duration converts nanoseconds to a Duration, NaN to NoSample.
@@ -333,12 +308,4 @@ func Mean(xs []float64) float64 {
 		return math.NaN()
 	}
 	return sum / float64(n)
-}
-
-// nanMax is max treating NaN as "no value yet".
-func nanMax(a, b float64) float64 {
-	if math.IsNaN(a) || b > a {
-		return b
-	}
-	return a
 }

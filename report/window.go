@@ -1,6 +1,7 @@
 package report
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"time"
@@ -17,24 +18,24 @@ import (
 // to [min Start, max End] and reports fallback. When no measured request
 // finished at all (every one was cut short by an interruption), there is no
 // window: [0, 0], and every aggregate figure is undefined.
-func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallback bool) {
-	if !slices.ContainsFunc(measured, func(r client.Record) bool { return r.ErrorClass != client.Canceled }) {
+func steadyWindow(measured []request, c int) (ws, we time.Duration, fallback bool) {
+	if !slices.ContainsFunc(measured, finished) {
 		return 0, 0, false
 	}
 	type span struct{ first, last time.Duration }
 	workers := make(map[int]span)
-	lo, hi := measured[0].Start, measured[0].End
+	lo, hi := measured[0].start, measured[0].end
 	for i := range measured {
 		r := &measured[i]
-		lo, hi = min(lo, r.Start), max(hi, r.End)
-		if r.ErrorClass == client.Canceled {
+		lo, hi = min(lo, r.start), max(hi, r.end)
+		if r.class == client.Canceled {
 			continue
 		}
-		sp, seen := workers[r.Worker]
+		sp, seen := workers[r.worker]
 		if !seen {
-			sp = span{r.Start, r.End}
+			sp = span{r.start, r.end}
 		}
-		workers[r.Worker] = span{min(sp.first, r.Start), max(sp.last, r.End)}
+		workers[r.worker] = span{min(sp.first, r.start), max(sp.last, r.end)}
 	}
 	ws, we = math.MinInt64, math.MaxInt64
 	for _, sp := range workers {
@@ -51,17 +52,17 @@ func steadyWindow(measured []client.Record, c int) (ws, we time.Duration, fallba
 // (arrivals stop), over the requests not canceled by an interruption. If
 // that span is empty, it falls back to [min Start, max End] and reports
 // fallback; without a finished request there is no window.
-func openWindow(measured []client.Record) (ws, we time.Duration, fallback bool) {
-	if !slices.ContainsFunc(measured, func(r client.Record) bool { return r.ErrorClass != client.Canceled }) {
+func openWindow(measured []request) (ws, we time.Duration, fallback bool) {
+	if !slices.ContainsFunc(measured, finished) {
 		return 0, 0, false
 	}
-	lo, hi := measured[0].Start, measured[0].End
+	lo, hi := measured[0].start, measured[0].end
 	ws, we = math.MaxInt64, math.MinInt64
 	for i := range measured {
 		r := &measured[i]
-		lo, hi = min(lo, r.Start), max(hi, r.End)
-		if r.ErrorClass != client.Canceled {
-			ws, we = min(ws, r.End), max(we, r.Start)
+		lo, hi = min(lo, r.start), max(hi, r.end)
+		if r.class != client.Canceled {
+			ws, we = min(ws, r.end), max(we, r.start)
 		}
 	}
 	if we <= ws {
@@ -70,14 +71,25 @@ func openWindow(measured []client.Record) (ws, we time.Duration, fallback bool) 
 	return ws, we, false
 }
 
-// aggregate fills the steady-state window and the figures measured over it.
-func (s *LevelStats) aggregate(measured []client.Record) {
+// finished reports whether r finished (was not canceled by an
+// interruption or the drain).
+func finished(r request) bool { return r.class != client.Canceled }
+
+// window fills the steady-state window and the measured span (the first
+// pass: requests' scalars only).
+func (s *LevelStats) window(measured []request) {
 	if s.Rate > 0 {
 		s.WindowStart, s.WindowEnd, s.WindowFallback = openWindow(measured)
 	} else {
 		s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)
 	}
 	s.MeasuredSpan = measuredSpan(measured)
+}
+
+// aggregate fills the figures measured over the steady-state window: the
+// second pass over the level's records, which counts their chunks inside
+// the window that window found.
+func (s *LevelStats) aggregate(recs iter.Seq[*client.Record]) {
 	ws, we := s.WindowStart, s.WindowEnd
 	s.AggregateOutputTPS, s.AggregateTotalTPS = math.NaN(), math.NaN()
 	s.RequestsPerS, s.InflightMean = math.NaN(), math.NaN()
@@ -87,8 +99,10 @@ func (s *LevelStats) aggregate(measured []client.Record) {
 	}
 	in := func(t time.Duration) bool { return t >= ws && t <= we }
 	var output, prompt, inflight, requests float64
-	for i := range measured {
-		r := &measured[i]
+	for r := range recs {
+		if r.Warmup {
+			continue
+		}
 		inflight += max(0, min(r.End, we)-max(r.Start, ws)).Seconds()
 		if !r.OK() {
 			continue // a failed request's tokens are not delivered output
@@ -112,13 +126,13 @@ func (s *LevelStats) aggregate(measured []client.Record) {
 }
 
 // measuredSpan is max End − min Start over the measured requests.
-func measuredSpan(measured []client.Record) time.Duration {
+func measuredSpan(measured []request) time.Duration {
 	if len(measured) == 0 {
 		return 0
 	}
-	lo, hi := measured[0].Start, measured[0].End
+	lo, hi := measured[0].start, measured[0].end
 	for i := range measured {
-		lo, hi = min(lo, measured[i].Start), max(hi, measured[i].End)
+		lo, hi = min(lo, measured[i].start), max(hi, measured[i].end)
 	}
 	return hi - lo
 }

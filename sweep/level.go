@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"iter"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -31,8 +32,13 @@ type Level struct {
 	Start time.Duration
 	End   time.Duration
 	// Records holds every request of the level, warm-up included (flagged),
-	// sorted by Start.
+	// sorted by Start, when the sweep kept them (Config.Record nil) or
+	// whoever made the level put them there. A level whose records went
+	// to a file as they finished has none: Source reads them back.
 	Records []client.Record
+	// Source, used when Records is nil, yields the level's records anew on
+	// each call, in one order, one at a time (a file read line by line).
+	Source iter.Seq[*client.Record]
 	// Health describes the load generator itself during the level.
 	Health Health
 	// Server is the server's own account of the level, from its metrics
@@ -42,6 +48,21 @@ type Level struct {
 	// are measured against (report.Summarize); 0 means report.ReadingSpeed.
 	// The sweep leaves it 0: whoever summarises the level sets it.
 	ReadingSpeed float64
+}
+
+// All iterates over the level's records: Records, else Source (nothing
+// when neither is set). The record yielded is only valid until the next.
+func (l *Level) All() iter.Seq[*client.Record] {
+	if l.Records != nil || l.Source == nil {
+		return func(yield func(*client.Record) bool) {
+			for i := range l.Records {
+				if !yield(&l.Records[i]) {
+					return
+				}
+			}
+		}
+	}
+	return l.Source
 }
 
 // Health is what the client observed about itself during a level, used to

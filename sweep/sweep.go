@@ -57,6 +57,13 @@ type Config struct {
 	// Observe, when set, is told about every finished request (for live
 	// progress). It runs on the worker's goroutine and must be cheap.
 	Observe func(client.Record)
+	// Record, when set, is handed every finished request's record instead
+	// of the sweep keeping it in Level.Records (which it leaves nil), so
+	// that a level's memory does not grow with its requests and tokens: the
+	// caller writes the record out (report.RunDir.Record) and reads it back
+	// at the level's end. It runs on the workers' goroutines, concurrently,
+	// before Observe; it must not keep r.
+	Record func(r *client.Record)
 	// Started, when set, is told when a level starts, with its planned
 	// number of measured requests (0: bounded by Duration only).
 	Started func(c, repeat, planned int)
@@ -163,9 +170,10 @@ func (e *AbortError) Error() string {
 	return fmt.Sprintf("every request at %s failed (%s): %s", at, e.Class, e.Message)
 }
 
-// Run runs every level in order and calls onLevel with each level's records
-// as soon as the level ends, including a level cut short by cancellation, so
-// that the caller can flush it to disk. It returns context.Cause(ctx) when canceled, an
+// Run runs every level in order and calls onLevel with each level (its
+// records, unless Config.Record took them) as soon as the level ends,
+// including a level cut short by cancellation, so that the caller can flush
+// it to disk. It returns context.Cause(ctx) when canceled, an
 // *AbortError when a level was aborted, onLevel's error if it fails, and nil
 // otherwise. Failed requests are never an error here.
 func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) error {
@@ -415,8 +423,13 @@ func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p
 		}
 		s.prevEnd[w] = rec.End
 	}
-	s.recs = append(s.recs, rec)
+	if s.cfg.Record == nil {
+		s.recs = append(s.recs, rec)
+	}
 	s.mu.Unlock()
+	if s.cfg.Record != nil {
+		s.cfg.Record(&rec)
+	}
 	if s.cfg.Observe != nil {
 		s.cfg.Observe(rec)
 	}

@@ -304,3 +304,27 @@ func TestRunDrainCancelsLongRequests(t *testing.T) {
 		}
 	}
 }
+
+// With Config.Record, each finished record is handed over, warm-up
+// included, and the level keeps none.
+func TestRunRecordSink(t *testing.T) {
+	f := newFake(time.Millisecond)
+	var mu sync.Mutex
+	seqs := map[int]bool{}
+	cfg := Config{Levels: []int{4}, Requests: 12, Warmup: 3, Prompt: Cycle(prompts(2)),
+		Record: func(r *client.Record) {
+			mu.Lock()
+			defer mu.Unlock()
+			seqs[r.Seq] = true
+		}}
+	levels, err := collect(t, context.Background(), cfg, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(levels) != 1 || levels[0].Records != nil {
+		t.Fatalf("levels %d, records kept %d; want 1 level keeping none", len(levels), len(levels[0].Records))
+	}
+	if len(seqs) != 15 || !seqs[0] || !seqs[14] {
+		t.Errorf("Record saw tickets %v, want 0 to 14", seqs)
+	}
+}

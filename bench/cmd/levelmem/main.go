@@ -1,9 +1,11 @@
 // Command levelmem runs one sweep level the way `toksweep sweep` does
-// (client.New, sweep.Run) and reports where its memory goes, phase by phase:
-// the peak RSS (VmHWM) after the load, after report.Summarize, and after
-// encoding the level's requests.jsonl (report.WriteRecords, as the run
-// directory does), with the Go heap's figures at each point. bench/run.sh
-// runs it at C=1000 to explain toksweep's peak RSS per stream.
+// (client.New, sweep.Run, each record to a run directory's level file as it
+// finishes) and reports where its memory goes, phase by phase: the peak RSS
+// (VmHWM) after the load, after report.Summarize (two passes over the level
+// file), and after appending the level to requests.jsonl
+// (report.RunDir.AddLevel), with the Go heap's figures at each point.
+// bench/run.sh runs it at C=1000 to explain toksweep's peak RSS per stream.
+// The run directory is a temporary one, removed at the end.
 //
 //	levelmem -url http://127.0.0.1:8000/v1 -model sim -c 1000 -requests 3000 -max-tokens 200
 package main
@@ -13,10 +15,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
 	"runtime"
-	"unsafe"
+	"sync"
 
 	"github.com/toksweep/toksweep/bench/internal/procstat"
 	"github.com/toksweep/toksweep/client"
@@ -27,13 +29,12 @@ import (
 
 // Phase is the memory after one phase.
 type Phase struct {
-	Name      string  `json:"name"`
-	HWMKB     int64   `json:"hwm_kb"`      // peak RSS so far
-	HeapMB    float64 `json:"heap_mb"`     // heap in use now
-	StackMB   float64 `json:"stack_mb"`    // goroutine stacks in use now
-	AllocMB   float64 `json:"alloc_mb"`    // allocated during the phase
-	RecordsKB float64 `json:"records_kb"`  // what the level's records hold
-	NumGC     uint32  `json:"num_gc_done"` // collections so far
+	Name    string  `json:"name"`
+	HWMKB   int64   `json:"hwm_kb"`      // peak RSS so far
+	HeapMB  float64 `json:"heap_mb"`     // heap in use now
+	StackMB float64 `json:"stack_mb"`    // goroutine stacks in use now
+	AllocMB float64 `json:"alloc_mb"`    // allocated during the phase
+	NumGC   uint32  `json:"num_gc_done"` // collections so far
 }
 
 // Result is what levelmem prints.
@@ -70,43 +71,51 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	tmp, err := os.MkdirTemp("", "levelmem-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	dir, err := report.OpenRunDir(filepath.Join(tmp, "run"))
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
 	res := &Result{Concurrency: c, Requests: n}
 	var prev runtime.MemStats
 	runtime.ReadMemStats(&prev)
-	phase := func(name string, recs []client.Record) {
+	phase := func(name string) {
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		var held int64
-		for i := range recs {
-			held += recordSize + 8*int64(cap(recs[i].ChunkAt)+cap(recs[i].SendLag))
-		}
 		res.Phases = append(res.Phases, Phase{
 			Name: name, HWMKB: procstat.VmHWM("self"), HeapMB: mb(m.HeapInuse), StackMB: mb(m.StackInuse),
-			AllocMB: mb(m.TotalAlloc - prev.TotalAlloc), RecordsKB: float64(held) / 1024, NumGC: m.NumGC,
+			AllocMB: mb(m.TotalAlloc - prev.TotalAlloc), NumGC: m.NumGC,
 		})
 		prev = m
 	}
-	cfg := sweep.Config{Levels: []int{c}, Requests: n, Prompt: sweep.Cycle([]client.Prompt{{Text: sim.EssayPrompt}})}
-	err = sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error {
-		for i := range l.Records {
-			res.Tokens += len(l.Records[i].ChunkAt)
-			if !l.Records[i].OK() {
+	var mu sync.Mutex
+	cfg := sweep.Config{Levels: []int{c}, Requests: n, Prompt: sweep.Cycle([]client.Prompt{{Text: sim.EssayPrompt}}),
+		Record: func(r *client.Record) {
+			dir.Record(r)
+			mu.Lock()
+			defer mu.Unlock()
+			res.Tokens += len(r.ChunkAt)
+			if !r.OK() {
 				res.Failed++
 			}
-		}
-		phase("load (sweep.Run)", l.Records)
-		_ = report.Summarize(l)
-		phase("report.Summarize", l.Records)
-		if err := report.WriteRecords(io.Discard, l.Records); err != nil {
+		}}
+	err = sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error {
+		phase("load (sweep.Run)")
+		l.Source = dir.LevelRecords()
+		s := report.Summarize(l)
+		phase("report.Summarize")
+		if err := dir.AddLevel(l, s); err != nil {
 			return err
 		}
-		phase("report.WriteRecords", l.Records)
+		phase("report.RunDir.AddLevel")
 		return nil
 	})
 	return res, err
 }
-
-// recordSize is the size of a client.Record without what it points to.
-const recordSize = int64(unsafe.Sizeof(client.Record{}))
 
 func mb(b uint64) float64 { return float64(b) / (1 << 20) }

@@ -66,12 +66,11 @@ type levelMem struct {
 	Failed      int `json:"failed"`
 	Tokens      int `json:"tokens"`
 	Phases      []struct {
-		Name      string  `json:"name"`
-		HWMKB     int64   `json:"hwm_kb"`
-		HeapMB    float64 `json:"heap_mb"`
-		StackMB   float64 `json:"stack_mb"`
-		AllocMB   float64 `json:"alloc_mb"`
-		RecordsKB float64 `json:"records_kb"`
+		Name    string  `json:"name"`
+		HWMKB   int64   `json:"hwm_kb"`
+		HeapMB  float64 `json:"heap_mb"`
+		StackMB float64 `json:"stack_mb"`
+		AllocMB float64 `json:"alloc_mb"`
 	} `json:"phases"`
 }
 

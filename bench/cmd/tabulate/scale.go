@@ -72,9 +72,9 @@ func (r *run) memTable(b *bytes.Buffer) {
 	c := float64(m.Concurrency)
 	fmt.Fprintf(b, "Where the memory goes at C=%d (bench/cmd/levelmem: one level through client.New and sweep.Run as `toksweep sweep` runs it, then report's two steps, in one process; %d requests, %d tokens, %d failed):\n\n",
 		m.Concurrency, m.Requests, m.Tokens, m.Failed)
-	t := &table{head: []string{"after", "peak RSS so far MB", "KB/stream", "heap in use MB", "stacks MB", "allocated in the step MB", "records held MB"}}
+	t := &table{head: []string{"after", "peak RSS so far MB", "KB/stream", "heap in use MB", "stacks MB", "allocated in the step MB"}}
 	for _, ph := range m.Phases {
-		t.add(ph.Name, f(float64(ph.HWMKB)/1024, 1), f(float64(ph.HWMKB)/c, 0), f(ph.HeapMB, 1), f(ph.StackMB, 1), f(ph.AllocMB, 1), f(ph.RecordsKB/1024, 1))
+		t.add(ph.Name, f(float64(ph.HWMKB)/1024, 1), f(float64(ph.HWMKB)/c, 0), f(ph.HeapMB, 1), f(ph.StackMB, 1), f(ph.AllocMB, 1))
 	}
 	t.write(b)
 }

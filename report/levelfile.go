@@ -1,0 +1,151 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/toksweep/toksweep/atomicfile"
+	"github.com/toksweep/toksweep/client"
+)
+
+// LevelFile is the hidden file in a run directory that holds the records
+// of the level in progress, one line each as the requests finish (the
+// lines of requests.jsonl). At the level's end they are appended to
+// requests.jsonl, and the file starts over; the run removes it when it
+// closes. A run killed during a level leaves it behind: `report` does not
+// read it.
+const LevelFile = ".level.jsonl.tmp"
+
+// levelFile is a run directory's LevelFile: the records of the level in
+// progress, on disk rather than in memory.
+type levelFile struct {
+	path string
+
+	mu   sync.Mutex
+	f    *os.File // opened O_APPEND: writes follow a truncation
+	w    *bufio.Writer
+	line []byte // one record's line, reused
+	err  error  // the first error; AddLevel returns it
+}
+
+// openLevelFile creates dir's LevelFile.
+func openLevelFile(dir string) (*levelFile, error) {
+	f, err := os.OpenFile(filepath.Join(dir, LevelFile), os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, dirError(dir, err)
+	}
+	return &levelFile{path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+// add writes r's line, with its figures against a reader at speed tok/s.
+// It is safe for concurrent use.
+func (lf *levelFile) add(r *client.Record, speed float64) {
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	if lf.err != nil {
+		return
+	}
+	var err error
+	if lf.line, err = appendRecord(lf.line[:0], r, speed); err != nil {
+		lf.err = fmt.Errorf("record of request %d: %w", r.Seq, err)
+		return
+	}
+	if _, err := lf.w.Write(lf.line); err != nil {
+		lf.err = fmt.Errorf("writing %s: %w", LevelFile, unwrapPath(err))
+	}
+	if cap(lf.line) > 1<<20 {
+		lf.line = nil // a very long stream's line is not kept for the next
+	}
+}
+
+// records reads the level's records back, one at a time, anew on each
+// call. A read error is kept for appendTo to return.
+func (lf *levelFile) records() iter.Seq[*client.Record] {
+	return func(yield func(*client.Record) bool) {
+		lf.mu.Lock()
+		err := lf.flush()
+		lf.mu.Unlock()
+		if err != nil {
+			return
+		}
+		f, err := os.Open(lf.path)
+		if err == nil {
+			err = EachRecord(f, yield)
+			f.Close()
+		}
+		if err != nil {
+			lf.fail(fmt.Errorf("reading %s back: %w", LevelFile, unwrapPath(err)))
+		}
+	}
+}
+
+// flush writes out the buffered lines; lf.mu is held.
+func (lf *levelFile) flush() error {
+	if lf.err == nil {
+		if err := lf.w.Flush(); err != nil {
+			lf.err = fmt.Errorf("writing %s: %w", LevelFile, unwrapPath(err))
+		}
+	}
+	return lf.err
+}
+
+func (lf *levelFile) fail(err error) {
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	if lf.err == nil {
+		lf.err = err
+	}
+}
+
+// appendTo appends the level's lines to dst, streamed, and syncs dst, then
+// empties the level file for the next level. If the copy fails part way,
+// dst is truncated back, so it never ends in a part of the level. The
+// first error since the level began is returned, and the level file is
+// emptied either way.
+func (lf *levelFile) appendTo(dst *os.File) error {
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	err := lf.flush()
+	if err == nil {
+		err = copyAppend(dst, lf.path)
+	}
+	lf.err = nil
+	lf.w.Reset(lf.f)
+	if terr := lf.f.Truncate(0); err == nil && terr != nil {
+		err = fmt.Errorf("emptying %s: %w", LevelFile, unwrapPath(terr))
+	}
+	return err
+}
+
+// copyAppend appends the file at src to dst and syncs dst, as one write
+// that a hard exit waits for (atomicfile.Begin).
+func copyAppend(dst *os.File, src string) error {
+	defer atomicfile.Begin()()
+	in, err := os.Open(src)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	defer in.Close()
+	off, err := dst.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, in); err != nil {
+		if terr := dst.Truncate(off); terr == nil {
+			_, _ = dst.Seek(off, io.SeekStart)
+		}
+		return fmt.Errorf("appending the level to %s: %w", RequestsFile, unwrapPath(err))
+	}
+	return dst.Sync()
+}
+
+// close closes and removes the level file.
+func (lf *levelFile) close() error {
+	return errors.Join(lf.f.Close(), os.Remove(lf.path))
+}
