@@ -44,10 +44,11 @@ type levelKey struct {
 // ReadRunDir reads a directory written by RunDir. The records of
 // requests.jsonl are grouped by (concurrency, repeat), in file order; what
 // the records cannot tell, each level's end reason and client health, comes
-// from summary.json. Levels are in summary.json's order; a level whose
-// records were saved but that summary.json does not list yet (a run killed
-// between the two writes) follows, with an unknown end reason and health,
-// and a warning. Level.Start and Level.End are recomputed from the records.
+// from summary.json. Levels are in summary.json's order. Records of a level
+// that summary.json does not list are an unfinished tail (a run killed
+// while it appended the level, or before its summary caught up; a run still
+// writing): they are ignored, with a warning, since nothing says that they
+// are whole. Level.Start and Level.End are recomputed from the records.
 // Every record is in memory (Level.Records); ScanRunDir leaves them on disk.
 func ReadRunDir(path string) (SavedRun, error) {
 	run, err := readSummary(path)
@@ -147,7 +148,7 @@ func readSummary(path string) (SavedRun, error) {
 
 // addLevels makes the run's levels, of the keys order lists (first
 // appearance in requests.jsonl), with level: those summary.json lists, in
-// its order, then any level it does not list, with a warning.
+// its order. A level it does not list is left out, with a warning.
 func (r *SavedRun) addLevels(order []levelKey, level func(levelKey, sweep.EndReason, sweep.Health) sweep.Level) {
 	listed := make(map[levelKey]bool)
 	for _, lj := range r.Summary.Levels {
@@ -162,9 +163,8 @@ func (r *SavedRun) addLevels(order []levelKey, level func(levelKey, sweep.EndRea
 			continue
 		}
 		name := LevelName(LevelStats{Concurrency: k.concurrency, Rate: k.rate})
-		r.Warnings = append(r.Warnings, fmt.Sprintf("level %s repeat %d has records but is not in %s: its end reason and client health are unknown",
+		r.Warnings = append(r.Warnings, fmt.Sprintf("level %s repeat %d has records but is not in %s (the run stopped while writing it, or is still writing): ignored",
 			name, k.repeat, SummaryFile))
-		r.Levels = append(r.Levels, level(k, "", sweep.Health{}))
 	}
 	if c := r.Summary.Config; c != nil {
 		for i := range r.Levels {
