@@ -3,7 +3,9 @@
 #
 #   bench/scale.sh cost      C = 1 and 100: toksweep (as built, with --metrics-url off,
 #                            and with the probe off too) against bench/rawclient, same
-#                            simulator, alternating, REPS times each (about 2 minutes)
+#                            simulator, alternating, REPS times each (about 2 minutes);
+#                            scrape-100/s scrapes /metrics every 10 ms instead of every
+#                            second, which magnifies the scrape's cost 100 times
 #   bench/scale.sh observer  C = 8 against a stepped model (25 ms ITL, 4 slots, so
 #                            requests queue): ITL p99 as built, without the /metrics
 #                            scrape, without the probe, without both (about 2 minutes)
@@ -22,7 +24,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-}
 case "$mode" in
   cost|observer|c10k) ;;
-  *) sed -n '2,18p' "$0"; exit 2 ;;
+  *) sed -n '2,20p' "$0"; exit 2 ;;
 esac
 reps=${REPS:-2}
 bin=bench/bin
@@ -67,6 +69,7 @@ cost)
       ts toksweep "$c" "$n" 200 toksweep
       ts metrics-off "$c" "$n" 200 toksweep --metrics-url off
       ts probe+metrics-off "$c" "$n" 200 toksweep-noprobe --metrics-url off
+      ts scrape-100/s "$c" "$n" 200 toksweep --metrics-interval 10ms
     done
   done
   ;;
