@@ -4,7 +4,7 @@
 #   bench/scale.sh cost      C = 1 and 100: toksweep (as built, with --metrics-url off,
 #                            and with the probe off too) against bench/rawclient, same
 #                            simulator, alternating, REPS times each (about 2 minutes);
-#                            scrape-100/s scrapes /metrics every 10 ms instead of every
+#                            scrape-100hz scrapes /metrics every 10 ms instead of every
 #                            second, which magnifies the scrape's cost 100 times
 #   bench/scale.sh observer  C = 8 against a stepped model (25 ms ITL, 4 slots, so
 #                            requests queue): ITL p99 as built, without the /metrics
@@ -69,7 +69,7 @@ cost)
       ts toksweep "$c" "$n" 200 toksweep
       ts metrics-off "$c" "$n" 200 toksweep --metrics-url off
       ts probe+metrics-off "$c" "$n" 200 toksweep-noprobe --metrics-url off
-      ts scrape-100/s "$c" "$n" 200 toksweep --metrics-interval 10ms
+      ts scrape-100hz "$c" "$n" 200 toksweep --metrics-interval 10ms
     done
   done
   ;;
