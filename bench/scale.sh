@@ -6,6 +6,9 @@
 #                            simulator, alternating, REPS times each (about 2 minutes);
 #                            scrape-100hz scrapes /metrics every 10 ms instead of every
 #                            second, which magnifies the scrape's cost 100 times
+#   bench/scale.sh scrape    C = 100 only: as built, --metrics-url off and scrape-100hz,
+#                            alternating, REPS times each (about 25 s per round): the
+#                            scrape's share with more pairs in the same minutes
 #   bench/scale.sh observer  C = 8 against a stepped model (25 ms ITL, 4 slots, so
 #                            requests queue): ITL p99 as built, without the /metrics
 #                            scrape, without the probe, without both (about 2 minutes)
@@ -23,8 +26,8 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-}
 case "$mode" in
-  cost|observer|c10k) ;;
-  *) sed -n '2,20p' "$0"; exit 2 ;;
+  cost|scrape|observer|c10k) ;;
+  *) sed -n '2,23p' "$0"; exit 2 ;;
 esac
 reps=${REPS:-2}
 bin=bench/bin
@@ -71,6 +74,15 @@ cost)
       ts probe+metrics-off "$c" "$n" 200 toksweep-noprobe --metrics-url off
       ts scrape-100hz "$c" "$n" 200 toksweep --metrics-interval 10ms
     done
+  done
+  ;;
+scrape)
+  start_sim --preset fast --max-num-seqs 2000 --decode-base 10ms --decode-per-seq 0 \
+    --decode-per-ctx-token 0 --prefill-rate 1e9 --jitter 0
+  for _ in $(seq "$reps"); do
+    ts toksweep 100 300 200 toksweep
+    ts metrics-off 100 300 200 toksweep --metrics-url off
+    ts scrape-100hz 100 300 200 toksweep --metrics-interval 10ms
   done
   ;;
 observer)
