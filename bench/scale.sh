@@ -3,7 +3,13 @@
 #
 #   bench/scale.sh cost      C = 1 and 100: toksweep (as built, with --metrics-url off,
 #                            and with the probe off too) against bench/rawclient, same
-#                            simulator, alternating, REPS times each (about 2 minutes)
+#                            simulator, alternating (in an order that rotates), REPS
+#                            times each (about 2 minutes);
+#                            scrape-100hz scrapes /metrics every 10 ms instead of every
+#                            second, which magnifies the scrape's cost 100 times
+#   bench/scale.sh scrape    C = 100 only: as built, --metrics-url off and scrape-100hz,
+#                            alternating, REPS times each (about 25 s per round): the
+#                            scrape's share with more pairs in the same minutes
 #   bench/scale.sh observer  C = 8 against a stepped model (25 ms ITL, 4 slots, so
 #                            requests queue): ITL p99 as built, without the /metrics
 #                            scrape, without the probe, without both (about 2 minutes)
@@ -21,8 +27,8 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-}
 case "$mode" in
-  cost|observer|c10k) ;;
-  *) sed -n '2,18p' "$0"; exit 2 ;;
+  cost|scrape|observer|c10k) ;;
+  *) sed -n '2,24p' "$0"; exit 2 ;;
 esac
 reps=${REPS:-2}
 bin=bench/bin
@@ -62,11 +68,33 @@ cost)
     --decode-per-ctx-token 0 --prefill-rate 1e9 --jitter 0
   for c in 1 100; do
     n=$(( c == 1 ? 5 : 3 * c ))
-    for _ in $(seq "$reps"); do
+    for r in $(seq "$reps"); do
       raw "$c" "$n" 200
-      ts toksweep "$c" "$n" 200 toksweep
-      ts metrics-off "$c" "$n" 200 toksweep --metrics-url off
-      ts probe+metrics-off "$c" "$n" 200 toksweep-noprobe --metrics-url off
+      # The variants' order rotates from rep to rep, so that none always has
+      # the same slot: in a fixed order, as built (run right after the raw
+      # client) came out 0.02-0.05x above --metrics-url off, and 0.01x below
+      # with the two swapped.
+      for i in 0 1 2 3; do
+        case $(( (i + r - 1) % 4 )) in
+          0) ts toksweep "$c" "$n" 200 toksweep ;;
+          1) ts metrics-off "$c" "$n" 200 toksweep --metrics-url off ;;
+          2) ts probe+metrics-off "$c" "$n" 200 toksweep-noprobe --metrics-url off ;;
+          3) ts scrape-100hz "$c" "$n" 200 toksweep --metrics-interval 10ms ;;
+        esac
+      done
+    done
+  done
+  ;;
+scrape)
+  start_sim --preset fast --max-num-seqs 2000 --decode-base 10ms --decode-per-seq 0 \
+    --decode-per-ctx-token 0 --prefill-rate 1e9 --jitter 0
+  for r in $(seq "$reps"); do
+    for i in 0 1 2; do
+      case $(( (i + r - 1) % 3 )) in
+        0) ts toksweep 100 300 200 toksweep ;;
+        1) ts metrics-off 100 300 200 toksweep --metrics-url off ;;
+        2) ts scrape-100hz 100 300 200 toksweep --metrics-interval 10ms ;;
+      esac
     done
   done
   ;;

@@ -26,12 +26,13 @@ package promscrape
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
-	"strings"
+	"unicode"
 )
 
 // Series is the aggregate of every sample of one metric name.
@@ -54,16 +55,20 @@ type Exposition struct {
 // maxLine bounds one exposition line; longer lines are malformed.
 const maxLine = 1 << 20
 
-// Parse reads one text exposition.
+// Parse reads one text exposition. It allocates per metric name, not per
+// line: a line is parsed in the scanner's buffer, and its value converted
+// without a copy.
 func Parse(r io.Reader) (*Exposition, error) {
-	e := &Exposition{Series: map[string]Series{}}
+	e := &Exposition{}
+	index := map[string]int{} // into sums; looked up by a []byte name without a copy
+	var sums []Series
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Buffer(make([]byte, 0, 8<<10), maxLine)
 	samples, lineNo := 0, 0
 	for sc.Scan() {
 		lineNo++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
 		name, v, err := parseSample(line)
@@ -80,10 +85,14 @@ func Parse(r io.Reader) (*Exposition, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
-		s := e.Series[name]
-		s.Sum += v
-		s.N++
-		e.Series[name] = s
+		i, ok := index[string(name)]
+		if !ok {
+			i = len(sums)
+			index[string(name)] = i
+			sums = append(sums, Series{})
+		}
+		sums[i].Sum += v
+		sums[i].N++
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading the exposition: %w", err)
@@ -91,37 +100,46 @@ func Parse(r io.Reader) (*Exposition, error) {
 	if samples == 0 && e.Malformed > 0 {
 		return nil, fmt.Errorf("not a Prometheus text exposition (%s)", e.FirstBad)
 	}
+	e.Series = make(map[string]Series, len(index))
+	for name, i := range index {
+		e.Series[name] = sums[i]
+	}
 	return e, nil
 }
 
 // parseSample parses `name{labels} value [timestamp] [# exemplar]`.
-func parseSample(line string) (name string, v float64, err error) {
+func parseSample(line []byte) (name []byte, v float64, err error) {
 	i := 0
 	for i < len(line) && isNameChar(line[i], i == 0) {
 		i++
 	}
 	if i == 0 {
-		return "", 0, errors.New("no metric name")
+		return nil, 0, errors.New("no metric name")
 	}
 	name, rest := line[:i], line[i:]
-	if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, "{") {
+	if t := bytes.TrimLeft(rest, " \t"); len(t) > 0 && t[0] == '{' {
 		rest = t
 		n, err := skipLabels(rest)
 		if err != nil {
-			return "", 0, err
+			return nil, 0, err
 		}
 		rest = rest[n:]
 	}
-	if rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
-		return "", 0, errors.New("no value")
+	if len(rest) == 0 || (rest[0] != ' ' && rest[0] != '\t') {
+		return nil, 0, errors.New("no value")
 	}
-	fields := strings.Fields(rest)
-	if len(fields) == 0 {
-		return "", 0, errors.New("no value")
+	rest = bytes.TrimLeftFunc(rest, unicode.IsSpace) // as strings.Fields splits
+	end := bytes.IndexFunc(rest, unicode.IsSpace)
+	if end < 0 {
+		end = len(rest)
 	}
-	v, err = strconv.ParseFloat(fields[0], 64)
+	if end == 0 {
+		return nil, 0, errors.New("no value")
+	}
+	// The conversion does not escape, so a short value is not copied to the heap.
+	v, err = strconv.ParseFloat(string(rest[:end]), 64)
 	if err != nil {
-		return "", 0, errors.New("the value is not a number")
+		return nil, 0, errors.New("the value is not a number")
 	}
 	return name, v, nil
 }
@@ -140,7 +158,7 @@ func isNameChar(c byte, first bool) bool {
 
 // skipLabels returns the length of the `{...}` label set at the start of s:
 // name="value" pairs separated by commas, values with \\, \" and \n escapes.
-func skipLabels(s string) (int, error) {
+func skipLabels(s []byte) (int, error) {
 	i := 1
 	for {
 		for i < len(s) && (s[i] == ' ' || s[i] == ',') {

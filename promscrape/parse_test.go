@@ -1,6 +1,7 @@
 package promscrape
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -176,5 +177,32 @@ func TestPreemptions(t *testing.T) {
 	m.between(open, read("vllm:num_requests_running 1\n"))
 	if m.Preemptions.OK {
 		t.Errorf("a server without the counter: %+v, want no figure", m.Preemptions)
+	}
+}
+
+// TestParseAllocatesPerNameNotPerLine: a scrape is taken every second of
+// a level, so parsing it must not allocate per sample line (histogram
+// buckets, label sets); only per metric name.
+func TestParseAllocatesPerNameNotPerLine(t *testing.T) {
+	page := func(linesPerName int) string {
+		var b strings.Builder
+		for n := range 10 {
+			fmt.Fprintf(&b, "# TYPE m%d_bucket counter\n", n)
+			for i := range linesPerName {
+				fmt.Fprintf(&b, "m%d_bucket{le=\"%d\",model_name=\"x\"} %d.5 1700000000000\n", n, i, i)
+			}
+		}
+		return b.String()
+	}
+	allocs := func(in string) float64 {
+		return testing.AllocsPerRun(20, func() {
+			if e, err := Parse(strings.NewReader(in)); err != nil || len(e.Series) != 10 {
+				t.Fatalf("%v, %d names", err, len(e.Series))
+			}
+		})
+	}
+	few, many := allocs(page(2)), allocs(page(500))
+	if many > few {
+		t.Errorf("%.0f allocations for 10 names × 500 lines, %.0f for 10 × 2: want no more", many, few)
 	}
 }
