@@ -137,7 +137,7 @@ func newTransport(cfg Config) *http.Transport {
 		// Each connection holds one bufio.Reader and one bufio.Writer of
 		// these sizes (net/http's default is 4 KiB each). A request is
 		// written once, and a write larger than the buffer goes straight to
-		// the socket; the SSE reader's own 8 KiB buffer (sse.go) reads the
+		// the socket; the SSE reader's own 2 KiB buffer (sse.go) reads the
 		// body through the connection's reader, which a read that large
 		// bypasses. So small buffers cost nothing per token and save
 		// ~6 KiB per stream (bench/results.md, "10 000 streams").

@@ -1,7 +1,7 @@
 package client
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"sync"
@@ -9,17 +9,20 @@ import (
 )
 
 const (
-	// sseBufSize is the line buffer, one per stream in flight. Chunks are
-	// far smaller (~300 bytes), so ReadSlice almost never has to accumulate
-	// a line. On a paced stream each read holds an event or two whatever
-	// the size; only a backlog fills it, and there 8 KiB costs ~10% more
-	// per chunk than 64 KiB (BenchmarkDo) while 64 KiB per stream was
-	// nearly half of toksweep's memory at 1000 streams (bench/results.md).
-	sseBufSize = 8 << 10
+	// sseBufSize is the line buffer a stream starts with, one per stream in
+	// flight. Chunks are far smaller (~300 bytes), and on a paced stream
+	// each read holds an event or two. It was 8 KiB: at 1000 streams that
+	// was 8 MB of live heap, ~16 MB of RSS with GC headroom. 2 KiB saves
+	// most of it, and where the stream is a backlog (BenchmarkDo) it costs
+	// ~10% per chunk where 1 KiB costs 20-50% (bench/results.md,
+	// "Per-stream memory at C=1000, after").
+	sseBufSize = 2 << 10
 	// maxEvent bounds what one line or event may hold. A longer one ends
 	// the stream with errEventTooLong (class overrun): a server sending one
-	// endless line must not hold the request until its timeout.
+	// endless line must not hold the request until its timeout. Only a
+	// line longer than the buffer grows it, doubling, up to maxLine bytes.
 	maxEvent = 4 << 20
+	maxLine  = maxEvent + len("data: \r\n")
 )
 
 // errEventTooLong is a line or an event longer than maxEvent.
@@ -54,14 +57,13 @@ const (
 // with "\n", and ignores comments and the event, id and retry fields.
 type sseReader struct {
 	tr   stampReader
-	br   *bufio.Reader
+	br   *lineReader
 	data []byte // the current event's data
-	long []byte // a line longer than br's buffer
 	err  error  // the end of input, once seen
 }
 
 var readerPool = sync.Pool{New: func() any {
-	return &sseReader{br: bufio.NewReaderSize(nil, sseBufSize)}
+	return &sseReader{br: new(lineReader)}
 }}
 
 // newSSEReader returns a pooled reader over r; release it with free.
@@ -76,8 +78,8 @@ func newSSEReader(r io.Reader, now func() time.Duration) *sseReader {
 func (s *sseReader) free() {
 	s.tr = stampReader{}
 	s.br.Reset(nil)
-	if cap(s.long) > sseBufSize {
-		s.long = nil
+	if cap(s.br.buf) > sseBufSize {
+		s.br.buf = nil // a long line's buffer is not kept
 	}
 	if cap(s.data) > sseBufSize {
 		s.data = nil
@@ -137,10 +139,7 @@ func (s *sseReader) line() ([]byte, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	line, err := s.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		line, err = s.longLine(line)
-	}
+	line, err := s.br.readLine(maxLine)
 	if err != nil {
 		s.err = err
 		if len(line) == 0 || err != io.EOF {
@@ -157,18 +156,89 @@ func (s *sseReader) line() ([]byte, error) {
 	return line[:n], nil
 }
 
-// longLine accumulates a line that does not fit the buffer, up to maxEvent
-// bytes; a longer one is errEventTooLong.
-func (s *sseReader) longLine(part []byte) ([]byte, error) {
-	s.long = append(s.long[:0], part...)
+// lineReader is a buffered reader that splits lines, like bufio.Reader's
+// ReadSlice, but with a buffer that grows on demand: it starts at
+// sseBufSize and doubles only to hold a line that does not fit, up to
+// the limit readLine is given. Each fill is one Read of the underlying
+// reader, so the data is read as it comes, chunk by chunk.
+type lineReader struct {
+	rd   io.Reader
+	buf  []byte
+	r, w int   // buf[r:w] is read and not yet returned
+	err  error // the underlying reader's error, returned once buf[r:w] is used up
+}
+
+// Reset makes b read from rd, keeping its buffer.
+func (b *lineReader) Reset(rd io.Reader) {
+	*b = lineReader{rd: rd, buf: b.buf}
+}
+
+// readLine returns the next line with its '\n', valid until the next call,
+// or at the end of input the rest without one, with the error.
+// A line longer than limit bytes is errEventTooLong.
+func (b *lineReader) readLine(limit int) ([]byte, error) {
+	scanned := 0 // buf[r:r+scanned] has no '\n'
 	for {
-		part, err := s.br.ReadSlice('\n')
-		if len(s.long)+len(part) > maxEvent+len("data: \r\n") {
+		if i := bytes.IndexByte(b.buf[b.r+scanned:b.w], '\n'); i >= 0 {
+			n := scanned + i + 1
+			if n > limit {
+				return nil, errEventTooLong
+			}
+			line := b.buf[b.r : b.r+n]
+			b.r += n
+			return line, nil
+		}
+		scanned = b.w - b.r
+		if scanned > limit {
 			return nil, errEventTooLong
 		}
-		s.long = append(s.long, part...)
-		if err != bufio.ErrBufferFull {
-			return s.long, err
+		if b.err != nil {
+			line, err := b.buf[b.r:b.w], b.err
+			b.r, b.err = b.w, nil
+			return line, err
+		}
+		b.fill(limit)
+	}
+}
+
+// fill reads once into the buffer: it moves what is left to the front,
+// grows the buffer (doubling, to at most limit+1 bytes) when a line does
+// not fit, and sets b.err if the read fails or keeps returning nothing.
+func (b *lineReader) fill(limit int) {
+	if b.r > 0 {
+		b.w = copy(b.buf, b.buf[b.r:b.w])
+		b.r = 0
+	}
+	if b.w == len(b.buf) {
+		buf := make([]byte, min(max(2*len(b.buf), sseBufSize), limit+1))
+		copy(buf, b.buf[:b.w])
+		b.buf = buf
+	}
+	for range 100 { // as bufio.Reader: a reader that keeps returning 0, nil is broken
+		n, err := b.rd.Read(b.buf[b.w:])
+		b.w += n
+		if err != nil {
+			b.err = err
+			return
+		}
+		if n > 0 {
+			return
 		}
 	}
+	b.err = io.ErrNoProgress
+}
+
+// Read reads what is buffered, then from the underlying reader (to drain a
+// body after [DONE]).
+func (b *lineReader) Read(p []byte) (int, error) {
+	if b.r < b.w {
+		n := copy(p, b.buf[b.r:b.w])
+		b.r += n
+		return n, nil
+	}
+	if err := b.err; err != nil {
+		b.err = nil
+		return 0, err
+	}
+	return b.rd.Read(p)
 }

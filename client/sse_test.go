@@ -51,7 +51,7 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 
 func TestSSEFraming(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", 100<<10) // longer than the 8 KiB buffer
+	long := strings.Repeat("x", 100<<10) // longer than the buffer
 	tests := []struct {
 		name  string
 		reads []string
@@ -71,14 +71,17 @@ func TestSSEFraming(t *testing.T) {
 		// A line's arrival is the read that completed it, not the blank line's.
 		{"stamps", []string{"data: a\n\nda", "ta: b\n", "\n", "data: c\n\n"},
 			[]event{{"a", 1, 0}, {"b", 2, 0}, {"c", 4, 0}}},
-		// Lines longer than the buffer: the reads are cut at 8 KiB, and at
-		// the end of the first Read's data, so the line completes in the
-		// 14th read (7 for the first 50 KiB, 7 for the rest), or in the
-		// 513th (4 MiB / 8 KiB + 1).
+		// Lines longer than the buffer: each read fills the buffer, which
+		// starts at sseBufSize (2 KiB) and doubles when a line does not
+		// fit, so after read k it holds 2^k KiB. The first Read's data
+		// (50 KiB + 6) ends in read 6; read 7 fills 64 KiB and read 8 the
+		// rest. At maxEvent (4 MiB = 2^12 KiB after read 12) the buffer's
+		// last step is to maxLine+1 bytes: read 13 completes the line and
+		// holds the blank line and a "d"; read 14 the rest.
 		{"long line", []string{"data: " + long[:50<<10], long[50<<10:] + "\n\ndata: z\n\n"},
-			[]event{{long, 14, 0}, {"z", 14, 0}}},
+			[]event{{long, 8, 0}, {"z", 8, 0}}},
 		{"at maxEvent", []string{"data: " + strings.Repeat("y", maxEvent) + "\n\ndata: z\n\n"},
-			[]event{{strings.Repeat("y", maxEvent), 513, 0}, {"z", 513, 0}}},
+			[]event{{strings.Repeat("y", maxEvent), 13, 0}, {"z", 14, 0}}},
 	}
 	for _, tt := range tests {
 		got := readAll(t, tt.reads)
@@ -122,7 +125,7 @@ func TestSSEBounds(t *testing.T) {
 		if _, _, _, err = r.next(); err != errEventTooLong {
 			t.Errorf("%s: then %v, want errEventTooLong again", tt.name, err)
 		}
-		if n := cap(r.long) + cap(r.data); n > 3*maxEvent {
+		if n := cap(r.br.buf) + cap(r.data); n > 3*maxEvent {
 			t.Errorf("%s: holds %d bytes of buffers", tt.name, n)
 		}
 		r.free()

@@ -18,7 +18,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sync"
+	"time"
 
 	"github.com/toksweep/toksweep/bench/internal/procstat"
 	"github.com/toksweep/toksweep/client"
@@ -39,11 +41,48 @@ type Phase struct {
 
 // Result is what levelmem prints.
 type Result struct {
-	Concurrency int     `json:"concurrency"`
-	Requests    int     `json:"requests"`
-	Failed      int     `json:"failed"`
-	Tokens      int     `json:"tokens"`
-	Phases      []Phase `json:"phases"`
+	Concurrency int       `json:"concurrency"`
+	Requests    int       `json:"requests"`
+	Failed      int       `json:"failed"`
+	Tokens      int       `json:"tokens"`
+	Phases      []Phase   `json:"phases"`
+	Mid         *Snapshot `json:"mid_level,omitempty"` // -profile-at
+}
+
+// Snapshot is the memory at one instant during the load.
+type Snapshot struct {
+	Goroutines int     `json:"goroutines"`
+	RSSKB      int64   `json:"rss_kb"`     // VmRSS now
+	HeapMB     float64 `json:"heap_mb"`    // HeapInuse
+	LiveMB     float64 `json:"live_mb"`    // HeapAlloc: live and not yet swept
+	GoalMB     float64 `json:"goal_mb"`    // NextGC, the heap goal
+	StackMB    float64 `json:"stack_mb"`   // StackInuse
+	SysMB      float64 `json:"sys_mb"`     // Sys: all the runtime obtained from the OS
+	ReleasedMB float64 `json:"release_mb"` // HeapReleased
+	Error      string  `json:"error,omitempty"`
+}
+
+// snapshot reads the runtime's figures now and, if path is set, writes a
+// heap profile there (after a GC, so inuse_space is what is live).
+func snapshot(path string) *Snapshot {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	s := &Snapshot{Goroutines: runtime.NumGoroutine(), RSSKB: procstat.VmRSS("self"), HeapMB: mb(m.HeapInuse),
+		LiveMB: mb(m.HeapAlloc), GoalMB: mb(m.NextGC), StackMB: mb(m.StackInuse), SysMB: mb(m.Sys), ReleasedMB: mb(m.HeapReleased)}
+	if path != "" {
+		runtime.GC() // the profile shows the heap as of the last GC
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.WriteHeapProfile(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			s.Error = err.Error()
+		}
+	}
+	return s
 }
 
 func main() {
@@ -52,12 +91,28 @@ func main() {
 	c := flag.Int("c", 1000, "concurrency")
 	n := flag.Int("requests", 3000, "measured requests")
 	maxTokens := flag.Int("max-tokens", 200, "max_tokens")
+	profAt := flag.Duration("profile-at", 0, "take a mid-level snapshot this long after the start (0: none)")
+	heapProf := flag.String("heap-profile", "", "with -profile-at, write a pprof heap profile to this file")
 	flag.Parse()
 	if *url == "" || *model == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
+	var snap chan *Snapshot
+	if *profAt > 0 {
+		if *heapProf != "" {
+			runtime.MemProfileRate = 4 << 10 // fine enough for objects of a few KiB per stream
+		}
+		snap = make(chan *Snapshot, 1)
+		go func() { time.Sleep(*profAt); snap <- snapshot(*heapProf) }()
+	}
 	res, err := run(*url, *model, *c, *n, *maxTokens)
+	if snap != nil && err == nil {
+		select {
+		case res.Mid = <-snap:
+		default: // the level ended before -profile-at
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "levelmem:", err)
 		os.Exit(1)
