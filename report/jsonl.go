@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -52,16 +53,65 @@ func appendRecords(b []byte, recs []client.Record, speed float64) ([]byte, error
 }
 
 // appendRecord appends r's line, with its figures against a reader at
-// speed tok/s.
+// speed tok/s. The line is json.Marshal's (appendRecordStd in the tests
+// is the definition), but the per-chunk arrays chunk_ns and send_lag_ns,
+// most of a long stream's line, are written with strconv rather than
+// through reflection, one element at a time (a record is encoded as its
+// request finishes, inside the level: bench/results.md, "Cost per token,
+// after the hot-path work").
 func appendRecord(b []byte, r *client.Record, speed float64) ([]byte, error) {
-	sm := RequestSmoothness(r, speed)
-	line, err := json.Marshal(recordLine{Record: r, TTFTMs: msJSON(RequestTTFT(r)),
-		DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
-		MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)})
+	bare := *r
+	bare.ChunkAt, bare.SendLag = nil, nil // "chunk_ns":null, no send_lag_ns
+	line, err := json.Marshal(newRecordLine(&bare, r, speed))
 	if err != nil {
 		return nil, err
 	}
-	return append(append(b, line...), '\n'), nil
+	// Both keys below are found at their own place: a string value escapes
+	// its quotes, so neither can match inside one, and every field before
+	// chunk_ns is a number or a bool.
+	i := bytes.Index(line, nullChunks)
+	j := bytes.Index(line, figuresKey)
+	if i < 0 || j < i {
+		return nil, fmt.Errorf("record line without %s before %s", nullChunks, figuresKey)
+	}
+	b = append(b, line[:i+len(nullChunks)-len("null")]...)
+	b = appendDurations(b, r.ChunkAt)
+	b = append(b, line[i+len(nullChunks):j]...)
+	if len(r.SendLag) > 0 { // omitempty
+		b = append(b, `,"send_lag_ns":`...)
+		b = appendDurations(b, r.SendLag)
+	}
+	return append(append(b, line[j:]...), '\n'), nil
+}
+
+// The keys appendRecord splices its arrays at.
+var (
+	nullChunks = []byte(`"chunk_ns":null`)
+	figuresKey = []byte(`,"ttft_ms":`)
+)
+
+// appendDurations appends ds as json.Marshal writes a []time.Duration.
+func appendDurations(b []byte, ds []time.Duration) []byte {
+	if ds == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for k, d := range ds {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(d), 10)
+	}
+	return append(b, ']')
+}
+
+// newRecordLine is rec's line, with the figures of r (the same request)
+// against a reader at speed tok/s.
+func newRecordLine(rec, r *client.Record, speed float64) recordLine {
+	sm := RequestSmoothness(r, speed)
+	return recordLine{Record: rec, TTFTMs: msJSON(RequestTTFT(r)),
+		DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
+		MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)}
 }
 
 // ErrPartialLastLine: the records end in a line with no newline that is not
