@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -66,11 +67,17 @@ func runMerge(out string, dirs []string, allowSkew bool, stdout, stderr io.Write
 		return err
 	}
 	defer dir.Close()
+	o := &options{Out: out, ReadingSpeed: report.ReadingSpeed}
+	o.SLO, _ = sum.Config.Objective()
+	if c := sum.Config; c != nil { // the shards' own reader and extra percentiles (CheckShards: one config)
+		o.ReadingSpeed = cmp.Or(c.ReadingSpeed, report.ReadingSpeed)
+		o.Percentiles = c.Percentiles
+	}
+	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
+	dir.ReadingSpeed = o.ReadingSpeed
 	if err := dir.Begin(); err != nil {
 		return err
 	}
-	o := &options{Out: out}
-	o.SLO, _ = sum.Config.Objective()
 	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr, sweepPlan{}, nil), sum: sum}
 	for _, l := range levels {
 		if err := run.level(l); err != nil {

@@ -40,14 +40,5 @@ func TestPercentilesColumnsAndReRender(t *testing.T) {
 	if !strings.Contains(string(sum1), `"percentiles": [`) || !strings.Contains(string(sum1), `"ttft_p999_ms"`) {
 		t.Errorf("summary.json lacks the percentiles:\n%s", sum1)
 	}
-	csv1, _ := os.ReadFile(filepath.Join(out, "levels.csv"))
-	again := filepath.Join(t.TempDir(), "again")
-	if code, _, stderr := runCLI(t, context.Background(), "report", "--out", again, out); code != ExitOK {
-		t.Fatalf("report: exit %d\n%s", code, stderr)
-	}
-	csv2, _ := os.ReadFile(filepath.Join(again, "levels.csv"))
-	sum2, _ := os.ReadFile(filepath.Join(again, "summary.json"))
-	if string(csv1) != string(csv2) || string(sum1) != string(sum2) {
-		t.Errorf("report re-rendered differently:\n%s\n%s", csv1, csv2)
-	}
+	checkRerendered(t, out)
 }

@@ -67,13 +67,5 @@ func TestRateSweepAgainstSim(t *testing.T) {
 	if !strings.Contains(string(sum), `"open_loop": {`) || !strings.Contains(string(sum), `"arrival": "constant"`) {
 		t.Errorf("summary.json does not record the open loop:\n%s", sum)
 	}
-	csv1, _ := os.ReadFile(filepath.Join(out, "levels.csv"))
-	again := filepath.Join(t.TempDir(), "again")
-	if code, _, stderr := runCLI(t, context.Background(), "report", "--out", again, out); code != ExitOK {
-		t.Fatalf("report: exit %d\n%s", code, stderr)
-	}
-	csv2, _ := os.ReadFile(filepath.Join(again, "levels.csv"))
-	if string(csv1) != string(csv2) {
-		t.Errorf("report re-rendered levels.csv differently:\n%s\n%s", csv1, csv2)
-	}
+	checkRerendered(t, out)
 }

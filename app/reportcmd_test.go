@@ -159,3 +159,20 @@ func TestReportHTMLSelfContained(t *testing.T) {
 		}
 	}
 }
+
+// checkRerendered: `toksweep report` re-renders the run in dir into a new
+// directory with the same levels.csv and summary.json, byte for byte.
+func checkRerendered(t *testing.T, dir string) {
+	t.Helper()
+	again := filepath.Join(t.TempDir(), "again")
+	if code, _, stderr := runCLI(t, context.Background(), "report", "--out", again, dir); code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{"levels.csv", "summary.json"} {
+		was, _ := os.ReadFile(filepath.Join(dir, name))
+		now, _ := os.ReadFile(filepath.Join(again, name))
+		if string(was) != string(now) {
+			t.Errorf("report re-rendered %s differently:\n%s\n%s", name, was, now)
+		}
+	}
+}

@@ -40,6 +40,7 @@ func TestShardedOpenLoopSendsThePlan(t *testing.T) {
 		wg.Go(func() {
 			out, err := exec.Command(bin, "sweep", "--url", url, "--rates", joinRates(rates), "--seed", fmt.Sprint(seed),
 				"--max-tokens", "16", "--metrics-url", "off", "--shard", fmt.Sprintf("%d/%d", i, shards),
+				"--reading-speed", "1e6", "--percentiles", "90", // a reader that always waits: its figures show whose reader the merge used
 				"--start-at", start, "--level-duration", dur.String(), "--grace", "1s", "--out", dir).CombinedOutput()
 			if err != nil {
 				t.Errorf("shard %d: %v: %s", i, err, out)
@@ -54,6 +55,7 @@ func TestShardedOpenLoopSendsThePlan(t *testing.T) {
 	if code, _, stderr := runCLI(t, context.Background(), append([]string{"merge", "--allow-skew", merged}, dirs...)...); code != ExitOK {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
+	checkRerendered(t, merged) // the merge measured with the shards' reader and percentiles
 	sent := 0
 	for _, d := range dirs {
 		sent += len(readRecords(t, d))
