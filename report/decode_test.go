@@ -18,23 +18,7 @@ import (
 // json.Unmarshal, errors included.
 func TestDecodeRecordIsUnmarshal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	edge := []time.Duration{0, -1, 1, math.MaxInt64, math.MinInt64, 10, -100}
-	durations := func() []time.Duration {
-		switch rng.IntN(5) {
-		case 0:
-			return nil
-		case 1:
-			return []time.Duration{}
-		}
-		vs := make([]time.Duration, rng.IntN(300))
-		for i := range vs {
-			vs[i] = time.Duration(rng.Int64N(1e10)) - 1e5
-			if rng.IntN(50) == 0 {
-				vs[i] = edge[rng.IntN(len(edge))]
-			}
-		}
-		return vs
-	}
+	durations := func() []time.Duration { return randomDurations(rng) }
 	var lines []string
 	for i := range 500 {
 		r := client.Record{Concurrency: i, Seq: i, Start: time.Duration(i) * time.Second, ChunkAt: durations(), SendLag: durations(),
@@ -90,4 +74,24 @@ func TestDecodeRecordFastPath(t *testing.T) {
 	if !reflect.DeepEqual(got.ChunkAt, r.ChunkAt) || fast >= slow {
 		t.Errorf("allocations %v (json.Unmarshal %v), chunks equal %v", fast, slow, reflect.DeepEqual(got.ChunkAt, r.ChunkAt))
 	}
+}
+
+// randomDurations is a chunk_ns or send_lag_ns array for the encoding
+// tests: nil, empty, or up to 300 values, some of them extreme.
+func randomDurations(rng *rand.Rand) []time.Duration {
+	edge := []time.Duration{0, -1, 1, math.MaxInt64, math.MinInt64, 10, -100}
+	switch rng.IntN(5) {
+	case 0:
+		return nil
+	case 1:
+		return []time.Duration{}
+	}
+	vs := make([]time.Duration, rng.IntN(300))
+	for i := range vs {
+		vs[i] = time.Duration(rng.Int64N(1e10)) - 1e5
+		if rng.IntN(50) == 0 {
+			vs[i] = edge[rng.IntN(len(edge))]
+		}
+	}
+	return vs
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -25,23 +24,7 @@ func appendRecordStd(b []byte, r *client.Record, speed float64) ([]byte, error) 
 // splices at.
 func TestAppendRecordIsMarshal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	edge := []time.Duration{0, -1, 1, math.MaxInt64, math.MinInt64, 10, -100}
-	durations := func() []time.Duration {
-		switch rng.IntN(5) {
-		case 0:
-			return nil
-		case 1:
-			return []time.Duration{}
-		}
-		vs := make([]time.Duration, rng.IntN(300))
-		for i := range vs {
-			vs[i] = time.Duration(rng.Int64N(1e10)) - 1e5
-			if rng.IntN(50) == 0 {
-				vs[i] = edge[rng.IntN(len(edge))]
-			}
-		}
-		return vs
-	}
+	durations := func() []time.Duration { return randomDurations(rng) }
 	texts := []string{"", "stop", `"chunk_ns":null`, `,"ttft_ms":1`, `x","chunk_ns":null,"ttft_ms":`, `\"<&>` + "\u2028\xff"}
 	recs := []client.Record{fullRecord(), {}, failed(client.Connect, 1, 5, 6)}
 	for i := range 500 {
