@@ -5,6 +5,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -58,12 +59,18 @@ func WriteBytes(path string, b []byte) error {
 // that a hard exit waits for (Begin). If the write fails part way, f is
 // truncated back, so it never ends in a partial line.
 func Append(f *os.File, b []byte) error {
+	return AppendFrom(f, bytes.NewReader(b))
+}
+
+// AppendFrom is Append of everything r reads (a level file streamed onto
+// requests.jsonl): if the copy fails part way, f is truncated back.
+func AppendFrom(f *os.File, r io.Reader) error {
 	defer Begin()()
 	off, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return err
 	}
-	if err := write(f, b); err != nil {
+	if err := copyInto(f, r); err != nil {
 		if terr := f.Truncate(off); terr == nil {
 			_, _ = f.Seek(off, io.SeekStart)
 		}
@@ -72,16 +79,19 @@ func Append(f *os.File, b []byte) error {
 	return f.Sync()
 }
 
-// write is f.Write, cut in two around midWrite when a test build sets it.
-func write(f *os.File, b []byte) error {
-	if midWrite != nil && len(b) > 1 {
-		if _, err := f.Write(b[:len(b)/2]); err != nil {
+// copyInto is io.Copy(f, r) (one Write for a bytes.Reader), paused by
+// midWrite after its first byte when a test build sets it.
+func copyInto(f *os.File, r io.Reader) error {
+	if midWrite != nil {
+		n, err := io.CopyN(f, r, 1)
+		if err != nil && err != io.EOF {
 			return err
 		}
-		midWrite()
-		b = b[len(b)/2:]
+		if n == 1 {
+			midWrite()
+		}
 	}
-	_, err := f.Write(b)
+	_, err := io.Copy(f, r)
 	return err
 }
 

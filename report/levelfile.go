@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -123,26 +122,18 @@ func (lf *levelFile) appendTo(dst *os.File) error {
 	return err
 }
 
-// copyAppend appends the file at src to dst and syncs dst, as one write
-// that a hard exit waits for (atomicfile.Begin).
+// copyAppend appends the file at src to dst and syncs it
+// (atomicfile.AppendFrom: truncated back if the copy fails part way).
 func copyAppend(dst *os.File, src string) error {
-	defer atomicfile.Begin()()
 	in, err := os.Open(src)
 	if err != nil {
 		return unwrapPath(err)
 	}
 	defer in.Close()
-	off, err := dst.Seek(0, io.SeekEnd)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, in); err != nil {
-		if terr := dst.Truncate(off); terr == nil {
-			_, _ = dst.Seek(off, io.SeekStart)
-		}
+	if err := atomicfile.AppendFrom(dst, in); err != nil {
 		return fmt.Errorf("appending the level to %s: %w", RequestsFile, unwrapPath(err))
 	}
-	return dst.Sync()
+	return nil
 }
 
 // close closes and removes the level file.
