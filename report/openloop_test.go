@@ -1,10 +1,7 @@
 package report
 
 import (
-	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -170,16 +167,7 @@ func TestReadRunDirRoundTripRates(t *testing.T) {
 		t.Fatalf("read %d levels; the last at rate %v with %d records", len(run.Levels), run.Levels[len(run.Levels)-1].Rate, len(run.Levels[len(run.Levels)-1].Records))
 	}
 	got := run.Stats()
-	orig, _ := os.ReadFile(filepath.Join(dir, LevelsFile))
-	if g := csvOf(t, got); g != string(orig) {
-		t.Errorf("re-rendered levels.csv differs:\n got %s\nwant %s", g, orig)
-	}
-	var b bytes.Buffer
-	WriteSummaryJSON(&b, run.Resummarized(got))
-	saved, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
-	if b.String() != string(saved) {
-		t.Errorf("re-rendered summary.json differs:\n got %s\nwant %s", b.String(), saved)
-	}
+	checkSavedRerender(t, dir, run, got)
 	if !got[2].Unstable || got[0].Unstable || got[0].SLO.GoodputRatio != 1 || got[2].SLO.GoodputRatio >= 0.5 {
 		t.Errorf("unstable %v %v; goodput ratios %v, %v", got[0].Unstable, got[2].Unstable, got[0].SLO.GoodputRatio, got[2].SLO.GoodputRatio)
 	}

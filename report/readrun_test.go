@@ -84,16 +84,7 @@ func testRoundTrip(t *testing.T, read func(string) (SavedRun, error)) {
 				t.Errorf("levels.csv differs after the round trip:\n got %s\nwant %s", g, w)
 			}
 			if tt.listed == len(levels) {
-				orig, _ := os.ReadFile(filepath.Join(dir, LevelsFile))
-				if g := csvOf(t, got); g != string(orig) {
-					t.Errorf("re-rendered levels.csv differs from the saved one:\n got %s\nwant %s", g, orig)
-				}
-				var b bytes.Buffer
-				WriteSummaryJSON(&b, run.Resummarized(got))
-				saved, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
-				if b.String() != string(saved) {
-					t.Errorf("re-rendered summary.json differs from the saved one")
-				}
+				checkSavedRerender(t, dir, run, got)
 			}
 			for i, l := range run.Levels {
 				if l.Start != levels[i].Start || l.End != levels[i].End {
