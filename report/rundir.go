@@ -288,11 +288,7 @@ func (d *RunDir) Path() string { return d.path }
 // that a level's records are not held in memory. It is safe for concurrent
 // use; an error is kept, and AddLevel returns it.
 func (d *RunDir) Record(r *client.Record) {
-	speed := d.ReadingSpeed
-	if !(speed > 0) {
-		speed = ReadingSpeed
-	}
-	d.level.add(r, speed)
+	d.level.add(r, paceOrDefault(d.ReadingSpeed))
 }
 
 // LevelRecords reads back the records given to Record since the last

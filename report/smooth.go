@@ -82,18 +82,22 @@ func RequestSmoothness(r *client.Record, speed float64) Smoothness {
 // the first level's reading speed (a run has one), ReadingSpeed when there
 // is no level.
 func ReaderText(stats []LevelStats) string {
-	speed := ReadingSpeed
-	if len(stats) > 0 && stats[0].ReadingSpeed > 0 {
+	speed := 0.0
+	if len(stats) > 0 {
 		speed = stats[0].ReadingSpeed
 	}
-	return strconv.FormatFloat(speed, 'g', -1, 64) + " tok/s"
+	return strconv.FormatFloat(paceOrDefault(speed), 'g', -1, 64) + " tok/s"
 }
 
 // readingSpeed is a level's reader pace: l.ReadingSpeed, ReadingSpeed when
 // that is not set.
-func readingSpeed(l *sweep.Level) float64 {
-	if l.ReadingSpeed > 0 {
-		return l.ReadingSpeed
+func readingSpeed(l *sweep.Level) float64 { return paceOrDefault(l.ReadingSpeed) }
+
+// paceOrDefault is the reader pace v, or ReadingSpeed when v is not set
+// (0, or anything but a positive pace).
+func paceOrDefault(v float64) float64 {
+	if v > 0 {
+		return v
 	}
 	return ReadingSpeed
 }
