@@ -272,8 +272,9 @@ func measuredCount(cfg Config, spec levelSpec) int {
 }
 
 // arrivals is the level's arrival process: the closed loop at C, or the
-// open loop over a plan drawn now, before the level starts. An open-loop
-// plan bounded by Duration covers the warm-up arrivals plus Duration.
+// open loop over a plan drawn as it goes. An open-loop plan bounded by
+// Duration covers the warm-up arrivals plus Duration; one with a count too
+// ends at Duration (the tickets close the level then).
 func arrivals(cfg Config, spec levelSpec, measured, repeat int) (Arrivals, error) {
 	if spec.rate == 0 && cfg.Sessions != nil {
 		return sessionLoop(spec.c, cfg.Sessions), nil
@@ -281,14 +282,14 @@ func arrivals(cfg Config, spec levelSpec, measured, repeat int) (Arrivals, error
 	if spec.rate == 0 {
 		return ClosedLoop(spec.c), nil
 	}
-	var plan []time.Duration
-	var err error
+	n := cfg.Warmup + measured
+	var until time.Duration
 	if measured == unlimited {
-		warm := time.Duration(float64(cfg.Warmup) / spec.rate * float64(time.Second))
-		plan, err = cfg.Rate.planUntil(spec.rate, cfg.Duration+warm, repeat)
-	} else {
-		plan, err = cfg.Rate.ArrivalPlan(spec.rate, cfg.Warmup+measured, repeat)
+		n = 0
+		warm := float64(cfg.Warmup) / spec.rate * float64(time.Second)
+		until = time.Duration(min(warm+float64(cfg.Duration), math.MaxInt64/2))
 	}
+	plan, err := cfg.Rate.Schedule(spec.rate, n, until, repeat)
 	return OpenLoop(plan, spec.c), err
 }
 
@@ -394,6 +395,8 @@ type sender struct {
 }
 
 func (s *sender) Now() time.Duration { return s.d.Now() }
+
+func (s *sender) Closed() <-chan struct{} { return s.tk.closed }
 
 func (s *sender) Next() (Ticket, bool) {
 	seq, warm, ok := s.tk.take()
