@@ -196,6 +196,11 @@ func mkdirUnique(stem string) (string, error) {
 	return "", fmt.Errorf("run directory %s: %s-2 to %s-1000 exist too", stem, stem, stem)
 }
 
+// CheckEmpty fails with ErrRunDirNotEmpty, in one line naming a few
+// entries, when dir holds anything besides its lock: for a writer that
+// renders into a directory of its own ('toksweep report --out').
+func CheckEmpty(dir string) error { return checkEmpty(dir) }
+
 // checkEmpty fails with ErrRunDirNotEmpty, naming a few of the entries, when
 // dir holds anything besides a lock file.
 func checkEmpty(dir string) error {
