@@ -119,8 +119,8 @@ func (s *shardOptions) identity() error {
 	is, ns, ok := strings.Cut(s.Spec, "/")
 	i, err1 := strconv.Atoi(is)
 	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return usagef("invalid --shard %q: want i/N with 0 ≤ i < N, e.g. 0/4", s.Spec)
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > rundir.MaxShards || i < 0 || i >= n {
+		return usagef("invalid --shard %q: want i/N with 0 ≤ i < N ≤ %d, e.g. 0/4", s.Spec, rundir.MaxShards)
 	}
 	s.Index, s.Count = i, n
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -53,8 +54,10 @@ type ClockSync struct {
 // Error is the clock error the merge bounds: the estimated error of a
 // synchronised clock; unknown or unsynchronised is infinite.
 func (c ClockSync) Error() time.Duration {
-	if !c.Known || !c.Synced {
-		return time.Duration(1<<63 - 1)
+	// A negative error, or one whose nanoseconds overflow (9.3e15 µs
+	// wrapped to a negative value that passed), is no measurement.
+	if !c.Known || !c.Synced || c.EstErrorUS < 0 || c.EstErrorUS > math.MaxInt64/int64(time.Microsecond) {
+		return time.Duration(math.MaxInt64)
 	}
 	return time.Duration(c.EstErrorUS) * time.Microsecond
 }
