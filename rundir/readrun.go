@@ -134,17 +134,24 @@ func readSummary(path string) (SavedRun, error) {
 	if err != nil {
 		return run, fmt.Errorf("reading run %s: %w", path, err)
 	}
-	// Numbers in the configuration's extra_body stay json.Number, as
-	// written, so that the summary is rewritten byte for byte.
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&run.Summary); err != nil {
+	if run.Summary, err = decodeSummary(b); err != nil {
 		return run, fmt.Errorf("reading run %s: %s: %w", path, SummaryFile, err)
 	}
 	for _, lj := range run.Summary.Levels {
 		run.verdicts = append(run.verdicts, recordedVerdict(lj))
 	}
 	return run, nil
+}
+
+// decodeSummary decodes summary.json. Numbers in the configuration's
+// extra_body stay json.Number, as written, so that the summary is
+// rewritten byte for byte.
+func decodeSummary(b []byte) (report.Summary, error) {
+	var sum report.Summary
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	err := dec.Decode(&sum)
+	return sum, err
 }
 
 // addLevels makes the run's levels, of the keys order lists (first

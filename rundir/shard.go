@@ -78,10 +78,17 @@ func ReadShardInfo(dir string) (ShardInfo, error) {
 	if err != nil {
 		return s, fmt.Errorf("%s is not a shard of a sharded run: %w", dir, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	if s, err = decodeShardInfo(b); err != nil {
 		return s, fmt.Errorf("%s: %s: %w", dir, ShardFile, err)
 	}
 	return s, nil
+}
+
+// decodeShardInfo decodes shard.json, refusing unknown fields.
+func decodeShardInfo(b []byte) (ShardInfo, error) {
+	var s ShardInfo
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&s)
+	return s, err
 }
