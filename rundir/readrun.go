@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +55,7 @@ func ReadRunDir(path string) (SavedRun, error) {
 	if err != nil {
 		return run, err
 	}
-	f, err := os.Open(filepath.Join(path, RequestsFile))
+	f, err := openRegular(filepath.Join(path, RequestsFile))
 	if err != nil {
 		return run, fmt.Errorf("reading run %s: %w", path, err)
 	}
@@ -94,7 +93,7 @@ func ScanRunDir(path string) (SavedRun, error) {
 		return run, err
 	}
 	file := filepath.Join(path, RequestsFile)
-	f, err := os.Open(file)
+	f, err := openRegular(file)
 	if err != nil {
 		return run, fmt.Errorf("reading run %s: %w", path, err)
 	}
@@ -130,7 +129,7 @@ func (r SavedRun) ScanErr() error {
 // readSummary reads a run directory's summary.json.
 func readSummary(path string) (SavedRun, error) {
 	run := SavedRun{Path: path}
-	b, err := os.ReadFile(filepath.Join(path, SummaryFile))
+	b, err := readRunFile(filepath.Join(path, SummaryFile))
 	if err != nil {
 		return run, fmt.Errorf("reading run %s: %w", path, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -74,7 +73,7 @@ func WriteShardInfo(dir string, s ShardInfo) error {
 // ReadShardInfo reads dir/shard.json.
 func ReadShardInfo(dir string) (ShardInfo, error) {
 	var s ShardInfo
-	b, err := os.ReadFile(filepath.Join(dir, ShardFile))
+	b, err := readRunFile(filepath.Join(dir, ShardFile))
 	if err != nil {
 		return s, fmt.Errorf("%s is not a shard of a sharded run: %w", dir, err)
 	}
