@@ -82,6 +82,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := dir.Begin(); err != nil {
 		return err
 	}
+	runWriting.Store(true) // from here the sweep writes its partial level on an interrupt
 	return sweepAndReport(ctx, cl, o, dir, stdout, stderr)
 }
 
