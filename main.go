@@ -22,7 +22,9 @@ func main() {
 	defer cancel(nil)
 
 	// The first SIGINT/SIGTERM/SIGHUP cancels the run: in-flight requests stop, the
-	// partial level is written, and toksweep exits 130. Signals within
+	// partial level is written, and toksweep exits 130; any other command
+	// (or a sweep not yet writing its run) exits 130 within
+	// app.PromptExitWait. Signals within
 	// app.SignalDebounce of the first are the same interrupt (timeout(1)
 	// signals the child and then its whole process group, so one interrupt
 	// arrives twice). A later one exits without finishing the run, but
@@ -39,6 +41,16 @@ func main() {
 		<-sigs
 		first := time.Now()
 		cancel(app.Interrupted)
+		// A command that does not stop on the context (a long compare, a
+		// read blocked on a FIFO) exits 130 after app.PromptExitWait.
+		go func() {
+			time.Sleep(app.PromptExitWait)
+			if !app.WritesOnInterrupt() {
+				app.SettleFiles(app.HardExitWait)
+				fmt.Fprintln(os.Stderr, "toksweep: interrupted")
+				os.Exit(app.ExitInterrupted)
+			}
+		}()
 		for range sigs {
 			if time.Since(first) >= app.SignalDebounce {
 				break

@@ -43,7 +43,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			"for intervals that include run-to-run noise; with one run a side it is not measured.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Destination: &o.Out, Usage: "write " + CompareFile + " and the overlay charts here (default: results/compare-YYYYMMDD-HHMMSS)"},
-			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Destination: &o.Resamples, Usage: "bootstrap resamples per interval (≥ 100)"},
+			&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Destination: &o.Resamples, Usage: "bootstrap resamples per interval (100 to 100000)"},
 			&cli.Float64Flag{Name: "confidence", Value: compare.DefaultConfidence, Destination: &o.Confidence, Usage: "confidence level of the intervals, in (0, 1)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &o.Seed, Usage: "seed of the bootstrap: the same runs and seed give the same intervals"},
 			&cli.StringFlag{Name: "min-effect", Value: minEffectText(compare.DefaultMinEffect), Destination: &o.MinEffect,
@@ -59,8 +59,8 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				return usagef("compare needs at least two run directories, got %d (see 'toksweep compare --help')", len(dirs))
 			}
 			opts := compare.Options{Resamples: o.Resamples, Confidence: o.Confidence, Seed: o.Seed}
-			if opts.Resamples < 100 {
-				return usagef("invalid --resamples %d: want an integer ≥ 100", opts.Resamples)
+			if opts.Resamples < 100 || opts.Resamples > compare.MaxResamples {
+				return usagef("invalid --resamples %d: want an integer from 100 to %d", opts.Resamples, compare.MaxResamples)
 			}
 			if !(opts.Confidence > 0 && opts.Confidence < 1) {
 				return usagef("invalid --confidence %v: want a fraction in (0, 1), e.g. 0.95", opts.Confidence)

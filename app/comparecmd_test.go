@@ -149,6 +149,7 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"compare", savedRun}, ExitUsage, "at least two run directories"},
 		{[]string{"compare", savedRun, savedRun, "--out", "x"}, ExitUsage, "put flags first"},
 		{[]string{"compare", "--resamples", "5", savedRun, savedRun}, ExitUsage, "--resamples"},
+		{[]string{"compare", "--resamples", "1000000000", savedRun, savedRun}, ExitUsage, "from 100 to 100000"}, // unbounded before (issue 25, item 9)
 		{[]string{"compare", "--confidence", "95", savedRun, savedRun}, ExitUsage, "--confidence"},
 		{[]string{"compare", "--min-effect", "-1%", savedRun, savedRun}, ExitUsage, "invalid --min-effect"},
 		{[]string{"compare", "--min-effect", "two", savedRun, savedRun}, ExitUsage, "invalid --min-effect"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -275,7 +276,24 @@ func (o *options) body() error {
 	if err != nil || o.ExtraBody == nil {
 		return usagef(`invalid --extra-body: want a JSON object such as '{"ignore_eos": true}'`)
 	}
+	for _, k := range slices.Sorted(maps.Keys(o.ExtraBody)) {
+		if flag, owned := ownedBodyKeys[k]; owned {
+			return usagef("--extra-body sets %q, which toksweep sends and records from %s: give that instead, so that summary.json and the report say what was sent", k, flag)
+		}
+	}
 	return nil
+}
+
+// ownedBodyKeys are the request members toksweep sends from its own flags
+// and records in summary.json: an --extra-body override would be sent while
+// the run's record named the flag's value. "stream" is outputLength's.
+var ownedBodyKeys = map[string]string{
+	"model":          "--model",
+	"messages":       "--prompt, --prompt-file or --dataset",
+	"prompt":         "--prompt, --prompt-file or --dataset",
+	"max_tokens":     "--max-tokens",
+	"temperature":    "--temperature",
+	"stream_options": "toksweep itself (include_usage gives the token counts)",
 }
 
 // jsonText renders a value from --extra-body as JSON: one line, strings

@@ -264,7 +264,7 @@ func TestNoSecretLeavesToksweep(t *testing.T) {
 			"--extra-body", `{"user":"` + e2eKey + `","metadata":{"` + e2eKey + `":["` + e2ePass + `"]}}`}},
 		{"basic", []string{"--header", "X-Api-Key: " + e2eHeader}},
 	} {
-		args := append([]string{"--model", "m-ok", "--levels", "1,2", "--requests", "12", "--metrics-interval", "50ms"}, tc.args...)
+		args := append([]string{"--model", "m-ok", "--levels", "1,2", "--requests", "12", "--metrics-interval", "100ms"}, tc.args...)
 		_, _, out := run(tc.name, ExitOK, args...)
 		var echoed int
 		for _, r := range readRecords(t, out) {

@@ -31,6 +31,8 @@ func reserveOut(o *options) (*rundir.RunDir, error) {
 	switch {
 	case errors.Is(err, rundir.ErrRunDirNotEmpty):
 		return nil, usagef("%s: choose another --out, or give --overwrite to replace that run", err)
+	case errors.Is(err, rundir.ErrRunDirNotRun):
+		return nil, usagef("%s", err)
 	case errors.Is(err, rundir.ErrRunDirInUse):
 		return nil, fmt.Errorf("%w; choose another --out", err)
 	case err != nil:

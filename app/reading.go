@@ -1,8 +1,6 @@
 package app
 
 import (
-	"math"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/report"
@@ -18,8 +16,8 @@ func readingFlags(o *options) []cli.Flag {
 
 // reading checks --reading-speed.
 func (o *options) reading() error {
-	if !(o.ReadingSpeed > 0) || math.IsInf(o.ReadingSpeed, 0) {
-		return usagef("invalid --reading-speed %v: want a positive number of tokens per second, such as 6", o.ReadingSpeed)
+	if !(o.ReadingSpeed > 0) || o.ReadingSpeed > report.MaxReadingSpeed {
+		return usagef("invalid --reading-speed %v: want a positive number of tokens per second up to %g, such as 6", o.ReadingSpeed, report.MaxReadingSpeed)
 	}
 	return nil
 }

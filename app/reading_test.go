@@ -74,7 +74,7 @@ func TestReadingSpeedRerendered(t *testing.T) {
 
 // TestReadingSpeedInvalid: a reader that reads nothing is a one-line usage error.
 func TestReadingSpeedInvalid(t *testing.T) {
-	for _, v := range []string{"0", "-6", "NaN", "+Inf"} {
+	for _, v := range []string{"0", "-6", "NaN", "+Inf", "1e308", "1000001"} { // 1e308 lost every record (issue 25, item 14)
 		code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--levels", "1", "--requests", "1", "--reading-speed", v, "--out", filepath.Join(t.TempDir(), "r"))
 		if code != ExitUsage || !strings.Contains(stderr, "invalid --reading-speed") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("--reading-speed %s: exit %d, stderr %q", v, code, stderr)

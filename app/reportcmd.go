@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,6 +64,13 @@ func flagsFirst(args []string, cmd string) error {
 	return nil
 }
 
+// sameDir says whether a and b are one directory.
+func sameDir(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
 // runReport recomputes every level of the run in dir and writes levels.csv,
 // summary.json, the charts and report.html into out, and the console tables
 // to stdout.
@@ -86,6 +94,13 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer release()
+	if !sameDir(dir, out) { // another directory: never over another run's files
+		if err := rundir.CheckEmpty(out); errors.Is(err, rundir.ErrRunDirNotEmpty) {
+			return usagef("report --out: %s: choose an empty or new directory (or omit --out to re-render %s in place)", err, dir)
+		} else if err != nil {
+			return err
+		}
+	}
 	var levels, summary bytes.Buffer
 	var ps []float64
 	if run.Summary.Config != nil {

@@ -176,3 +176,21 @@ func checkRerendered(t *testing.T, dir string) {
 		}
 	}
 }
+
+// report --out OTHER refuses a directory that holds files, such as
+// another run, in one line, and leaves it byte for byte (issue 25, item 3:
+// OTHER's summary.json, levels.csv and report.html were replaced).
+func TestReportOutRefusesAnotherRun(t *testing.T) {
+	a, b := filepath.Join(t.TempDir(), "A"), filepath.Join(t.TempDir(), "B")
+	sweepSmallInto(t, a)
+	sweepSmallInto(t, b)
+	before := snapshot(t, b)
+	code, _, stderr := runCLI(t, context.Background(), "report", "--out", b, a)
+	if ls := lines(stderr); code != ExitUsage || len(ls) != 1 || !strings.Contains(ls[0], "choose an empty or new directory") {
+		t.Errorf("report --out another run: exit %d, want 2 and one line:\n%s", code, stderr)
+	}
+	sameSnapshot(t, b, before)
+	if code, _, stderr := runCLI(t, context.Background(), "report", "--out", a, a); code != ExitOK {
+		t.Errorf("report --out DIR DIR (in place): exit %d\n%s", code, stderr)
+	}
+}

@@ -91,8 +91,10 @@ func TestFailedSweepKeepsTheEarlierRun(t *testing.T) {
 
 // TestSecondSweepNeedsOverwrite: a second successful sweep into the same
 // --out is refused (exit 2, one line naming --overwrite) and leaves the run
-// as it was; with --overwrite it replaces the run whole: nothing of the
-// earlier one survives, and nothing is left beside it.
+// as it was; --overwrite refuses too while a file no run writes is beside
+// it (issue 25, item 1: it was deleted with the run); without that file,
+// --overwrite replaces the run whole: nothing of the earlier one survives,
+// and nothing is left beside it.
 func TestSecondSweepNeedsOverwrite(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "R")
@@ -109,6 +111,14 @@ func TestSecondSweepNeedsOverwrite(t *testing.T) {
 		t.Errorf("want one line naming %s and --overwrite:\n%s", out, stderr)
 	}
 	sameSnapshot(t, out, before)
+	code, _, stderr = runCLI(t, context.Background(), append(append([]string{}, smallSim...), "--out", out, "--overwrite")...)
+	if ls := lines(stderr); code != ExitUsage || len(ls) != 1 || !strings.Contains(ls[0], "notes.txt, which no toksweep run writes") {
+		t.Errorf("--overwrite beside notes.txt: exit %d, want 2 and one line naming it:\n%s", code, stderr)
+	}
+	sameSnapshot(t, out, before)
+	if err := os.Remove(filepath.Join(out, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
 
 	var sum struct{ Started time.Time }
 	readJSON(t, filepath.Join(out, "summary.json"), &sum)
@@ -117,9 +127,6 @@ func TestSecondSweepNeedsOverwrite(t *testing.T) {
 	readJSON(t, filepath.Join(out, "summary.json"), &sum)
 	if !sum.Started.After(first) {
 		t.Errorf("summary.json started %v, want the second run's (after %v)", sum.Started, first)
-	}
-	if _, err := os.Stat(filepath.Join(out, "notes.txt")); !os.IsNotExist(err) {
-		t.Errorf("a file of the earlier run survived --overwrite: %v", err)
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 		t.Errorf("the parent holds %d entries, want R alone (the earlier run deleted)", len(entries))

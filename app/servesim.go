@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"strings"
 	"time"
 
@@ -208,6 +209,9 @@ func serveSim(ctx context.Context, addr string, cfg sim.Config, stderr io.Writer
 	if err != nil {
 		return fmt.Errorf("cannot listen on --addr %q: %w", addr, err)
 	}
+	if w := exposedWarning(a); w != "" {
+		fmt.Fprintln(stderr, "toksweep: warning: "+w)
+	}
 	fmt.Fprintf(stderr, "toksweep: simulator serving model %q on http://%s/v1 (Ctrl-C to stop)\n", srv.Config().Model, a)
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
@@ -215,4 +219,15 @@ func serveSim(ctx context.Context, addr string, cfg sim.Config, stderr io.Writer
 	}
 	fmt.Fprintln(stderr, "toksweep: simulator stopped")
 	return nil
+}
+
+// exposedWarning is the warning for a listener that other hosts can reach
+// (any address but a loopback one: 0.0.0.0, ::, a LAN address); "" on
+// loopback, the default.
+func exposedWarning(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if ok && tcp.IP.IsLoopback() {
+		return ""
+	}
+	return fmt.Sprintf("the simulator listens on %s: other hosts can reach it (use --addr 127.0.0.1:PORT to keep it local)", a)
 }

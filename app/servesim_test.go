@@ -73,3 +73,25 @@ func TestServeSimDrivenLikeCurl(t *testing.T) {
 		t.Fatal("serve-sim did not stop on cancel")
 	}
 }
+
+// serve-sim warns, in one line, when it listens where other hosts can
+// reach it (--addr 0.0.0.0:P or :P bound every interface silently: issue
+// 25, item 22), and stays quiet on loopback. The listeners are not opened
+// on other interfaces here: the rule is checked on the addresses they
+// report.
+func TestServeSimWarnsWhenExposed(t *testing.T) {
+	t.Parallel()
+	for addr, exposed := range map[string]bool{
+		"0.0.0.0:8000": true, "[::]:8000": true, "192.168.1.7:8000": true,
+		"127.0.0.1:8000": false, "127.0.0.2:8000": false, "[::1]:8000": false,
+	} {
+		a, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := exposedWarning(a)
+		if (w != "") != exposed || strings.Contains(w, "\n") {
+			t.Errorf("%s: warning %q, want one: %v", addr, w, exposed)
+		}
+	}
+}

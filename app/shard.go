@@ -29,6 +29,10 @@ const (
 	// shardLateLimit is how late a shard may start a level before it gives
 	// up: past it, the shards no longer load the server together.
 	shardLateLimit = time.Second
+	// defaultMaxStartWait is how far ahead --start-at may be unless
+	// --max-start-wait says otherwise: a placeholder start (2030, 9999) must
+	// not park a pod for years.
+	defaultMaxStartWait = time.Hour
 )
 
 // shardOptions are the sharding flags, bound by shardFlags and checked by
@@ -39,6 +43,7 @@ type shardOptions struct {
 	StartAt       string
 	LevelDuration time.Duration
 	Grace         time.Duration
+	MaxStartWait  time.Duration
 
 	Index, Count int
 	Start        time.Time
@@ -51,6 +56,7 @@ func shardFlags(o *options) []cli.Flag {
 		&cli.BoolFlag{Name: "shard-from-env", Destination: &s.FromEnv, Usage: "take the shard index from $" + JobIndexEnv + " (Kubernetes Indexed Job) and N from --shard N or $" + ShardsEnv},
 		&cli.StringFlag{Name: "start-at", Destination: &s.StartAt, Usage: "sharded: wall-clock start of level 0 (RFC 3339, e.g. 2026-12-01T17:00:00Z), the same on every shard"},
 		&cli.DurationFlag{Name: "level-duration", Destination: &s.LevelDuration, Usage: "sharded: measured phase of each level (as --duration); level k starts at start-at + k × (level-duration + grace)"},
+		&cli.DurationFlag{Name: "max-start-wait", Value: defaultMaxStartWait, Destination: &s.MaxStartWait, Usage: "sharded: refuse a --start-at further ahead than this"},
 		&cli.DurationFlag{Name: "grace", Value: defaultGrace, Destination: &s.Grace, Usage: "sharded: time between one level's end and the next level's start, for warm-up and drain (the drain is capped at it)"},
 	}
 }
@@ -83,6 +89,9 @@ func (o *options) shard() error {
 	if err != nil {
 		return usagef("invalid --start-at %q: want an RFC 3339 instant such as 2026-12-01T17:00:00Z", s.StartAt)
 	}
+	if wait := time.Until(t); wait > s.MaxStartWait {
+		return usagef("--start-at %s is %v ahead, more than --max-start-wait %v: give a nearer start, or raise --max-start-wait", s.StartAt, wait.Round(time.Second), s.MaxStartWait)
+	}
 	s.Start = t
 	o.Duration, o.Flags.DurationSet = s.LevelDuration, true
 	if s.Grace > 0 {
@@ -110,8 +119,8 @@ func (s *shardOptions) identity() error {
 	is, ns, ok := strings.Cut(s.Spec, "/")
 	i, err1 := strconv.Atoi(is)
 	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return usagef("invalid --shard %q: want i/N with 0 ≤ i < N, e.g. 0/4", s.Spec)
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > rundir.MaxShards || i < 0 || i >= n {
+		return usagef("invalid --shard %q: want i/N with 0 ≤ i < N ≤ %d, e.g. 0/4", s.Spec, rundir.MaxShards)
 	}
 	s.Index, s.Count = i, n
 	return nil
@@ -134,6 +143,25 @@ func (o *options) checkShardLevels() error {
 // levelStart is the wall-clock instant at which level k starts.
 func (s *shardOptions) levelStart(k int) time.Time {
 	return s.Start.Add(time.Duration(k) * (s.LevelDuration + s.Grace))
+}
+
+// waitText says how long the shard waits for level 0 and when its last
+// level ends (runs levels in all), for the line printed before the wait.
+func (s *shardOptions) waitText(now time.Time, runs int) string {
+	end := s.levelStart(runs - 1).Add(s.LevelDuration + s.Grace)
+	return fmt.Sprintf("shard %d/%d: waiting %v for --start-at %s; its %s end by %s (each level-duration %v + grace %v)",
+		s.Index, s.Count, max(s.Start.Sub(now), 0).Round(time.Second), s.Start.UTC().Format(time.RFC3339),
+		plural(runs, "level"), end.UTC().Format(time.RFC3339), s.LevelDuration, s.Grace)
+}
+
+// shardRuns is how many level runs a sharded sweep makes: its levels (or
+// rates) times --repeat.
+func (o *options) shardRuns() int {
+	n := len(o.Levels)
+	if o.Open.on() {
+		n = len(o.Open.Rates)
+	}
+	return n * max(o.Repeat, 1)
 }
 
 // notPast fails when level k's start instant has passed by more than the

@@ -26,22 +26,44 @@ func TestShardGivenAPastStartFails(t *testing.T) {
 }
 
 func TestShardFlagsNeedTheirSchedule(t *testing.T) {
+	soon := time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339)
 	for _, args := range [][]string{
-		{"--shard", "4/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s"},
+		{"--shard", "4/4", "--start-at", soon, "--level-duration", "2s"},
 		{"--shard", "0/4"},
 		{"--shard", "0/4", "--start-at", "tomorrow", "--level-duration", "2s"},
-		{"--shard", "0/8", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--levels", "4"},
-		{"--shard-from-env", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s"},
-		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "auto"},
-		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--max-concurrency", "3"},
-		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--requests", "10"},
-		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "1,2", "--warmup", "2"},
-		{"--shard", "0/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s", "--rates", "0.5,8"},
+		{"--shard", "0/8", "--start-at", soon, "--level-duration", "2s", "--levels", "4"},
+		{"--shard-from-env", "--start-at", soon, "--level-duration", "2s"},
+		{"--shard", "0/4", "--start-at", soon, "--level-duration", "2s", "--rates", "auto"},
+		{"--shard", "0/4", "--start-at", soon, "--level-duration", "2s", "--rates", "1,2", "--max-concurrency", "3"},
+		{"--shard", "0/4", "--start-at", soon, "--level-duration", "2s", "--rates", "1,2", "--requests", "10"},
+		{"--shard", "0/4", "--start-at", soon, "--level-duration", "2s", "--rates", "1,2", "--warmup", "2"},
+		{"--shard", "0/4", "--start-at", soon, "--level-duration", "2s", "--rates", "0.5,8"},
 	} {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--url", "http://127.0.0.1:9/v1"}, args...)...)
 		if code != ExitUsage || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q: want a one-line usage error", args, code, stderr)
 		}
+	}
+}
+
+// A start far ahead (the manifest's placeholder) is refused in one line
+// unless --max-start-wait allows it; an allowed one says how long the shard
+// will wait and when its levels end (issue 25, item 12: it waited
+// silently while the estimate said "under a minute").
+func TestShardFarStartIsBounded(t *testing.T) {
+	t.Parallel()
+	far := []string{"sweep", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--levels", "4", "--shard", "0/4",
+		"--start-at", "9999-01-01T00:00:00Z", "--level-duration", "2s", "--out", filepath.Join(t.TempDir(), "far")}
+	code, _, stderr := runCLI(t, context.Background(), far...)
+	if code != ExitUsage || !strings.Contains(stderr, "more than --max-start-wait 1h0m0s") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("start in 9999: exit %d, stderr %q; want a one-line usage error naming --max-start-wait", code, stderr)
+	}
+	start := time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC)
+	s := shardOptions{Index: 1, Count: 4, Start: start, LevelDuration: 2 * time.Minute, Grace: 20 * time.Second}
+	got := s.waitText(start.Add(-4*time.Minute-30*time.Second), 3)
+	want := "shard 1/4: waiting 4m30s for --start-at 2026-12-02T18:00:00Z; its 3 levels end by 2026-12-02T18:07:00Z (each level-duration 2m0s + grace 20s)"
+	if got != want {
+		t.Errorf("wait line\n got %q\nwant %q", got, want)
 	}
 }
 

@@ -288,3 +288,45 @@ func TestClosedPipeFinishesTheRun(t *testing.T) {
 		t.Errorf("no report.html: %v", err)
 	}
 }
+
+// A command that does not stop on the context stops on the first signal
+// anyway: a sweep whose --dataset is a FIFO nobody writes to exits 130
+// within about a second of one SIGTERM, leaving no run directory (issue
+// 25, item 9: it needed SIGKILL).
+func TestInterruptStopsABlockedCommand(t *testing.T) {
+	bin := buildBinary(t, t.TempDir())
+	dir := t.TempDir()
+	fifo, out := filepath.Join(dir, "dataset.jsonl"), filepath.Join(dir, "run")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd := exec.Command(bin, "sweep", "--sim", "--levels", "1", "--requests", "1", "--dataset", fifo, "--out", out)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // blocked opening the FIFO
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running 10s after SIGTERM:\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d\n%s", code, ExitInterrupted, stderr.String())
+	}
+	if took := time.Since(sent); took > 5*time.Second {
+		t.Errorf("exited %v after the signal, want about %v", took, PromptExitWait)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an interrupted sweep that never started left %s (%v)", out, err)
+	}
+}

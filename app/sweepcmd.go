@@ -51,6 +51,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		if err := o.Shard.notPast(0, time.Now()); err != nil {
 			return err
 		}
+		fmt.Fprintf(stderr, "toksweep: %s\n", o.Shard.waitText(time.Now(), o.shardRuns()))
 	}
 	// The run directory is reserved first (a non-writable, non-empty or
 	// busy --out fails before any request) but written only once the target
@@ -81,6 +82,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := dir.Begin(); err != nil {
 		return err
 	}
+	runWriting.Store(true) // from here the sweep writes its partial level on an interrupt
 	return sweepAndReport(ctx, cl, o, dir, stdout, stderr)
 }
 

@@ -148,8 +148,8 @@ func datasetWarnings(set *workload.Set, api client.API, name string) []string {
 func (o *options) metrics() error {
 	o.Work.MetricsURL, o.Work.MetricsInterval = o.Flags.MetricsURL, o.Flags.MetricsInterval
 	o.Work.MetricsOff = strings.EqualFold(o.Work.MetricsURL, "off")
-	if o.Work.MetricsInterval <= 0 {
-		return usagef("invalid --metrics-interval %v: want a positive duration such as 1s", o.Work.MetricsInterval)
+	if o.Work.MetricsInterval < promscrape.MinInterval {
+		return usagef("invalid --metrics-interval %v: want %v or more, such as 1s", o.Work.MetricsInterval, promscrape.MinInterval)
 	}
 	if u := o.Work.MetricsURL; u != "" && !o.Work.MetricsOff {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {

@@ -60,6 +60,12 @@ func TestWorkloadUsageErrors(t *testing.T) {
 		{"ignore-eos twice", []string{"--ignore-eos", "--extra-body", `{"ignore_eos": false}`}, `--extra-body sets "ignore_eos" to false and a flag sets it to true`},
 		{"bad metrics url", []string{"--metrics-url", "localhost:8000"}, "invalid --metrics-url"},
 		{"bad metrics interval", []string{"--metrics-interval", "0s"}, "invalid --metrics-interval"},
+		// Keys toksweep sends from its flags: an override was sent while
+		// summary.json named the flag's value (issue 25, item 17).
+		{"extra body model", []string{"--extra-body", `{"model": "other-model"}`}, `--extra-body sets "model", which toksweep sends and records from --model`},
+		{"extra body messages", []string{"--extra-body", `{"messages": [], "seed": 1}`}, `--extra-body sets "messages"`},
+		{"extra body max tokens", []string{"--extra-body", `{"max_tokens": 3}`}, `from --max-tokens`},
+		{"metrics interval under the floor", []string{"--metrics-interval", "1ns"}, "want 100ms or more"}, // issue 25, item 19
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,7 +96,7 @@ func TestSyntheticWorkloadBothAPIs(t *testing.T) {
 		dir := t.TempDir()
 		code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", url, "--api", api, "--levels", "1,2",
 			"--requests", "8", "--max-tokens", fmt.Sprint(out), "--input-tokens", fmt.Sprint(n), "--seed", "3",
-			"--metrics-interval", "25ms", "--out", dir)
+			"--metrics-interval", "100ms", "--out", dir)
 		if code != ExitOK {
 			t.Fatalf("%s: exit %d\n%s", api, code, stderr)
 		}

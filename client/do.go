@@ -239,5 +239,11 @@ func (c *Client) newRequest(ctx context.Context, method, url string, body []byte
 	for name, values := range c.cfg.Headers {
 		req.Header[http.CanonicalHeaderKey(name)] = values
 	}
+	// net/http sends req.Host, never a Host entry of req.Header: a --header
+	// "Host: x" goes out only this way.
+	if host := req.Header.Get("Host"); host != "" {
+		req.Host = host
+		req.Header.Del("Host")
+	}
 	return req, nil
 }

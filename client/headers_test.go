@@ -1,8 +1,10 @@
 package client
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -46,5 +48,30 @@ func TestHeaderRules(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "sk-secret") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("New with %q: %v, want a one-line error without the value", h, err)
 		}
+	}
+}
+
+// A Host header is sent as the request's Host (net/http ignores a Host in
+// req.Header, so --header "Host: x" was recorded and never sent: issue 25,
+// item 18), on the streamed request and on the model list alike.
+func TestHostHeaderIsSent(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var hosts []string
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		respond(http.StatusNotFound, `{"error":{"message":"no"}}`)(w, r)
+	})
+	c := newClient(t, srv.URL, Config{Headers: http.Header{"Host": {"llm.example"}}})
+	rec := c.Do(context.Background(), Prompt{Text: "hi", MaxTokens: 1})
+	if rec.Status != http.StatusNotFound {
+		t.Fatalf("status %d (%s)", rec.Status, rec.Error)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(hosts) != 1 || hosts[0] != "llm.example" {
+		t.Errorf("the server saw Host %q, want llm.example", hosts)
 	}
 }

@@ -16,7 +16,10 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultResamples  = 2000
+	DefaultResamples = 2000
+	// MaxResamples bounds Options.Resamples: each resample redraws every
+	// request of a level, and 1e9 of them took 6 GB and over 10 minutes.
+	MaxResamples      = 100_000
 	DefaultConfidence = 0.95
 	// MinSamples is the fewest requests a side needs for an interval.
 	MinSamples = 5
@@ -54,8 +57,8 @@ func (o Options) withDefaults() (Options, error) {
 		o.Confidence = DefaultConfidence
 	}
 	switch {
-	case o.Resamples < 100:
-		return o, fmt.Errorf("compare: %d resamples: want at least 100", o.Resamples)
+	case o.Resamples < 100 || o.Resamples > MaxResamples:
+		return o, fmt.Errorf("compare: %d resamples: want 100 to %d", o.Resamples, MaxResamples)
 	case !(o.Confidence > 0 && o.Confidence < 1):
 		return o, fmt.Errorf("compare: confidence %v: want a fraction in (0, 1)", o.Confidence)
 	case !(o.MinEffect >= 0 && o.MinEffect < 1):

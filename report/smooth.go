@@ -23,6 +23,11 @@ const StallGap = time.Second
 // per minute: the reader of rebuffer_ratio.
 const ReadingSpeed = 6.0
 
+// MaxReadingSpeed bounds a reader's pace: a faster reader always waits, so
+// its figures are already those of any faster one, and a pace like 1e308
+// would make the reading time underflow and rebuffer_ratio infinite.
+const MaxReadingSpeed = 1e6
+
 // Smoothness is one request's smoothness figures.
 type Smoothness struct {
 	// MaxGap is the longest gap between two consecutive token-carrying
@@ -94,10 +99,11 @@ func ReaderText(stats []LevelStats) string {
 func readingSpeed(l *sweep.Level) float64 { return paceOrDefault(l.ReadingSpeed) }
 
 // paceOrDefault is the reader pace v, or ReadingSpeed when v is not set
-// (0, or anything but a positive pace).
+// (0, or anything but a positive pace); a pace above MaxReadingSpeed (a
+// crafted summary.json) is read as MaxReadingSpeed.
 func paceOrDefault(v float64) float64 {
 	if v > 0 {
-		return v
+		return min(v, MaxReadingSpeed)
 	}
 	return ReadingSpeed
 }

@@ -134,6 +134,11 @@ func TestReadingSpeed(t *testing.T) {
 		{3, 0, 1, "3 tok/s"},
 		{12, 1.5, 0, "12 tok/s"},
 		{0, 0.375, 0, "6 tok/s"},
+		// A crafted 1e308 is read as MaxReadingSpeed: 1e6 tok/s reads a
+		// token in 1 µs and waits 250 ms − 1 µs three times over 4 µs of
+		// reading (it made +Inf, which no JSON holds: issue 25, item 14).
+		{1e308, (750e6 - 3e3) / 4e3, 0, "1e+06 tok/s"},
+		{math.Inf(1), (750e6 - 3e3) / 4e3, 0, "1e+06 tok/s"},
 	} {
 		l := level(1, rec)
 		l.ReadingSpeed = tc.speed

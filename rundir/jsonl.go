@@ -237,6 +237,26 @@ func parseInt(b []byte) (int64, int, bool) {
 	return int64(u), n, true
 }
 
+// errLongLine is the error of a line over MaxRecordLine.
+var errLongLine = fmt.Errorf("a line over %d MiB, toksweep's bound", MaxRecordLine>>20)
+
+// readLine is bufio.Reader.ReadBytes('\n') that fails with errLongLine
+// once the line passes limit bytes, having read no more than limit plus
+// one buffer of it.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > limit {
+			return nil, errLongLine
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
 // eachLine hands each non-blank line of r, with its byte offset, to f
 // until f returns false or an error, or the lines end. An error of f names
 // the 1-based line; on a last line with no newline that is not whole JSON
@@ -245,9 +265,9 @@ func eachLine(r io.Reader, f func(line []byte, off int64) (bool, error)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var off int64
 	for n := 1; ; n++ {
-		// ReadBytes has no line-length limit: a long stream's record holds
-		// one offset per chunk.
-		line, err := br.ReadBytes('\n')
+		// A long stream's record holds one offset per chunk, so lines are
+		// long, but within MaxRecordLine.
+		line, err := readLine(br, MaxRecordLine)
 		if len(bytes.TrimSpace(line)) > 0 {
 			more, ferr := f(line, off)
 			if ferr != nil {

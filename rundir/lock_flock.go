@@ -4,6 +4,8 @@ package rundir
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -25,9 +27,9 @@ type dirLock struct {
 func lockDir(dir string) (*dirLock, error) {
 	path := filepath.Join(dir, LockFile)
 	for range 3 {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := openLock(dir, path)
 		if err != nil {
-			return nil, dirError(dir, err)
+			return nil, err
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			pid := readPID(f)
@@ -50,9 +52,35 @@ func lockDir(dir string) (*dirLock, error) {
 	return nil, inUse(dir, 0)
 }
 
+// openLock opens the lock file without following a link: a new one with
+// O_CREAT|O_EXCL, an existing one only when it is a regular file, so that
+// a planted .toksweep.lock symlink never gets a target truncated, written
+// or created.
+func openLock(dir, path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	}
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) || errors.Is(err, syscall.EISDIR) {
+		return nil, notRegularLock(dir, path)
+	}
+	if err != nil {
+		return nil, dirError(dir, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegularLock(dir, path)
+	}
+	return f, nil
+}
+
+func notRegularLock(dir, path string) error {
+	return fmt.Errorf("run directory %s: its lock %s is not a regular file (a link, a FIFO or a directory); remove it", dir, path)
+}
+
 func sameFile(f *os.File, path string) bool {
 	a, err1 := f.Stat()
-	b, err2 := os.Stat(path)
+	b, err2 := os.Lstat(path)
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 

@@ -37,24 +37,24 @@ func CheckShards(shards []Shard, allowSkew bool) error {
 		return fmt.Errorf("no shards")
 	}
 	n := shards[0].Info.Count
+	if n < 1 || n > MaxShards {
+		return fmt.Errorf("%s says it is one of %d shards: want 1 to %d", shards[0].Run.Path, n, MaxShards)
+	}
 	byIndex := make(map[int]string)
 	for _, s := range shards {
 		if s.Info.Count != n {
 			return fmt.Errorf("%s is shard %d/%d but %s is of %d shards: not the same run", s.Run.Path, s.Info.Index, s.Info.Count, shards[0].Run.Path, n)
+		}
+		if s.Info.Index < 0 || s.Info.Index >= n {
+			return fmt.Errorf("%s says it is shard %d of %d: a shard's index is 0 to %d", s.Run.Path, s.Info.Index, n, n-1)
 		}
 		if prev, dup := byIndex[s.Info.Index]; dup {
 			return fmt.Errorf("shard %d/%d given twice (%s and %s)", s.Info.Index, n, prev, s.Run.Path)
 		}
 		byIndex[s.Info.Index] = s.Run.Path
 	}
-	var missing []string
-	for i := range n {
-		if _, ok := byIndex[i]; !ok {
-			missing = append(missing, fmt.Sprint(i))
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("shard %s of %d missing (got %d of %d): an exact merge needs every shard of the run", strings.Join(missing, ", "), n, len(shards), n)
+	if len(byIndex) < n {
+		return fmt.Errorf("shard %s of %d missing (got %d of %d): an exact merge needs every shard of the run", missingText(byIndex, n), n, len(byIndex), n)
 	}
 	for _, s := range shards[1:] {
 		if err := samePlan(shards[0], s); err != nil {
@@ -65,13 +65,80 @@ func CheckShards(shards []Shard, allowSkew bool) error {
 		if err := ranPlan(s); err != nil {
 			return err
 		}
-		if e := s.Info.Clock.Error(); e > MaxClockError && !allowSkew {
+		if err := inSchedule(s); err != nil {
+			return err
+		}
+		if allowSkew {
+			continue
+		}
+		if e := s.Info.Clock.Error(); e > MaxClockError {
 			return fmt.Errorf("shard %d's clock error is %s, above the %v bound: synchronise the hosts' clocks (NTP, chrony) or pass --allow-skew",
 				s.Info.Index, clockText(s.Info.Clock), MaxClockError)
+		}
+		if st := s.Info.WallMinusMonoNS; st > int64(MaxClockError) || st < -int64(MaxClockError) {
+			return fmt.Errorf("shard %d's wall clock moved %v against its monotonic clock during the run, above the %v bound: its records cannot be placed against the others' (pass --allow-skew to merge anyway)",
+				s.Info.Index, time.Duration(st), MaxClockError)
 		}
 	}
 	return nil
 }
+
+// MaxShards bounds a run's shard count, as --shard does.
+const MaxShards = 10000
+
+// missingText names up to five of the missing shard indices: it walks no
+// further than the shards given plus five, whatever N a shard.json claims.
+func missingText(byIndex map[int]string, n int) string {
+	var missing []string
+	for i := 0; i < n && len(missing) < 5; i++ {
+		if _, ok := byIndex[i]; !ok {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if more := n - len(byIndex) - len(missing); more > 0 {
+		missing = append(missing, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(missing, ", ")
+}
+
+// inSchedule checks that a shard's records sit where its schedule puts
+// them: every record of level k starts, in wall time (epoch + its
+// instant), between level k's start and its end plus grace (with
+// scheduleSlack either side). A crafted or wrong epoch_unix_ns would shift
+// a shard's records against the others' by any amount.
+func inSchedule(s Shard) error {
+	start, err1 := time.Parse(time.RFC3339Nano, s.Info.StartAt)
+	d, err2 := time.ParseDuration(s.Info.LevelDuration)
+	g, err3 := time.ParseDuration(s.Info.Grace)
+	if err1 != nil || err2 != nil || err3 != nil || d <= 0 || g < 0 || d+g > 1000*time.Hour {
+		return fmt.Errorf("shard %d (%s): shard.json's start_at, level_duration or grace is not a schedule", s.Info.Index, s.Run.Path)
+	}
+	epoch := time.Unix(0, s.Info.EpochUnixNS)
+	if gap := start.Sub(epoch); gap < -scheduleSlack || gap > maxEpochLead {
+		return fmt.Errorf("shard %d (%s): its record epoch is %v before start_at, outside 0 to %v: epoch_unix_ns is wrong", s.Info.Index, s.Run.Path, gap, maxEpochLead)
+	}
+	for k, l := range s.Run.Levels {
+		from := start.Add(time.Duration(k) * (d + g))
+		to := from.Add(d + g)
+		for i := range l.Records {
+			at := epoch.Add(l.Records[i].Start)
+			if at.Before(from.Add(-scheduleSlack)) || at.After(to.Add(scheduleSlack)) {
+				return fmt.Errorf("shard %d (%s): a record of level %d starts at %s, outside the level's %s to %s: the shard's epoch or clock is off",
+					s.Info.Index, s.Run.Path, k, at.UTC().Format(time.RFC3339Nano), from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339))
+			}
+		}
+	}
+	return nil
+}
+
+const (
+	// scheduleSlack is how far outside its level a record may start: the
+	// shard's lateness limit (1 s) and clock error, with room.
+	scheduleSlack = 2 * time.Second
+	// maxEpochLead is how long before start_at a shard's epoch may be: its
+	// process starts, then waits for start_at (at most --max-start-wait).
+	maxEpochLead = 30 * 24 * time.Hour
+)
 
 func clockText(c ClockSync) string {
 	switch {

@@ -22,7 +22,7 @@ func shardOf(i, n int, epochMS int64, spans ...[2]int) Shard {
 	}
 	return Shard{
 		Info: ShardInfo{Index: i, Count: n, StartAt: "2030-01-01T00:00:00Z", LevelDuration: "1s", Grace: "1s", Levels: []int{4},
-			Workers: []int{len(spans)}, EpochUnixNS: 1e18 + epochMS*1e6, Clock: ClockSync{Known: true, Synced: true, EstErrorUS: 100}},
+			Workers: []int{len(spans)}, EpochUnixNS: 1893456000e9 + epochMS*1e6, Clock: ClockSync{Known: true, Synced: true, EstErrorUS: 100}},
 		Run: SavedRun{Path: "shard" + string(rune('0'+i)), Summary: report.Summary{EndReason: "completed", Config: &report.RunConfig{Model: "m"}},
 			Levels: []sweep.Level{{Concurrency: len(spans), EndReason: sweep.Deadline, Records: recs}}},
 	}
@@ -121,6 +121,29 @@ func TestCheckShardsRefuses(t *testing.T) {
 		{"short run", func(s []Shard) []Shard { s[0].Info.Workers = []int{2, 2}; return s }, "ran 1 of its 2 levels"},
 		{"skew", func(s []Shard) []Shard { s[1].Info.Clock.EstErrorUS = 6000; return s }, "above the 5ms bound"},
 		{"unsynced", func(s []Shard) []Shard { s[1].Info.Clock.Synced = false; return s }, "unsynchronised"},
+		// Crafted shard.json (issue 25, items 7, 8 and 13).
+		{"index past N", func(s []Shard) []Shard { s[2].Info.Index = 5; return s }, "a shard's index is 0 to 2"},
+		{"negative index", func(s []Shard) []Shard { s[2].Info.Index = -1; return s }, "a shard's index is 0 to 2"},
+		{"zero shards", func(s []Shard) []Shard {
+			for i := range s {
+				s[i].Info.Count = 0
+			}
+			return s
+		}, "want 1 to 10000"},
+		{"huge N", func(s []Shard) []Shard {
+			for i := range s {
+				s[i].Info.Count = 200000000
+			}
+			return s
+		}, "want 1 to 10000"},
+		{"overflowing clock error", func(s []Shard) []Shard { s[1].Info.Clock.EstErrorUS = 9.3e15; return s }, "above the 5ms bound"},
+		{"negative clock error", func(s []Shard) []Shard { s[1].Info.Clock.EstErrorUS = -1; return s }, "above the 5ms bound"},
+		{"clock stepped", func(s []Shard) []Shard { s[1].Info.WallMinusMonoNS = 5e9; return s }, "wall clock moved 5s"},
+		{"clock stepped back", func(s []Shard) []Shard { s[1].Info.WallMinusMonoNS = -1 << 63; return s }, "wall clock moved"},
+		{"epoch 10 s early", func(s []Shard) []Shard { s[1].Info.EpochUnixNS -= 10e9; return s }, "outside the level's"},
+		{"epoch 10 s late", func(s []Shard) []Shard { s[1].Info.EpochUnixNS += 10e9; return s }, "epoch_unix_ns is wrong"},
+		{"epoch at the int64 edge", func(s []Shard) []Shard { s[1].Info.EpochUnixNS = 1<<63 - 1; return s }, "epoch_unix_ns is wrong"},
+		{"negative epoch", func(s []Shard) []Shard { s[1].Info.EpochUnixNS = -1 << 63; return s }, "epoch_unix_ns is wrong"},
 	} {
 		err := CheckShards(c.mut(ok()), false)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

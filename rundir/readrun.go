@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +55,7 @@ func ReadRunDir(path string) (SavedRun, error) {
 	if err != nil {
 		return run, err
 	}
-	f, err := os.Open(filepath.Join(path, RequestsFile))
+	f, err := openRegular(filepath.Join(path, RequestsFile))
 	if err != nil {
 		return run, fmt.Errorf("reading run %s: %w", path, err)
 	}
@@ -94,7 +93,7 @@ func ScanRunDir(path string) (SavedRun, error) {
 		return run, err
 	}
 	file := filepath.Join(path, RequestsFile)
-	f, err := os.Open(file)
+	f, err := openRegular(file)
 	if err != nil {
 		return run, fmt.Errorf("reading run %s: %w", path, err)
 	}
@@ -130,21 +129,28 @@ func (r SavedRun) ScanErr() error {
 // readSummary reads a run directory's summary.json.
 func readSummary(path string) (SavedRun, error) {
 	run := SavedRun{Path: path}
-	b, err := os.ReadFile(filepath.Join(path, SummaryFile))
+	b, err := readRunFile(filepath.Join(path, SummaryFile))
 	if err != nil {
 		return run, fmt.Errorf("reading run %s: %w", path, err)
 	}
-	// Numbers in the configuration's extra_body stay json.Number, as
-	// written, so that the summary is rewritten byte for byte.
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&run.Summary); err != nil {
+	if run.Summary, err = decodeSummary(b); err != nil {
 		return run, fmt.Errorf("reading run %s: %s: %w", path, SummaryFile, err)
 	}
 	for _, lj := range run.Summary.Levels {
 		run.verdicts = append(run.verdicts, recordedVerdict(lj))
 	}
 	return run, nil
+}
+
+// decodeSummary decodes summary.json. Numbers in the configuration's
+// extra_body stay json.Number, as written, so that the summary is
+// rewritten byte for byte.
+func decodeSummary(b []byte) (report.Summary, error) {
+	var sum report.Summary
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	err := dec.Decode(&sum)
+	return sum, err
 }
 
 // addLevels makes the run's levels, of the keys order lists (first

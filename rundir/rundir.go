@@ -34,13 +34,17 @@ var (
 	// ErrRunDirNotEmpty: the directory already holds files (an earlier
 	// run) and RunDirOptions.Overwrite was not given.
 	ErrRunDirNotEmpty = errors.New("run directory not empty")
+	// ErrRunDirNotRun: RunDirOptions.Overwrite was given, but the
+	// directory holds something other than a toksweep run (replace.go).
+	ErrRunDirNotRun = errors.New("run directory holds no toksweep run")
 	// ErrRunDirInUse: another process holds the directory's lock.
 	ErrRunDirInUse = errors.New("run directory in use")
 )
 
 // RunDirOptions say how ReserveRunDir may take its directory.
 type RunDirOptions struct {
-	// Overwrite lets an existing, non-empty directory be replaced as a
+	// Overwrite lets an existing, non-empty directory that holds a toksweep
+	// run and nothing else (checkRun) be replaced as a
 	// whole: Begin moves the earlier run aside and Close deletes it.
 	Overwrite bool
 	// Unique takes path as a stem and creates the first of path, path-2,
@@ -113,8 +117,8 @@ func ReserveRunDir(path string, opts RunDirOptions) (*RunDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !d.created && !opts.Overwrite { // refuse without touching anything
-		if err := checkEmpty(d.path); err != nil {
+	if !d.created { // refuse without touching anything
+		if err := checkEmptyOrRun(d.path, opts.Overwrite); err != nil {
 			return nil, err
 		}
 	}
@@ -131,9 +135,23 @@ func ReserveRunDir(path string, opts RunDirOptions) (*RunDir, error) {
 			d.Close()
 			return nil, err
 		}
+		if err := checkRun(d.path); err != nil {
+			d.Close()
+			return nil, err
+		}
 		d.replace = true
 	}
 	return d, nil
+}
+
+// checkEmptyOrRun is the check made before the lock: dir must be empty, or
+// with overwrite hold a toksweep run and nothing else.
+func checkEmptyOrRun(dir string, overwrite bool) error {
+	err := checkEmpty(dir)
+	if err != nil && overwrite && errors.Is(err, ErrRunDirNotEmpty) {
+		return checkRun(dir)
+	}
+	return err
 }
 
 // mkdirIfMissing creates path (and its parents) unless it is already a
@@ -178,6 +196,11 @@ func mkdirUnique(stem string) (string, error) {
 	return "", fmt.Errorf("run directory %s: %s-2 to %s-1000 exist too", stem, stem, stem)
 }
 
+// CheckEmpty fails with ErrRunDirNotEmpty, in one line naming a few
+// entries, when dir holds anything besides its lock: for a writer that
+// renders into a directory of its own ('toksweep report --out').
+func CheckEmpty(dir string) error { return checkEmpty(dir) }
+
 // checkEmpty fails with ErrRunDirNotEmpty, naming a few of the entries, when
 // dir holds anything besides a lock file.
 func checkEmpty(dir string) error {
@@ -187,7 +210,7 @@ func checkEmpty(dir string) error {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.Name() != LockFile {
+		if e.Name() != LockFile || !e.Type().IsRegular() { // a planted link or directory is content
 			names = append(names, e.Name())
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -71,7 +70,7 @@ func indexLevels(r io.Reader) (levelIndex, error) {
 // call; the first error is kept in *errp.
 func spanSource(path string, spans []span, errp *error) iter.Seq[*client.Record] {
 	return func(yield func(*client.Record) bool) {
-		f, err := os.Open(path)
+		f, err := openRegular(path)
 		if err == nil {
 			defer f.Close()
 			stopped := false

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -53,8 +53,10 @@ type ClockSync struct {
 // Error is the clock error the merge bounds: the estimated error of a
 // synchronised clock; unknown or unsynchronised is infinite.
 func (c ClockSync) Error() time.Duration {
-	if !c.Known || !c.Synced {
-		return time.Duration(1<<63 - 1)
+	// A negative error, or one whose nanoseconds overflow (9.3e15 µs
+	// wrapped to a negative value that passed), is no measurement.
+	if !c.Known || !c.Synced || c.EstErrorUS < 0 || c.EstErrorUS > math.MaxInt64/int64(time.Microsecond) {
+		return time.Duration(math.MaxInt64)
 	}
 	return time.Duration(c.EstErrorUS) * time.Microsecond
 }
@@ -71,14 +73,21 @@ func WriteShardInfo(dir string, s ShardInfo) error {
 // ReadShardInfo reads dir/shard.json.
 func ReadShardInfo(dir string) (ShardInfo, error) {
 	var s ShardInfo
-	b, err := os.ReadFile(filepath.Join(dir, ShardFile))
+	b, err := readRunFile(filepath.Join(dir, ShardFile))
 	if err != nil {
 		return s, fmt.Errorf("%s is not a shard of a sharded run: %w", dir, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	if s, err = decodeShardInfo(b); err != nil {
 		return s, fmt.Errorf("%s: %s: %w", dir, ShardFile, err)
 	}
 	return s, nil
+}
+
+// decodeShardInfo decodes shard.json, refusing unknown fields.
+func decodeShardInfo(b []byte) (ShardInfo, error) {
+	var s ShardInfo
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&s)
+	return s, err
 }

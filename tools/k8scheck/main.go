@@ -1,8 +1,10 @@
 // Command k8scheck checks toksweep's Kubernetes manifests: every document
 // of every deploy/kubernetes/*.yaml must decode, with strict field checking
 // (an unknown or duplicated field is an error), into the Kubernetes API
-// type its kind names, and the sharded-run Jobs must keep the settings the
-// README relies on. Usage: go run . DIR
+// type its kind names, the sharded-run Jobs must keep the settings the
+// README relies on, and every pod must pass the Pod Security "restricted"
+// profile and the hardening the README promises (security.go). Usage:
+// go run . DIR
 package main
 
 import (
@@ -104,7 +106,15 @@ func checkDoc(doc []byte) error {
 	}
 	switch o := obj.(type) {
 	case *batchv1.Job:
-		return checkJob(o)
+		if err := checkJob(o); err != nil {
+			return err
+		}
+		if err := checkJobLimits(o); err != nil {
+			return err
+		}
+		return checkPod("job "+o.Name, &o.Spec.Template.Spec)
+	case *corev1.Pod:
+		return checkPod("pod "+o.Name, &o.Spec)
 	case *corev1.PersistentVolumeClaim:
 		if !slices.Contains(o.Spec.AccessModes, corev1.ReadWriteMany) {
 			return fmt.Errorf("PVC %s is not ReadWriteMany: the shards write from several nodes", o.Name)
