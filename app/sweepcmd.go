@@ -145,6 +145,12 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 		}
 	}
 	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
+	var ab *sweep.AbortError
+	if errors.As(runErr, &ab) {
+		if h := contextHint(ab.Message, o.MaxTokens, false); h != "" {
+			ab.Message += " (" + h + ")"
+		}
+	}
 	if err := shardDone(); err != nil && runErr == nil {
 		runErr = err
 	}
