@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -220,7 +221,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		runErr = r.outputFailed(ctx, runErr, err)
 	}
 	if len(r.stats) > 0 {
-		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil {
+		// A reader gone from stdout (| head) leaves the run's files whole:
+		// it does not change the outcome that summary.json records.
+		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil && !errors.Is(err, syscall.EPIPE) {
 			runErr = err
 		}
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
