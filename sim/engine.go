@@ -54,6 +54,7 @@ type seq struct {
 	chunk    int     // prefill tokens computed in the current step
 	emitN    int     // tokens emitted at the end of the current step
 	hit      int     // prompt tokens the prefix cache served at first admission
+	firstAt  time.Time // its first token was emitted (the TTFT's end)
 
 	mu        sync.Mutex
 	generated int
