@@ -212,7 +212,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		rec = report.Recommend(r.stats, r.o.SLO)
 		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
 		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
-		if err := writeReport(r.o.Out, r.sum, r.stats, opts); err != nil {
+		if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
 			err = fmt.Errorf("writing charts and report.html: %w", err)
 			runErr = r.outputFailed(ctx, runErr, err)
 		}
