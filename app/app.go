@@ -131,19 +131,40 @@ func controlToSpace(r rune) rune {
 	return r
 }
 
-// Version is the module version, or the VCS revision for a development build.
+// Version is what `toksweep --version` prints and summary.json records:
+// the module version ("dev" for a development build) and, when the binary
+// was built from a VCS checkout, its revision, with "modified" when the
+// tree had uncommitted changes: "v1.2.0", "dev (revision 53571c6a1b2c,
+// modified)".
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "dev"
 	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
+	return versionOf(bi)
+}
+
+// versionOf is Version from the build information.
+func versionOf(bi *debug.BuildInfo) string {
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "dev"
 	}
+	var rev string
+	modified := false
 	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return "dev-" + s.Value[:12]
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
 	}
-	return "dev"
+	switch {
+	case rev == "":
+		return v
+	case modified:
+		return v + " (revision " + rev + ", modified)"
+	}
+	return v + " (revision " + rev + ")"
 }

@@ -69,6 +69,8 @@ type options struct {
 
 	Shard shardOptions // --shard and its schedule (shard.go)
 
+	check checkState // what the checks before the sweep learned (preflight.go)
+
 	Flags sweepFlagValues // the flags as given, bound by sweepFlags
 }
 
@@ -175,6 +177,14 @@ func checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usagef("invalid --url %q: want http(s)://HOST:PORT/v1", redactURL(raw))
+	}
+	path := strings.TrimRight(u.Path, "/")
+	for _, ep := range []string{"/chat/completions", "/completions", "/models"} {
+		if strings.HasSuffix(path, ep) {
+			u.Path, u.RawPath = strings.TrimSuffix(path, ep), ""
+			return usagef("--url %s names an endpoint: give the base URL, --url %s (toksweep adds %s itself)",
+				redactURL(raw), redactURL(u.String()), ep)
+		}
 	}
 	return nil
 }

@@ -23,15 +23,43 @@ type sweepPlan struct {
 	warmup   int
 	duration time.Duration // bound on each level's measured phase; 0: none
 	tokens   float64       // output tokens expected per request: the mean target
+	varied   bool          // the prompts' targets differ: tokens is a mean, not a bound
+	// ttft and perToken are the pre-flight request's measured time to first
+	// token and time per output token; 0 when it was not measured.
+	ttft, perToken time.Duration
 }
 
 func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
 	p := sweepPlan{repeat: max(o.Repeat, 1), requests: o.Requests, warmup: o.Warmup, duration: o.Duration,
-		tokens: meanTarget(prompts, o.MaxTokens)}
+		tokens: meanTarget(prompts, o.MaxTokens), varied: variedTargets(prompts, o.MaxTokens)}
 	if !o.Auto {
 		p.levels = o.Levels
 	}
+	if o.check.measured {
+		p.ttft, p.perToken = preflightSpeed(o.check.rec)
+	}
 	return p
+}
+
+// preflightSpeed is the pre-flight request's time to first token and time
+// per output token after it (0, 0 when it streamed fewer than two chunks).
+func preflightSpeed(r client.Record) (ttft, perToken time.Duration) {
+	n := len(r.ChunkAt)
+	if n < 2 || r.FirstToken <= r.Start {
+		return 0, 0
+	}
+	out := max(r.OutputTokens(), n)
+	return r.FirstToken - r.Start, (r.ChunkAt[n-1] - r.ChunkAt[0]) / time.Duration(out-1)
+}
+
+// variedTargets reports whether the prompts' output targets differ.
+func variedTargets(prompts []client.Prompt, maxTokens int) bool {
+	for _, p := range prompts {
+		if cmp.Or(p.MaxTokens, maxTokens) != cmp.Or(prompts[0].MaxTokens, maxTokens) {
+			return true
+		}
+	}
+	return false
 }
 
 // meanTarget is the mean output target of the prompts: each one's own
@@ -87,9 +115,24 @@ func (p sweepPlan) timeLeft(done int, perRequest time.Duration) time.Duration {
 // runs is the number of level runs the sweep makes (0 when adaptive).
 func (p sweepPlan) runs() int { return len(p.levels) * p.repeat }
 
-// assumedPerRequest is one request's time at assumedStreamTPS.
+// assumedPerRequest is one request's time before any level: the
+// pre-flight's TTFT plus the mean target at its measured time per token,
+// or the mean target at assumedStreamTPS when the pre-flight measured
+// nothing.
 func (p sweepPlan) assumedPerRequest() time.Duration {
+	if p.perToken > 0 {
+		return p.ttft + time.Duration(p.tokens*float64(p.perToken))
+	}
 	return time.Duration(p.tokens / assumedStreamTPS * float64(time.Second))
+}
+
+// speedText says where assumedPerRequest comes from.
+func (p sweepPlan) speedText(per time.Duration) string {
+	if p.perToken > 0 {
+		return fmt.Sprintf("at the pre-flight request's %.0f tok/s per stream after a TTFT of %s (%s a request, alone on the server)",
+			float64(time.Second)/float64(p.perToken), p.ttft.Round(time.Millisecond), roundDur(per))
+	}
+	return fmt.Sprintf("at an assumed %d tok/s per stream (%s a request)", assumedStreamTPS, roundDur(per))
 }
 
 // upFront is the estimate said before the first level, from the settings
@@ -98,8 +141,11 @@ func (p sweepPlan) assumedPerRequest() time.Duration {
 // stream (51s a request); ...".
 func (p sweepPlan) upFront() string {
 	per := p.assumedPerRequest()
-	how := fmt.Sprintf("(up to %.0f output tokens each), at an assumed %d tok/s per stream (%s a request); re-estimated after each level",
-		p.tokens, assumedStreamTPS, roundDur(per))
+	target := fmt.Sprintf("up to %.0f output tokens each", p.tokens)
+	if p.varied {
+		target = fmt.Sprintf("a mean of %.0f output tokens each", p.tokens)
+	}
+	how := fmt.Sprintf("(%s), %s; re-estimated after each level", target, p.speedText(per))
 	if len(p.levels) == 0 {
 		return fmt.Sprintf("levels are chosen as the sweep goes; a level takes %s: %.0f requests per worker %s",
 			about(p.levelTime(4, per)), p.rounds(4), how)

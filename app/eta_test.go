@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/client"
 )
 
 // The default sweep (levels 1..64, auto requests, 2048 tokens) against a
@@ -53,6 +55,33 @@ func TestEstimates(t *testing.T) {
 	}
 }
 
+// The estimate before level 1 rests on the pre-flight's measured speed:
+// 8 chunks 10 ms apart after a 100 ms TTFT is 10 ms a token, so a request
+// of 2048 tokens takes 0.1 + 20.48 s; a dataset's varied targets are a mean.
+func TestUpFrontFromThePreflight(t *testing.T) {
+	t.Parallel()
+	const ms = time.Millisecond
+	rec := client.Record{Start: 0, FirstToken: 100 * ms}
+	for i := range 8 {
+		rec.ChunkAt = append(rec.ChunkAt, 100*ms+time.Duration(i)*10*ms)
+	}
+	o := &options{Levels: []int{1}, Requests: 4, MaxTokens: 2048}
+	o.check.rec, o.check.measured = rec, true
+	plan := newSweepPlan(o, []client.Prompt{{Text: "a"}})
+	if per := plan.assumedPerRequest(); per != 100*ms+2048*10*ms {
+		t.Errorf("one request: %v, want 20.58s", per)
+	}
+	want := "the sweep takes about 1 minute: 1 level × 4 requests per worker (up to 2048 output tokens each), " +
+		"at the pre-flight request's 100 tok/s per stream after a TTFT of 100ms (21s a request, alone on the server); re-estimated after each level"
+	if got := plan.upFront(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	plan = newSweepPlan(o, []client.Prompt{{Text: "a", MaxTokens: 100}, {Text: "b", MaxTokens: 300}})
+	if got := plan.upFront(); !strings.Contains(got, "(a mean of 200 output tokens each)") {
+		t.Errorf("varied targets: %s", got)
+	}
+}
+
 func TestAbout(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		59 * time.Second: "under a minute", 80 * time.Second: "about 1 minute",
@@ -73,9 +102,8 @@ func TestSweepSaysHowLongItTakes(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	plan := sweepPlan{levels: []int{1, 2}, repeat: 1, requests: 4, tokens: 8}
 	for _, want := range []string{
-		"\ntoksweep: " + plan.upFront() + "\n",
+		"\ntoksweep: the sweep takes under a minute: 2 levels × 2–4 requests per worker (up to 8 output tokens each), at the pre-flight request's ",
 		"\ntoksweep: under a minute left for 1 more level run (measured ",
 	} {
 		if !strings.Contains(stderr, want) {

@@ -24,7 +24,11 @@ func checkFailed(err error, listing bool) error {
 	if listing && re.Status != 0 && re.Status != http.StatusUnauthorized && re.Status != http.StatusForbidden {
 		prefix = "listing the server's models failed (give --model to skip it)"
 	}
-	if h := checkHint(re, listing); h != "" {
+	judged := *re
+	if re.Class == client.StreamError { // an error event in a 200 stream: judged by the code it carries
+		judged.Status = client.EventCode(re.Message)
+	}
+	if h := checkHint(&judged, listing); h != "" {
 		return fmt.Errorf("%s: %w (%s)", prefix, err, h)
 	}
 	return fmt.Errorf("%s: %w", prefix, err)

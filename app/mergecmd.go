@@ -99,7 +99,7 @@ func (r *sweepRun) finishMerge(stdout io.Writer) error {
 	rec := report.Recommend(r.stats, r.o.SLO)
 	r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
 	opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
-	if err := writeReport(r.o.Out, r.sum, r.stats, opts); err != nil {
+	if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
 		return fmt.Errorf("writing charts and report.html: %w", err)
 	}
 	if err := r.dir.WriteSummary(r.sum); err != nil {

@@ -34,10 +34,16 @@ type pacedServer struct {
 	// the request's Authorization header, as careless servers do, so that
 	// tests can check toksweep scrubs it.
 	echoAuth bool
-	// contextLen, when set, answers 400 like vLLM when max_tokens exceeds it.
+	// contextLen, when set, answers 400 like vLLM when the prompt (7
+	// tokens) plus max_tokens exceeds it, and /v1/models lists it as
+	// max_model_len unless unlisted is set.
 	contextLen int
-	models     atomic.Int64 // GET /v1/models requests
-	srv        *httptest.Server
+	unlisted   bool
+	// inStream makes the refusals (unknown model, context length) error
+	// events inside an HTTP 200 stream, as llm-d-inference-sim sends them.
+	inStream bool
+	models   atomic.Int64 // GET /v1/models requests
+	srv      *httptest.Server
 	// late is the most a token was written after its schedule, in ns: a
 	// starved machine's mark (see starved).
 	late atomic.Int64
@@ -60,6 +66,7 @@ const (
 	faultErrorEvent           // an {"error": ...} event inside the 200 stream, then [DONE]
 	faultStall                // no more bytes until the client gives up
 	faultStallHead            // not even response headers: the server accepts and says nothing
+	faultRaw                  // the body is event verbatim (a captured stream), status 200
 )
 
 // startPaced starts a paced server. The options set the failure modes; they
@@ -86,6 +93,10 @@ func newPaced(t *testing.T, ttft, itl time.Duration, tokens int, useTLS bool, op
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
 		p.models.Add(1)
 		if p.rejectKey(w, r) {
+			return
+		}
+		if p.contextLen > 0 && !p.unlisted {
+			fmt.Fprintf(w, `{"object":"list","data":[{"id":"paced","object":"model","owned_by":"test","max_model_len":%d}]}`, p.contextLen)
 			return
 		}
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"paced","object":"model","owned_by":"test"}]}`)
@@ -150,12 +161,14 @@ func (p *pacedServer) chat(w http.ResponseWriter, r *http.Request) {
 		Model     string `json:"model"`
 		MaxTokens int    `json:"max_tokens"`
 	}
+	const promptTokens = 7 // what the usage chunk says
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "paced" {
-		http.Error(w, `{"error":{"message":"The model does not exist.","type":"NotFoundError","code":404}}`, http.StatusNotFound)
+		p.refuse(w, http.StatusNotFound, "The model `"+req.Model+"` does not exist.")
 		return
 	}
-	if p.contextLen > 0 && req.MaxTokens > p.contextLen {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens.", p.contextLen, req.MaxTokens))
+	if p.contextLen > 0 && promptTokens+req.MaxTokens > p.contextLen { // llm-d-inference-sim's words
+		p.refuse(w, http.StatusBadRequest, fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion",
+			p.contextLen, promptTokens+req.MaxTokens, promptTokens, req.MaxTokens))
 		return
 	}
 	if p.fail != nil {
@@ -167,6 +180,11 @@ func (p *pacedServer) chat(w http.ResponseWriter, r *http.Request) {
 	var f streamFault
 	if p.fault != nil {
 		f = p.fault(n)
+	}
+	if f.kind == faultRaw {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, f.event)
+		return
 	}
 	if f.kind == faultStallHead {
 		<-r.Context().Done()
@@ -208,6 +226,19 @@ func (p *pacedServer) chat(w http.ResponseWriter, r *http.Request) {
 	send(pre + `"delta":{},"finish_reason":"length"}]}`)
 	send(fmt.Sprintf(`{"id":"x","object":"chat.completion.chunk","model":"paced","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":%d,"total_tokens":%d}}`, p.tokens, p.tokens+7))
 	send("[DONE]")
+}
+
+// refuse answers a request the server will not serve: with the status, or
+// with inStream as an error event carrying the code inside a 200 stream
+// (then [DONE]), as llm-d-inference-sim does.
+func (p *pacedServer) refuse(w http.ResponseWriter, code int, msg string) {
+	if !p.inStream {
+		writeError(w, code, msg)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "BadRequestError", "param": nil, "code": code}})
+	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", b)
 }
 
 // noteLate keeps the largest lateness of a token write.

@@ -123,7 +123,7 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	if slo, ok := sum.Config.Objective(); ok {
 		opts.SLO = &slo
 	}
-	if err := htmlreport.WriteAll(out, sum, stats, opts); err != nil {
+	if err := htmlreport.WriteAll(out, sum, byConcurrency(stats), opts); err != nil {
 		return err
 	}
 	if len(stats) > 0 {

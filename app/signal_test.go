@@ -257,9 +257,10 @@ func checkFilesValid(t *testing.T, out string) {
 	}
 }
 
-// TestClosedPipeFinishesTheRun: `toksweep sweep … | head` closes stdout
-// early. A write to it must fail, not kill the process with SIGPIPE before
-// summary.json and report.html are written.
+// TestClosedPipeFinishesTheRun: `toksweep sweep … 2>&1 | head` closes
+// stdout and stderr early. A write to them must fail, not kill the process
+// with SIGPIPE before summary.json and report.html are written, and must
+// not change the exit status of a run whose files are complete.
 func TestClosedPipeFinishesTheRun(t *testing.T) {
 	bin := buildBinary(t, t.TempDir())
 	out := filepath.Join(t.TempDir(), "run")
@@ -286,6 +287,9 @@ func TestClosedPipeFinishesTheRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
 		t.Errorf("no report.html: %v", err)
+	}
+	if err != nil || sum.EndReason != "completed" {
+		t.Errorf("exit %v with end_reason %q, want exit 0 for a completed run", err, sum.EndReason)
 	}
 }
 

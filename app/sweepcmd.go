@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -149,6 +150,12 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 		}
 	}
 	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
+	var ab *sweep.AbortError
+	if errors.As(runErr, &ab) {
+		if h := contextHint(ab.Message, o.MaxTokens, false); h != "" {
+			ab.Message += " (" + h + ")"
+		}
+	}
 	if err := shardDone(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -209,7 +216,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		rec = report.Recommend(r.stats, r.o.SLO)
 		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
 		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
-		if err := writeReport(r.o.Out, r.sum, r.stats, opts); err != nil {
+		if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
 			err = fmt.Errorf("writing charts and report.html: %w", err)
 			runErr = r.outputFailed(ctx, runErr, err)
 		}
@@ -218,7 +225,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		runErr = r.outputFailed(ctx, runErr, err)
 	}
 	if len(r.stats) > 0 {
-		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil {
+		// A reader gone from stdout (| head) leaves the run's files whole:
+		// it does not change the outcome that summary.json records.
+		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil && !errors.Is(err, syscall.EPIPE) {
 			runErr = err
 		}
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))

@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,7 +14,8 @@ import (
 
 // preflightTimeout bounds the checks made before any load is sent, beyond
 // the connect timeout: a server that accepts connections but never answers
-// must not hold the run.
+// must not hold the run (the pre-flight request's own, shorter bound is
+// preflightWait).
 const preflightTimeout = 60 * time.Second
 
 func (o *options) clientConfig() client.Config {
@@ -55,7 +54,7 @@ func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
 		if !cl.UsableModelID(models[0].ID) {
 			return usagef("the server's only model id (%q) is too long, not printable or holds a credential; give --model", cl.ShowModelID(models[0].ID))
 		}
-		o.Model = models[0].ID
+		o.Model, o.check.contextLen = models[0].ID, models[0].MaxModelLen
 		return nil
 	}
 	return usagef("the server serves %d models; choose one with --model (%s)", len(models), modelList(cl, models))
@@ -76,47 +75,6 @@ func modelList(cl *client.Client, models []client.Model) string {
 		ids = append(ids, fmt.Sprintf("and %d more", n))
 	}
 	return strings.Join(ids, ", ")
-}
-
-// preflight sends one real request and stops it at the first token, so a
-// wrong key, an unknown model or a prompt that does not fit fails in
-// seconds with the server's own reason.
-func preflight(ctx context.Context, cl *client.Client, o *options, p client.Prompt, stderr io.Writer) error {
-	limit := o.ConnectTimeout + preflightTimeout
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	err := cl.Probe(pctx, p)
-	if transient(err) {
-		// The server is busy or failing now: that is what a sweep measures
-		// and counts, not a mistake in the command line.
-		fmt.Fprintf(stderr, "toksweep: warning: the pre-flight request failed (%v); sweeping anyway, failures are counted per class\n", err)
-		return nil
-	}
-	if err != nil {
-		if ctx.Err() == nil && pctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
-			err = fmt.Errorf("no first event from %s within %s", redactURL(o.URL), limit)
-		}
-		if hint := missingV1(ctx, o, err); hint != nil {
-			return hint
-		}
-		return checkFailed(err, false)
-	}
-	return nil
-}
-
-// transient reports whether a pre-flight failure is the server's momentary
-// state (5xx, 429, an error event) rather than a wrong URL, key, model or
-// prompt.
-func transient(err error) bool {
-	var re *client.RequestError
-	if !errors.As(err, &re) {
-		return false
-	}
-	switch re.Class {
-	case client.HTTP5xx, client.HTTP429, client.StreamError:
-		return true
-	}
-	return false
 }
 
 // runConfig is the sweep configuration as written to summary.json: no

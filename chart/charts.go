@@ -275,11 +275,49 @@ func concurrencyAxis(p *plot.Plot, cs []float64) {
 			}
 		}
 	}
+	_, logScale := p.X.Scale.(plot.LogScale)
 	var marks plot.ConstantTicks
-	for _, c := range ticks {
+	for _, c := range thinTicks(ticks, logScale) {
 		marks = append(marks, plot.Tick{Value: c, Label: strconv.FormatFloat(c, 'g', -1, 64)})
 	}
 	p.X.Tick.Marker = marks
+}
+
+// minTickGap is the least distance between two labelled ticks, as a share
+// of the axis: closer labels ("32", "33", "34", "36") run into each other.
+const minTickGap = 0.06
+
+// thinTicks keeps, from the sorted levels cs, those at least minTickGap of
+// the axis (logarithmic or linear) from the previous kept one, starting
+// from the lowest; the highest is always kept, in place of a kept one too
+// close to it.
+func thinTicks(cs []float64, logScale bool) []float64 {
+	if len(cs) < 2 {
+		return cs
+	}
+	pos := func(c float64) float64 {
+		if logScale {
+			return math.Log(c)
+		}
+		return c
+	}
+	span := pos(cs[len(cs)-1]) - pos(cs[0])
+	if span <= 0 {
+		return cs
+	}
+	kept := []float64{cs[0]}
+	for _, c := range cs[1:] {
+		if (pos(c)-pos(kept[len(kept)-1]))/span >= minTickGap {
+			kept = append(kept, c)
+		}
+	}
+	if last := cs[len(cs)-1]; kept[len(kept)-1] != last {
+		if len(kept) > 1 && (pos(last)-pos(kept[len(kept)-1]))/span < minTickGap {
+			kept = kept[:len(kept)-1]
+		}
+		kept = append(kept, last)
+	}
+	return kept
 }
 
 // series is figure f against concurrency, the mean over repetitions,

@@ -1,6 +1,8 @@
 package chart
 
 import (
+	"gonum.org/v1/plot"
+
 	"github.com/toksweep/toksweep/report"
 )
 
@@ -19,8 +21,23 @@ func stallsChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	if err == nil {
 		err = c.addSeries("made a "+reader+" reader wait", series(levels, waitedPct), 1, true)
 	}
-	c.Plot.Y.Max = 105 // a share: the whole scale, so that 2% does not look like 100%
+	c.Plot.Y.Max = 105                  // a share: the whole scale, so that 2% does not look like 100%
+	c.Plot.Y.Tick.Marker = shareTicks{} // the legend's room above 100 gets no ticks
 	return c.finish(levels), err
+}
+
+// shareTicks are the ticks of a percentage axis: 0 to 100, never beyond,
+// however high the axis runs to make room for the legend.
+type shareTicks struct{}
+
+func (shareTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plainTicks{}).Ticks(lo, min(hi, 100)) {
+		if t.Value <= 100 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func stalledPct(s report.LevelStats) float64 { return 100 * s.StallShare }

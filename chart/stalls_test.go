@@ -2,6 +2,7 @@ package chart
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,5 +35,35 @@ func TestStallsChart(t *testing.T) {
 	// The whole 0–100% scale, plus the legend's room above the data.
 	if c.Plot.Y.Min != 0 || c.Plot.Y.Max < 100 || c.Plot.Y.Max > 120 {
 		t.Errorf("y axis %v..%v, want 0..100%% and room for the legend (a share)", c.Plot.Y.Min, c.Plot.Y.Max)
+	}
+}
+
+// TestShareTicksStopAt100: the stall chart's axis runs above 100 to make
+// room for its legend, but a share is never labelled above 100%.
+func TestShareTicksStopAt100(t *testing.T) {
+	t.Parallel()
+	ticks := shareTicks{}.Ticks(0, 150)
+	top := 0.0
+	for _, tk := range ticks {
+		top = max(top, tk.Value)
+	}
+	if len(ticks) == 0 || top != 100 {
+		t.Errorf("ticks %v: want labels up to 100, none beyond", ticks)
+	}
+}
+
+// TestThinTicks: the levels of an auto run's bisection (32, 33, 34, 36,
+// 40) are labelled only where they do not run into each other.
+func TestThinTicks(t *testing.T) {
+	t.Parallel()
+	cs := []float64{1, 2, 4, 8, 16, 32, 33, 34, 36, 40, 48, 64}
+	if got, want := thinTicks(cs, true), []float64{1, 2, 4, 8, 16, 32, 48, 64}; !slices.Equal(got, want) {
+		t.Errorf("log axis: %v, want %v", got, want)
+	}
+	if got, want := thinTicks([]float64{1, 2, 3, 4}, false), []float64{1, 2, 3, 4}; !slices.Equal(got, want) {
+		t.Errorf("linear axis: %v, want %v", got, want)
+	}
+	if got, want := thinTicks([]float64{10, 50, 98, 100}, false), []float64{10, 50, 100}; !slices.Equal(got, want) {
+		t.Errorf("linear axis, the last kept: %v, want %v", got, want)
 	}
 }

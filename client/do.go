@@ -50,6 +50,20 @@ func (c *Client) Probe(ctx context.Context, p Prompt) error {
 	return nil
 }
 
+// Check is the pre-flight request: it sends p and reads its answer to the
+// end, like Do, so that the server has finished it before any load starts,
+// and returns the measured Record and nil, or a *RequestError (an error
+// event inside an HTTP 200 stream included). The caller sets p.MaxTokens to
+// keep it short.
+func (c *Client) Check(ctx context.Context, p Prompt) (Record, error) {
+	rec := Record{PromptID: p.ID}
+	if e := c.exchange(ctx, p, &rec, 0); e != nil {
+		rec.ErrorClass, rec.Error = e.Class, e.format(false)
+		return rec, e
+	}
+	return rec, nil
+}
+
 // exchange performs one request, reading at most limit events (0: all),
 // and fills rec. It returns the failure, or nil.
 func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit int) *RequestError {

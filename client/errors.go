@@ -73,6 +73,22 @@ func (c *Client) failure(class ErrorClass, status int, url, msg string) *Request
 	return &RequestError{Class: class, Status: status, URL: url, Message: oneLine(c.scrub(msg), maxMessage)}
 }
 
+// EventCode is the HTTP-like code an error event inside a 200 stream
+// carried, as errorEventInfo writes it into the message ("... (code
+// 400)"); 0 when the event had none. It lets a caller judge a
+// StreamError like the status it stands for.
+func EventCode(msg string) int {
+	i := strings.LastIndex(msg, "(code ")
+	if i < 0 || len(msg) < i+10 || msg[i+9] != ')' {
+		return 0
+	}
+	n, err := strconv.Atoi(msg[i+6 : i+9])
+	if err != nil || n < 100 {
+		return 0
+	}
+	return n
+}
+
 // statusClass maps a non-2xx status to its class. Anything that is neither
 // 429 nor 5xx (a 3xx that was not followed, say) counts as 4xx.
 func statusClass(status int) ErrorClass {

@@ -29,7 +29,8 @@ func TestKnownDifference(t *testing.T) {
 		if !(e.Low <= 1.10 && 1.10 <= e.High) {
 			t.Errorf("C=%d: CI [%.3f, %.3f] misses the true ratio 1.10", l.Concurrency, e.Low, e.High)
 		}
-		if v := e.Verdict("B", tab.Confidence); !strings.HasPrefix(v, "B is ") || !strings.Contains(v, "% faster (95% CI ") {
+		// One run a side: the interval is shown, but no verdict rests on it.
+		if v := e.Verdict("B", tab.Confidence); !strings.HasPrefix(v, "no verdict from one run a side (+") || e.Meaningful() {
 			t.Errorf("C=%d: verdict %q", l.Concurrency, v)
 		}
 		if ttft := l.Estimate(TTFTP50); ttft.Significant() {
@@ -54,7 +55,11 @@ func TestSameDistribution(t *testing.T) {
 		e := tab.Comparisons[0].Levels[0].Estimate(DecodeP50)
 		if e.Significant() {
 			flagged++
-		} else if v := e.Verdict("B", 0.95); i == 0 && !strings.HasPrefix(v, "no significant difference (") {
+		}
+		if e.Meaningful() {
+			t.Errorf("pair %d: a verdict of difference from one run a side: %s", i, e.Verdict("B", 0.95))
+		}
+		if v := e.Verdict("B", 0.95); i == 0 && !strings.HasPrefix(v, "no verdict from one run a side (") {
 			t.Errorf("verdict %q", v)
 		}
 	}
@@ -282,8 +287,11 @@ func TestRepeatsDecideTheInterval(t *testing.T) {
 	// The same requests as one run a side: the bootstrap sees only the
 	// request-to-request noise and calls the difference.
 	pooled := decode(oneRun(noisyA), oneRun(noisyB))
-	if pooled.Interval != Requests || !pooled.Meaningful() || pooled.Low > 1 {
-		t.Errorf("pooled as one run: %s (%q interval), want the bootstrap to call B slower", pooled.Verdict("B", 0.95), pooled.Interval)
+	// The same requests as one run a side: the bootstrap sees only the
+	// request-to-request noise and its interval excludes 1, but no verdict
+	// rests on it.
+	if pooled.Interval != Requests || !pooled.Significant() || pooled.Meaningful() || pooled.Low > 1 {
+		t.Errorf("pooled as one run: %s (%q interval), want a significant bootstrap but no verdict", pooled.Verdict("B", 0.95), pooled.Interval)
 	}
 	if !(noisy.High-noisy.Low > 2*(pooled.High-pooled.Low)) {
 		t.Errorf("between-run interval [%.3f, %.3f] not wider than the bootstrap's [%.3f, %.3f]", noisy.Low, noisy.High, pooled.Low, pooled.High)
@@ -321,8 +329,9 @@ func TestMinEffect(t *testing.T) {
 		minEffect float64
 		want      string
 	}{
-		{sig, 0.02, "no meaningful difference (-0.16%, 95% CI -0.19% to -0.05%, under the 2% floor)"},
-		{sig, 0, "B is 0.16% slower (95% CI 0.05–0.19%; run-to-run noise not measured)"},
+		{sig, 0.02, "no verdict from one run a side (-0.16%, 95% CI -0.19% to -0.05% over requests, which ignores run-to-run variation: use --repeat 2 or more on both sides)"},
+		{Estimate{Metric: DecodeP50, Ratio: 0.9984, Low: 0.9981, High: 0.9995, Interval: Repeats}, 0.02, "no meaningful difference (-0.16%, 95% CI -0.19% to -0.05%, under the 2% floor)"},
+		{Estimate{Metric: DecodeP50, Ratio: 0.9984, Low: 0.9981, High: 0.9995, Interval: Repeats}, 0, "B is 0.16% slower (95% CI 0.05–0.19%)"},
 		{Estimate{Metric: DecodeP50, Ratio: 1.02, Low: 1.01, High: 1.03, Interval: Repeats}, 0.02, "B is 2.0% faster (95% CI 1.0–3.0%)"},
 		{Estimate{Metric: TTFTP50, Ratio: 0.985, Low: 0.97, High: 0.99}, 0.015, "B's TTFT p50 is 1.5% lower (95% CI 1.0–3.0%)"},
 		{Estimate{Metric: TTFTP50, Ratio: 1.04, Low: 1.01, High: 1.07}, 0.05, "no meaningful difference (+4.0%, 95% CI +1.0% to +7.0%, under the 5% floor)"},
@@ -334,9 +343,9 @@ func TestMinEffect(t *testing.T) {
 			t.Errorf("Verdict(%+v) = %q, want %q", tt.e, got, tt.want)
 		}
 	}
-	// Overall groups the level under the floor apart.
+	// Overall groups the level run once a side apart.
 	c := Comparison{Label: "B", Levels: []LevelComparison{{Concurrency: 4, Estimates: []Estimate{{Metric: DecodeP50, Ratio: sig.Ratio, Low: sig.Low, High: sig.High, Interval: Requests, MinEffect: 0.02}}}}}
-	want := "B vs A, per-stream decode tok/s p50: no meaningful difference at C=4 (run-to-run noise not measured at C=4: a side ran the level once)"
+	want := "B vs A, per-stream decode tok/s p50: no verdict (one run a side) at C=4 (run-to-run variation not measured at C=4: a side ran the level once; use --repeat 2 or more on both sides)"
 	if got := c.Overall(); got != want {
 		t.Errorf("Overall = %q, want %q", got, want)
 	}
@@ -358,7 +367,7 @@ func TestTTFTFromOneRunIsNotJudged(t *testing.T) {
 		t.Errorf("with repeats on both sides: meaningful %v, verdict %q", e.Meaningful(), e.Verdict("B", 0.95))
 	}
 	d := Estimate{Metric: DecodeP50, Ratio: 0.95, Low: 0.93, High: 0.97, Interval: Requests, MinEffect: 0.02}
-	if !d.Meaningful() {
-		t.Error("decode from one run a side lost its verdict")
+	if d.Meaningful() || !strings.HasPrefix(d.Verdict("B", 0.95), "no verdict from one run a side") {
+		t.Errorf("decode from one run a side got a verdict: %s", d.Verdict("B", 0.95))
 	}
 }

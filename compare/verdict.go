@@ -28,8 +28,8 @@ func (m Metric) Title() string {
 // significant difference (-0.4%, 95% CI -2.1% to +1.3%)" when the interval
 // includes no change, or "no meaningful difference (-0.16%, 95% CI -0.19%
 // to -0.05%, under the 2% floor)" when the difference is significant but
-// smaller than MinEffect. A difference called from one run a side (a
-// Requests interval) says that run-to-run noise was not measured. It is
+// smaller than MinEffect. An estimate from one run a side (a Requests
+// interval) gets no verdict ("no verdict from one run a side …"). It is
 // empty when the estimate has no interval.
 func (e Estimate) Verdict(label string, conf float64) string {
 	if !e.HasCI() {
@@ -48,7 +48,7 @@ func (e Estimate) Verdict(label string, conf float64) string {
 	sf := strings.Replace(f, "%", "%+", 1)
 	switch {
 	case !e.Judged():
-		return fmt.Sprintf("no verdict from one run a side ("+sf+"%%, %s "+sf+"%% to "+sf+"%%; TTFT varies more between runs than within one: use --repeat 2 or more on both sides)", d, ci, lo, hi)
+		return fmt.Sprintf("no verdict from one run a side ("+sf+"%%, %s "+sf+"%% to "+sf+"%% over requests, which ignores run-to-run variation: use --repeat 2 or more on both sides)", d, ci, lo, hi)
 	case !e.Significant():
 		return fmt.Sprintf("no significant difference ("+sf+"%%, %s "+sf+"%% to "+sf+"%%)", d, ci, lo, hi)
 	case !e.Meaningful():
@@ -101,11 +101,14 @@ func (c Comparison) Overall() string {
 	}{
 		{name: "faster"}, {name: "slower"}, {name: "no meaningful difference"},
 		{name: "no significant difference"}, {name: "no interval (too few requests)"},
+		{name: "no verdict (one run a side)"},
 	}
 	var once []string
 	for _, l := range c.Levels {
 		e, g := l.Estimate(DecodeP50), 4
 		switch {
+		case e.HasCI() && !e.Judged():
+			g = 5
 		case e.Meaningful() && e.Low > 1:
 			g = 0
 		case e.Meaningful():
@@ -128,7 +131,7 @@ func (c Comparison) Overall() string {
 	}
 	s := fmt.Sprintf("%s vs A, %s: %s", c.Label, DecodeP50.Title(), strings.Join(parts, "; "))
 	if len(once) > 0 {
-		s += fmt.Sprintf(" (run-to-run noise not measured at C=%s: a side ran the level once)", strings.Join(once, ","))
+		s += fmt.Sprintf(" (run-to-run variation not measured at C=%s: a side ran the level once; use --repeat 2 or more on both sides)", strings.Join(once, ","))
 	}
 	return s
 }

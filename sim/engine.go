@@ -47,13 +47,14 @@ type seq struct {
 	notify    chan struct{}
 
 	// Scheduler-owned.
-	produced int     // tokens generated; the scheduler's copy of generated
-	computed int     // tokens whose KV is in blocks (prompt, then generated)
-	blocks   []int32 // KV blocks held while running
-	nHashed  int     // leading prompt blocks registered in the prefix cache
-	chunk    int     // prefill tokens computed in the current step
-	emitN    int     // tokens emitted at the end of the current step
-	hit      int     // prompt tokens the prefix cache served at first admission
+	produced int       // tokens generated; the scheduler's copy of generated
+	computed int       // tokens whose KV is in blocks (prompt, then generated)
+	blocks   []int32   // KV blocks held while running
+	nHashed  int       // leading prompt blocks registered in the prefix cache
+	chunk    int       // prefill tokens computed in the current step
+	emitN    int       // tokens emitted at the end of the current step
+	hit      int       // prompt tokens the prefix cache served at first admission
+	firstAt  time.Time // its first token was emitted (the TTFT's end)
 
 	mu        sync.Mutex
 	generated int

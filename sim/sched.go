@@ -123,13 +123,21 @@ func (e *engine) admit(now time.Time, budget int) {
 }
 
 // admitted counts an admission: the prefix cache's query and hits, and, the
-// first time only, the queue wait and the prompt.
+// first time only, the queue wait and the prompt. now is the modelled start
+// of the step, which can precede the arrival of a request that came in while
+// the step was being planned: such a request is admitted at its arrival, so
+// that its queue wait (arrival to admission) is never negative and its
+// queue wait plus prefill (admission to first token) is its TTFT, on the
+// one clock.
 func (e *engine) admitted(sq *seq, now time.Time, hit int) {
 	if e.pool.caching {
 		e.met.prefixLookup(sq.length(), hit)
 	}
 	if !sq.scheduled.IsZero() {
 		return // a preempted request coming back
+	}
+	if now.Before(sq.arrived) {
+		now = sq.arrived
 	}
 	sq.scheduled, sq.hit = now, hit
 	e.met.admitted(now.Sub(sq.arrived))
@@ -171,6 +179,7 @@ func (e *engine) emit(now, start, end time.Time) {
 		sq.computed += sq.chunk + sq.emitN
 		e.register(sq)
 		if sq.emitN > 0 && sq.produced == 0 {
+			sq.firstAt = now
 			e.met.firstToken(now.Sub(sq.arrived), now.Sub(sq.scheduled))
 		}
 		sq.produced += sq.emitN

@@ -106,9 +106,10 @@ func (t *tickets) expired() bool {
 const unlimited = int(^uint(0) >> 2)
 
 // aborter watches a level's results and trips when the first C requests
-// (at least) all failed with the same client-side HTTP error: a wrong key,
-// an unknown model, a prompt that does not fit. 429 and 5xx never trip it;
-// they are the server under load, which is what is being measured.
+// (at least) all failed with the same client-side HTTP error, as a status
+// or as an error event inside a 200 stream: a wrong key, an unknown model,
+// a prompt that does not fit. 429 and 5xx never trip it; they are the
+// server under load, which is what is being measured.
 type aborter struct {
 	mu      sync.Mutex
 	need    int
@@ -127,7 +128,7 @@ func (a *aborter) see(r *client.Record) bool {
 	if !a.canTrip || r.ErrorClass == client.Canceled {
 		return false
 	}
-	if r.ErrorClass != client.HTTP4xx || (a.first != nil && r.Status != a.first.Status) {
+	if code := refusal(r); code == 0 || (a.first != nil && code != refusal(a.first)) {
 		a.canTrip = false
 		return false
 	}
@@ -140,6 +141,21 @@ func (a *aborter) see(r *client.Record) bool {
 		a.trip = true
 	}
 	return a.trip
+}
+
+// refusal is the client-side code a failed request was refused with: its
+// 4xx status (429 is not one), or the 4xx code of its error event; 0 for
+// anything else.
+func refusal(r *client.Record) int {
+	switch r.ErrorClass {
+	case client.HTTP4xx:
+		return r.Status
+	case client.StreamError:
+		if code := client.EventCode(r.Error); code >= 400 && code < 500 && code != 429 {
+			return code
+		}
+	}
+	return 0
 }
 
 func (a *aborter) tripped() bool {

@@ -19,6 +19,7 @@ type jsonlEntry struct {
 	Prompt    json.RawMessage `json:"prompt"`
 	Messages  json.RawMessage `json:"messages"`
 	MaxTokens json.RawMessage `json:"max_tokens"`
+	Turns     json.RawMessage `json:"turns"` // a conversation line: read with --multi-turn
 }
 
 // ReadJSONL reads a JSONL dataset: one request per line, {"prompt": "..."}
@@ -92,6 +93,8 @@ func parseJSONLLine(line []byte) (client.Prompt, error) {
 			return p, err
 		}
 		p.Messages = msgs
+	case present(e.Turns):
+		return p, errors.New(`a line of "turns" is a conversation: replay it with --multi-turn (a line of one request wants "prompt" or "messages")`)
 	default:
 		return p, errors.New(`want "prompt" or "messages"`)
 	}

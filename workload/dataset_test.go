@@ -71,6 +71,7 @@ func TestReadJSONLLineErrors(t *testing.T) {
 		{`{"prompt": "a", "max_tokens": 1.5}`, `x:1: "max_tokens" must be a positive integer, got 1.5`},
 		{`{"prompt": "a", "max_tokens": "8"}`, `x:1: "max_tokens" must be a positive integer, got "8"`},
 		{"{\"prompt\": \"ok\"}\r\n\r\n{\"prompt\": 1}\r\n", `x:3: "prompt" must be a string`},
+		{`{"turns": ["hi", "and then?"]}`, `x:1: a line of "turns" is a conversation: replay it with --multi-turn`},
 	}
 	for _, tt := range tests {
 		_, err := ReadJSONL(strings.NewReader(tt.in), "x")

@@ -60,7 +60,7 @@ type Set struct {
 	// Skipped counts ShareGPT conversations without a prompt/answer pair.
 	Skipped int
 	// Stamp is where Prompter writes each request's unique stamp in
-	// synthetic prompts; nil for every other source.
+	// synthetic prompts and the default prompt; nil for every other source.
 	Stamp *StampSlot
 	// Sessions hands out multi-turn sessions when Options asked for them
 	// (Prompts then holds their first turns); nil otherwise.
@@ -158,6 +158,13 @@ func fixed(o Options) (*Set, error) {
 			return nil, errors.New("--prompt is empty")
 		}
 		text, src = o.Prompt, "--prompt"
+	default:
+		// The default prompt starts with a line of its own for the stamp,
+		// so that no two requests share a prefix a cache could serve: a
+		// fixed prompt repeated would measure the cache, not the server.
+		// --prompt and --prompt-file are sent as given.
+		slot := newStampSlot("")
+		return &Set{Prompts: []client.Prompt{{ID: 0, Text: strings.Repeat("0", stampWidth) + "\n" + text}}, Source: src, Stamp: slot}, nil
 	}
 	return &Set{Prompts: []client.Prompt{{ID: 0, Text: text}}, Source: src}, nil
 }

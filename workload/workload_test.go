@@ -59,10 +59,26 @@ func TestLoadSources(t *testing.T) {
 			if len(set.Prompts) != tt.n || !strings.Contains(set.Source, tt.source) {
 				t.Errorf("%d prompts, source %q; want %d, %q", len(set.Prompts), set.Source, tt.n, tt.source)
 			}
-			if (set.Stamp != nil) != (tt.o.InputTokens > 0) {
+			if stamped := tt.o.InputTokens > 0 || tt.name == "default"; (set.Stamp != nil) != stamped {
 				t.Errorf("stamp slot %v for %+v", set.Stamp, tt.o)
 			}
 		})
+	}
+}
+
+// TestDefaultPromptIsStamped: by default no two requests share a prefix:
+// each one's first line is its own stamp, and the prompt follows.
+func TestDefaultPromptIsStamped(t *testing.T) {
+	set, err := Load(Options{DefaultPrompt: "Write an essay."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := set.Prompter()
+	a, b := next(0).Text, next(0).Text
+	la, _, _ := strings.Cut(a, "\n")
+	lb, _, _ := strings.Cut(b, "\n")
+	if a == b || la == lb || !strings.HasSuffix(a, "\nWrite an essay.") || !strings.HasSuffix(b, "\nWrite an essay.") {
+		t.Errorf("two default requests: %q and %q, want different first lines before the prompt", a, b)
 	}
 }
 
