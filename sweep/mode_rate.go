@@ -34,7 +34,7 @@ func init() {
 			return k.Concurrency
 		},
 		Words: Words{
-			Name:          func(k LevelKey) string { return fmt.Sprintf("rate=%g/s", k.Load) },
+			Name:          rateName,
 			At:            func(k LevelKey) string { return fmt.Sprintf("rate %g req/s", k.Load) },
 			Unit:          "requests per second",
 			Axis:          "offered rate (req/s)",
@@ -85,4 +85,13 @@ func rateWarmConns(k LevelKey) int {
 		return k.Concurrency
 	}
 	return min(max(int(math.Ceil(k.Load)), 1), 64)
+}
+
+// rateName is "rate=4/s", with its cap "rate=4/s C≤2".
+func rateName(k LevelKey) string {
+	name := fmt.Sprintf("rate=%g/s", k.Load)
+	if k.Concurrency > 0 {
+		name += fmt.Sprintf(" C≤%d", k.Concurrency)
+	}
+	return name
 }
