@@ -71,7 +71,8 @@ type Record struct {
 	ReasoningChunks int `json:"reasoning_chunks"`
 
 	// Server-reported usage, settled as the package doc says. PromptTokens
-	// is the last non-zero prompt_tokens of any usage object. HasUsage
+	// is the last non-zero prompt_tokens of any usage object, up to
+	// MaxPromptTokens. HasUsage
 	// says that CompletionTokens and ReasoningTokens hold the server's
 	// count: from the last usage with completion_tokens > 0, or from the
 	// last usage at all when no token chunk came. It is false when there
@@ -130,6 +131,10 @@ func (r *Record) OutputTokens() int {
 const (
 	MaxUsageTokens    = 1 << 24
 	MaxTokensPerChunk = 1024
+	// MaxPromptTokens bounds a kept prompt_tokens: a larger count (9.2e18
+	// made aggregate_total_tps 3.7e21) is not kept, as if the server sent
+	// none.
+	MaxPromptTokens = 1 << 24
 )
 
 // UsageAbsurd reports whether the server's completion_tokens cannot be true:

@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"encoding/base64"
+	"encoding/hex"
 	"net/url"
 	"slices"
 	"strings"
@@ -47,6 +48,15 @@ func secretsOf(cfg Config, urls ...string) []string {
 				add(c)
 			}
 		}
+	}
+	// Their base64 and hex encodings, as a server may echo them (upper
+	// case, or split by tags or invisible characters, is scrub's).
+	for _, v := range slices.Clone(s) {
+		b := []byte(v)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			add(enc.EncodeToString(b))
+		}
+		add(hex.EncodeToString(b))
 	}
 	// Longest first, so that no secret is left half-replaced by a shorter
 	// one it contains.
@@ -140,9 +150,10 @@ func Scrubber(cfg Config, urls ...string) func(string) string {
 // scrubWith replaces every occurrence of every secret in s. It finds a
 // secret as written, and also as it survives an echo: JSON, Go or C
 // escapes (sk\u002d…, \x2d), percent-encoding (%2D), HTML character
-// references (&#45;), any of them applied twice, and cut by whitespace or
-// control characters (a key split across two SSE data lines joined by a
-// newline, or across a quoted "\n"). The whole span of s that spells a
+// references (&#45;), any of them applied twice, in any case, and cut by
+// whitespace, control or invisible characters (U+200B) or HTML tags (a
+// key split across two SSE data lines joined by a newline, or across a
+// quoted "\n"; sk-PLA<b></b>NTED). The whole span of s that spells a
 // secret is replaced.
 func scrubWith(secrets []string, s string) string {
 	if len(secrets) == 0 || s == "" {

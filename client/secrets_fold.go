@@ -63,7 +63,7 @@ func foldPass(p []byte, span func(a, b int) (int, int)) (out folded, changed boo
 		}
 	}
 	emitRune := func(r rune, a, b int) {
-		if r <= ' ' || r == 0x7f || unicode.IsSpace(r) || unicode.IsControl(r) {
+		if r <= ' ' || r == 0x7f || unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			return
 		}
 		var buf [utf8.UTFMax]byte
@@ -81,12 +81,55 @@ func foldPass(p []byte, span func(a, b int) (int, int)) (out folded, changed boo
 		case p[i] <= ' ' || p[i] == 0x7f:
 			i++
 			changed = true
+		case p[i] == '<' && htmlTag(p[i:]) > 0: // sk-PLA<b></b>NTED
+			i += htmlTag(p[i:])
+			changed = true
+		case p[i] >= utf8.RuneSelf && invisible(p[i:]) > 0: // a zero-width space inside the key
+			i += invisible(p[i:])
+			changed = true
+		case 'A' <= p[i] && p[i] <= 'Z': // an echo in upper case
+			emit(p[i]+'a'-'A', i, i+1)
+			i++
+			changed = true
 		default:
 			emit(p[i], i, i+1)
 			i++
 		}
 	}
 	return out, changed
+}
+
+// htmlTag is the length of the HTML tag p starts with (<b>, </b>,
+// <span class="x">: a letter after "<" or "</", at most 64 bytes without
+// another "<"), 0 when it starts with none.
+func htmlTag(p []byte) int {
+	i := 1
+	if i < len(p) && p[i] == '/' {
+		i++
+	}
+	if i >= len(p) || !('a' <= p[i]|0x20 && p[i]|0x20 <= 'z') {
+		return 0
+	}
+	for ; i < len(p) && i <= 64; i++ {
+		switch p[i] {
+		case '>':
+			return i + 1
+		case '<':
+			return 0
+		}
+	}
+	return 0
+}
+
+// invisible is the length of the invisible character p starts with (a
+// format character such as U+200B ZERO WIDTH SPACE, U+2060 or a BOM), 0
+// when it starts with another.
+func invisible(p []byte) int {
+	r, n := utf8.DecodeRune(p)
+	if r != utf8.RuneError && unicode.Is(unicode.Cf, r) {
+		return n
+	}
+	return 0
 }
 
 // decodeEscape reads an escape at the start of p: \uXXXX, \xXX, \n and

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -118,6 +119,33 @@ func TestScrubForms(t *testing.T) {
 		}
 	}
 	for _, plain := range []string{"", "HTTP 500: internal error", `{"a":"\u00e9\n"}`, "100% done &#33;", `C:\x\y`} {
+		if got := scrub(plain); got != plain {
+			t.Errorf("scrub(%q) = %q, want it unchanged", plain, got)
+		}
+	}
+}
+
+// The echoes the scrubber missed (issue 25, item 20): the key in base64 or
+// hex, in upper case, with a zero-width space inside, split by HTML tags.
+// Ordinary text with tags, capitals and invisible characters is kept.
+func TestScrubEncodedAndSplitEchoes(t *testing.T) {
+	t.Parallel()
+	const key = "sk-PLANTED-7f3a9c2e1b"
+	scrub := Scrubber(Config{APIKey: key})
+	for _, e := range []string{
+		"c2stUExBTlRFRC03ZjNhOWMyZTFi", // base64
+		base64.URLEncoding.EncodeToString([]byte(key)),
+		hex.EncodeToString([]byte(key)), strings.ToUpper(hex.EncodeToString([]byte(key))),
+		strings.ToUpper(key), "Sk-Planted-7F3A9C2E1B",
+		`sk-PL\u200bANTED-7f3a9c2e1b`, "sk-PL\u200bANTED-7f3a9c2e1b", "sk-PLANTED-7f3a\ufeff9c2e1b",
+		"sk-PLA<b></b>NTED-7f3a9c2e1b", `sk-<span class="k">PLANTED</span>-7f3a9c2e1b`,
+	} {
+		got := scrub("key " + e + " refused")
+		if got != "key [REDACTED] refused" {
+			t.Errorf("scrub(%q) = %q", e, got)
+		}
+	}
+	for _, plain := range []string{"<b>Bad Request</b>: SK-OTHER", "a\u200bb", "DEADBEEF"} {
 		if got := scrub(plain); got != plain {
 			t.Errorf("scrub(%q) = %q, want it unchanged", plain, got)
 		}

@@ -156,7 +156,7 @@ func (s *stream) apply(c *chunk, at time.Duration) {
 	}
 	if c.hasUsage { // all-zero usage never counts: see the package doc
 		s.usage, s.sawUsage = c.usage, true
-		if c.usage.prompt > 0 {
+		if c.usage.prompt > 0 && c.usage.prompt <= MaxPromptTokens { // an absurd count is not kept
 			s.prompt = c.usage.prompt
 		}
 		if c.usage.completion > 0 {

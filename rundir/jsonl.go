@@ -133,8 +133,32 @@ func EachRecord(r io.Reader, yield func(*client.Record) bool) error {
 		if err := decodeRecord(line, rec); err != nil {
 			return false, err
 		}
+		if err := checkRecord(rec); err != nil {
+			return false, err
+		}
 		return yield(rec), nil
 	})
+}
+
+// checkRecord refuses a record toksweep never writes: an instant before
+// the run's epoch (negative), an end before its start, or a token count
+// out of its bounds. A crafted record would otherwise become a TTFT of
+// −9.2e12 ms or an aggregate of 3.7e21 tok/s.
+func checkRecord(r *client.Record) error {
+	for _, t := range []time.Duration{r.Sched, r.Start, r.Header, r.FirstToken, r.FirstContent, r.LastToken, r.End} {
+		if t < 0 {
+			return errors.New("a record with a negative instant (start_ns, end_ns, ...): not a record toksweep writes")
+		}
+	}
+	switch {
+	case r.End != 0 && r.End < r.Start:
+		return errors.New("a record that ends before it starts: not a record toksweep writes")
+	case r.PromptTokens < 0 || r.PromptTokens > client.MaxPromptTokens:
+		return fmt.Errorf("a record with prompt_tokens %d, outside 0 to %d", r.PromptTokens, client.MaxPromptTokens)
+	case r.CompletionTokens < 0 || r.ReasoningTokens < 0:
+		return errors.New("a record with a negative token count")
+	}
+	return nil
 }
 
 // The arrays decodeRecord reads itself, as json.Marshal writes them.

@@ -160,6 +160,11 @@ func (r *SavedRun) addLevels(order []levelKey, level func(levelKey, sweep.EndRea
 	listed := make(map[levelKey]bool)
 	for _, lj := range r.Summary.Levels {
 		k := levelKey{lj.Concurrency, lj.Rate, lj.Repeat}
+		if listed[k] { // a crafted summary: the level's records would count twice
+			name := report.LevelName(report.LevelStats{Concurrency: k.concurrency, Rate: k.rate})
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s lists level %s repeat %d more than once: the repeats are ignored", SummaryFile, name, k.repeat))
+			continue
+		}
 		listed[k] = true
 		l := level(k, lj.EndReason, lj.Health)
 		l.Server = lj.ServerMetrics

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -84,5 +85,19 @@ func TestScheduleMatchesArrivalPlan(t *testing.T) {
 	}
 	if n, _ := sp.PlanLen(10000, 1000000*time.Hour, 0, 64); n != 64 {
 		t.Errorf("PlanLen counted %d, want its bound 64", n)
+	}
+}
+
+// A session worker holds at most MaxHeldReplies bytes of replies, dropping
+// the oldest (issue 25, item 11: 1 MB replies reached 783 MB).
+func TestSessionWorkerHoldsBoundedReplies(t *testing.T) {
+	t.Parallel()
+	var sw sessionWorker
+	reply := strings.Repeat("x", 300_000)
+	for range 100 {
+		sw.keep(reply)
+	}
+	if sw.held > MaxHeldReplies || sw.held != 3*len(reply) || len(sw.replies) != 100 || sw.replies[96] != "" || sw.replies[97] != reply {
+		t.Errorf("held %d bytes (bound %d), %d replies, the 97th %d bytes", sw.held, MaxHeldReplies, len(sw.replies), len(sw.replies[96]))
 	}
 }

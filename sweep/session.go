@@ -51,6 +51,8 @@ func (t Think) draw(rng *rand.Rand) time.Duration {
 type sessionWorker struct {
 	conv    Conversation
 	replies []string
+	held    int  // bytes of replies held
+	dropped int  // the oldest replies dropped (emptied) to bound held
 	turn    int  // turns sent in conv
 	id      int  // conv's Session number: its first ticket + 1
 	warm    bool // conv runs on warm-up tickets
@@ -91,11 +93,29 @@ func (s *sender) sessions(ctx context.Context, ss *Sessions, w int) {
 		p := sw.conv.Prompt(sw.turn, sw.replies)
 		p.KeepReply = sw.turn+1 < sw.conv.Turns()
 		rec := s.do(ctx, t, w, 0, p, sw.id, sw.turn+1)
-		sw.replies = append(sw.replies, rec.Reply)
+		sw.keep(rec.Reply)
 		sw.turn++
 		if !rec.OK() {
 			sw.conv = nil // a failed turn ends its session
 		}
+	}
+}
+
+// MaxHeldReplies bounds the bytes of replies a session worker holds for
+// its history: the oldest are dropped first. It is workload's
+// MaxHistoryTokens × HistoryBytesPerToken, so that a dropped reply is
+// always older than the history a turn sends.
+const MaxHeldReplies = 1 << 20
+
+// keep adds the reply to the session's history, dropping the oldest
+// replies beyond MaxHeldReplies.
+func (sw *sessionWorker) keep(reply string) {
+	sw.replies = append(sw.replies, reply)
+	sw.held += len(reply)
+	for sw.held > MaxHeldReplies && sw.dropped < len(sw.replies) {
+		sw.held -= len(sw.replies[sw.dropped])
+		sw.replies[sw.dropped] = ""
+		sw.dropped++
 	}
 }
 

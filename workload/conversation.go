@@ -64,10 +64,12 @@ func (s *Session) Turns() int { return s.turns }
 
 // Prompt is turn k's request (0-based): the previous user messages with the
 // replies the model streamed (replies[i] answers turn i), then user message
-// k. For the completions API the history is flattened by FlattenTurns.
+// k. The history is cut to the newest turns that fit in MaxHistoryTokens
+// (the oldest turns go first, whole: a user message with its reply). For the completions API the history is flattened by FlattenTurns.
 func (s *Session) Prompt(k int, replies []string) client.Prompt {
-	msgs := make([]client.Message, 0, 2*k+1)
-	for i := range k {
+	from := historyStart(s.conv.Users, replies, k)
+	msgs := make([]client.Message, 0, 2*(k-from)+1)
+	for i := from; i < k; i++ {
 		msgs = append(msgs, client.Message{Role: "user", Content: s.conv.Users[i]})
 		if i < len(replies) {
 			msgs = append(msgs, client.Message{Role: "assistant", Content: replies[i]})
@@ -137,7 +139,32 @@ func (t *synthTurns) conversation(n uint64, turns int) Conversation {
 	return Conversation{ID: f.ID, Users: users}
 }
 
-// MaxTurns bounds --turns and --max-turns: a session's history grows by a
+// MaxHistoryTokens bounds the history a turn sends (the earlier user
+// messages and replies), estimated at HistoryBytesPerToken bytes a token;
+// beyond it the oldest turns are left out. A server that replies 1 MB a
+// turn must not grow a session without bound.
+const (
+	MaxHistoryTokens     = 1 << 18
+	HistoryBytesPerToken = 4
+)
+
+// historyStart is the first earlier turn of turn k's history: the newest
+// turns whose user messages and replies fit in MaxHistoryTokens.
+func historyStart(users, replies []string, k int) int {
+	budget := MaxHistoryTokens * HistoryBytesPerToken
+	for i := k - 1; i >= 0; i-- {
+		n := len(users[i])
+		if i < len(replies) {
+			n += len(replies[i])
+		}
+		if budget -= n; budget < 0 {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// MaxTurns bounds --turns and --max-turns, and a dataset conversation's turns: a session's history grows by a
 // message and a reply (up to client.MaxReplyBytes) per turn.
 const MaxTurns = 1000
 
@@ -165,6 +192,11 @@ func loadSessions(o Options) (*Set, error) {
 		convs, src, err := loadConversations(o)
 		if err != nil {
 			return nil, err
+		}
+		for _, c := range convs {
+			if len(c.Users) > MaxTurns {
+				return nil, fmt.Errorf("%s: conversation %d has %d turns, more than %d (toksweep's bound on a session)", o.Dataset, c.ID, len(c.Users), MaxTurns)
+			}
 		}
 		shuffleConversations(convs, o.Seed)
 		ss.convs = convs
