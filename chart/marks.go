@@ -107,8 +107,10 @@ func (c *Chart) markLevel(m Mark) error {
 		}
 		l.TextStyle[0].Font.Typeface, l.TextStyle[0].Font.Variant = sans.Typeface, sans.Variant
 		l.TextStyle[0].Font.Size, l.TextStyle[0].Color = vg.Points(9), markColor(m.What)
-		// Left of the point, so that the rightmost level's note stays in.
-		l.TextStyle[0].XAlign, l.Offset = draw.XRight, vg.Point{X: vg.Points(-6), Y: vg.Points(-14)}
+		// Left of the point, so that the rightmost level's note stays in:
+		// the knee's below it, the recommended level's above, so that the
+		// two notes of neighbouring points never overlap.
+		l.TextStyle[0].XAlign, l.Offset = draw.XRight, markOffset(m.What)
 		c.Plot.Add(l)
 		return nil
 	}
@@ -121,6 +123,15 @@ func (c *Chart) markLevel(m Mark) error {
 	c.Plot.Add(line)
 	c.Plot.Legend.Add(label, line)
 	return nil
+}
+
+// markOffset places a mark's note on the trade-off chart, from its point:
+// the knee's below-left, any other (recommended) above-left.
+func markOffset(what string) vg.Point {
+	if what == MarkKnee {
+		return vg.Point{X: vg.Points(-6), Y: vg.Points(-14)}
+	}
+	return vg.Point{X: vg.Points(-6), Y: vg.Points(6)}
 }
 
 // markColor: green for the recommended level, grey for the knee alone.

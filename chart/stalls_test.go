@@ -67,3 +67,14 @@ func TestThinTicks(t *testing.T) {
 		t.Errorf("linear axis, the last kept: %v, want %v", got, want)
 	}
 }
+
+// TestMarkNotesApart: on the trade-off chart the knee's note goes below its
+// point and the recommended level's above, so that the notes of two
+// neighbouring points do not overlap.
+func TestMarkNotesApart(t *testing.T) {
+	t.Parallel()
+	rec, knee := markOffset(MarkRecommended), markOffset(MarkKnee)
+	if !(rec.Y > 0 && knee.Y < 0) {
+		t.Errorf("note offsets: recommended %v, knee %v; want one above and one below", rec, knee)
+	}
+}
