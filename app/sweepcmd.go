@@ -204,7 +204,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	if len(r.stats) > 0 {
 		rec = report.Recommend(r.stats, r.o.SLO)
 		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
-		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
+		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats), Charts: r.o.Charts}
 		if err := writeReport(r.o.Out, r.sum, r.stats, opts); err != nil {
 			err = fmt.Errorf("writing charts and report.html: %w", err)
 			runErr = r.outputFailed(ctx, runErr, err)
