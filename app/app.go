@@ -22,7 +22,7 @@ const (
 	ExitOK          = 0   // the sweep completed (some requests may have failed: failures are data)
 	ExitFailure     = 1   // fatal: unreachable server, no successful request, output not writable
 	ExitUsage       = 2   // bad flags or values, unknown command
-	ExitInterrupted = 130 // interrupted by SIGINT/SIGTERM; finished levels are on disk
+	ExitInterrupted = 130 // interrupted by SIGINT/SIGTERM/SIGHUP; finished levels are on disk
 )
 
 // UsageError is a mistake in the command line. It is reported in one line
@@ -35,7 +35,8 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Interrupted is the cancellation cause main sets on SIGINT or SIGTERM.
+// Interrupted is the cancellation cause main sets on SIGINT, SIGTERM or
+// SIGHUP.
 var Interrupted = errors.New("interrupted")
 
 // New builds the toksweep command-line application. Output goes to stdout
@@ -58,7 +59,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 				if s := closestCommand(c.App.Commands, name); s != "" {
 					return usagef("unknown command %q (did you mean %s? see 'toksweep --help')", name, s)
 				}
-				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan; see 'toksweep --help')", name)
+				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan, merge; see 'toksweep --help')", name)
 			}
 			return cli.ShowAppHelp(c)
 		},

@@ -10,7 +10,8 @@
 //     rank, the one method used everywhere (sweep's timer p99 included).
 //   - Renderers write to an io.Writer and never print on their own:
 //     WriteConsole (aligned tables), LevelsCSV (levels.csv, one row per
-//     level, appendable), WriteRecords/ReadRecords (requests.jsonl) and
+//     level, appendable), RunDir.Record and ReadRecords/EachRecord
+//     (requests.jsonl, one line per record, written as each finishes) and
 //     WriteSummaryJSON (summary.json). Every per-level figure is one entry
 //     of Columns, the registry that levels.csv, summary.json, the console
 //     tables, report.html (LevelTables) and the docs' column lists are
