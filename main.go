@@ -38,7 +38,7 @@ func main() {
 	go func() {
 		<-sigs
 		first := time.Now()
-		cancel(app.Interrupted)
+		cancel(app.ErrInterrupted)
 		for range sigs {
 			if time.Since(first) >= app.SignalDebounce {
 				break

@@ -35,9 +35,9 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Interrupted is the cancellation cause main sets on SIGINT, SIGTERM or
+// ErrInterrupted is the cancellation cause main sets on SIGINT, SIGTERM or
 // SIGHUP.
-var Interrupted = errors.New("interrupted")
+var ErrInterrupted = errors.New("interrupted")
 
 // New builds the toksweep command-line application. Output goes to stdout
 // (tables) and stderr (progress, warnings, errors).
@@ -86,10 +86,10 @@ func Exit(ctx context.Context, err error, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(ue.Msg))
 		return ExitUsage
-	case errors.Is(err, Interrupted): // the sweep says where its levels are
+	case errors.Is(err, ErrInterrupted): // the sweep says where its levels are
 		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(err.Error()))
 		return ExitInterrupted
-	case errors.Is(context.Cause(ctx), Interrupted): // before any level
+	case errors.Is(context.Cause(ctx), ErrInterrupted): // before any level
 		fmt.Fprintln(stderr, "toksweep: interrupted")
 		return ExitInterrupted
 	default:

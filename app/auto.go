@@ -13,7 +13,6 @@ import (
 // delivers nothing (every request failed) fails. It needs about log2(Max) levels to
 // bracket the answer and log2(fail−pass) more to pin it down.
 type autoPlan struct {
-	slo         report.SLO
 	max         int
 	granularity int
 	// judge returns the verdict of a finished level: whether every repeat of
@@ -28,8 +27,8 @@ type autoPlan struct {
 	done      bool
 }
 
-func newAutoPlan(slo report.SLO, maxLevel, granularity int, judge func(int) (bool, float64)) *autoPlan {
-	return &autoPlan{slo: slo, max: maxLevel, granularity: max(granularity, 1), judge: judge}
+func newAutoPlan(maxLevel, granularity int, judge func(int) (bool, float64)) *autoPlan {
+	return &autoPlan{max: maxLevel, granularity: max(granularity, 1), judge: judge}
 }
 
 // Next implements sweep.Planner.

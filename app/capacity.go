@@ -63,14 +63,6 @@ func judge(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float6
 	}
 }
 
-// highestLevel is the highest concurrency the sweep may reach.
-func (o *options) highestLevel() int {
-	if o.Auto {
-		return o.AutoMax
-	}
-	return o.Levels[len(o.Levels)-1]
-}
-
 // levelsText describes the levels for the start-up line.
 func (o *options) levelsText() string {
 	if o.Open.on() {

@@ -127,7 +127,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 		Record: dir.Record, // each record to disk as it finishes
 	}
 	if o.Auto {
-		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
+		cfg.Plan = newAutoPlan(o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
 	}
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
@@ -222,7 +222,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			fmt.Fprintln(stdout, r.rateAuto.Sentence())
 		}
 	}
-	if errors.Is(runErr, Interrupted) {
+	if errors.Is(runErr, ErrInterrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
 	}
 	return runErr

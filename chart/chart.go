@@ -201,10 +201,6 @@ var palette = []color.Color{
 	color.RGBA{0, 0, 0, 255},       // black
 }
 
-// flagColor rings the points of flagged levels: black, apart from the
-// series' colours.
-var flagColor = palette[6]
-
 // glyphs tell series apart without colour.
 var glyphs = []draw.GlyphDrawer{
 	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
