@@ -83,15 +83,6 @@ func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Op
 	return nil
 }
 
-// Write writes report.html to w.
-func Write(w io.Writer, sum report.Summary, stats []report.LevelStats, opts Options) error {
-	charts, err := chart.RunCharts(stats, chart.Options{SLO: opts.SLO})
-	if err != nil {
-		return err
-	}
-	return write(w, sum, stats, charts, opts)
-}
-
 //go:embed page.html.tmpl
 var pageText string
 
