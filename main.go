@@ -40,7 +40,7 @@ func main() {
 	go func() {
 		<-sigs
 		first := time.Now()
-		cancel(app.Interrupted)
+		cancel(app.ErrInterrupted)
 		// A command that does not stop on the context (a long compare, a
 		// read blocked on a FIFO) exits 130 after app.PromptExitWait.
 		go func() {

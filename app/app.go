@@ -22,7 +22,7 @@ const (
 	ExitOK          = 0   // the sweep completed (some requests may have failed: failures are data)
 	ExitFailure     = 1   // fatal: unreachable server, no successful request, output not writable
 	ExitUsage       = 2   // bad flags or values, unknown command
-	ExitInterrupted = 130 // interrupted by SIGINT/SIGTERM; finished levels are on disk
+	ExitInterrupted = 130 // interrupted by SIGINT/SIGTERM/SIGHUP; finished levels are on disk
 )
 
 // UsageError is a mistake in the command line. It is reported in one line
@@ -35,8 +35,9 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Interrupted is the cancellation cause main sets on SIGINT or SIGTERM.
-var Interrupted = errors.New("interrupted")
+// ErrInterrupted is the cancellation cause main sets on SIGINT, SIGTERM or
+// SIGHUP.
+var ErrInterrupted = errors.New("interrupted")
 
 // New builds the toksweep command-line application. Output goes to stdout
 // (tables) and stderr (progress, warnings, errors).
@@ -58,7 +59,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 				if s := closestCommand(c.App.Commands, name); s != "" {
 					return usagef("unknown command %q (did you mean %s? see 'toksweep --help')", name, s)
 				}
-				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan; see 'toksweep --help')", name)
+				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan, merge; see 'toksweep --help')", name)
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -85,10 +86,10 @@ func Exit(ctx context.Context, err error, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(ue.Msg))
 		return ExitUsage
-	case errors.Is(err, Interrupted): // the sweep says where its levels are
+	case errors.Is(err, ErrInterrupted): // the sweep says where its levels are
 		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(err.Error()))
 		return ExitInterrupted
-	case errors.Is(context.Cause(ctx), Interrupted): // before any level
+	case errors.Is(context.Cause(ctx), ErrInterrupted): // before any level
 		fmt.Fprintln(stderr, "toksweep: interrupted")
 		return ExitInterrupted
 	default:

@@ -50,14 +50,6 @@ func (o *options) capacity() error {
 	return nil
 }
 
-// highestLevel is the highest concurrency the sweep may reach.
-func (o *options) highestLevel() int {
-	if o.Auto {
-		return o.AutoMax
-	}
-	return o.Levels[len(o.Levels)-1]
-}
-
 // levelsText describes the levels for the start-up line.
 func (o *options) levelsText() string {
 	if o.Open.on() {

@@ -6,18 +6,33 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
 // runCLI runs toksweep in-process with args (without the program name) and
-// returns the exit status and both streams.
+// returns the exit status and both streams. A command that writes charts
+// writes them as SVG only (testArgs): PNG under -race costs seconds a run.
 func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := New(&out, &errb).RunContext(ctx, append([]string{"toksweep"}, args...))
+	err := New(&out, &errb).RunContext(ctx, append([]string{"toksweep"}, testArgs(args)...))
 	code = Exit(ctx, err, &errb)
 	return code, out.String(), errb.String()
+}
+
+// testArgs is args with "--charts svg" after the command's name when the
+// command writes chart files and args do not choose their formats: only
+// the tests about PNG render it (TestReportRendersPNG and the compare
+// test), by passing --charts themselves.
+func testArgs(args []string) []string {
+	if len(args) == 0 || !slices.Contains([]string{"sweep", "report", "compare", "merge"}, args[0]) ||
+		slices.ContainsFunc(args, func(a string) bool { return a == "--charts" || strings.HasPrefix(a, "--charts=") }) {
+		return args
+	}
+	return slices.Concat(args[:1], []string{"--charts", "svg"}, args[1:])
 }
 
 // readLevels parses DIR/levels.csv into one map per row, keyed by column.

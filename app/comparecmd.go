@@ -30,6 +30,7 @@ type compareOptions struct {
 	Confidence float64
 	Seed       uint64
 	MinEffect  string
+	Charts     string
 }
 
 func compareCommand(stdout, stderr io.Writer) *cli.Command {
@@ -37,7 +38,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "compare",
 		Usage: "compare saved runs level by level: per-stream decode tok/s, TTFT, aggregate tok/s, with confidence intervals and a verdict",
-		UsageText: "toksweep compare [--out DIR] DIR_A DIR_B [DIR_C ...]\n\n" +
+		UsageText: "toksweep compare [--out DIR] [--charts FORMATS] DIR_A DIR_B [DIR_C ...]\n\n" +
 			"DIR_A is the baseline; every other run is compared with it on the levels the two share.\n" +
 			"Figures are recomputed from each run's requests.jsonl. Sweep both runs with --repeat 2 or more\n" +
 			"for intervals that include run-to-run noise; with one run a side it is not measured.",
@@ -48,6 +49,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &o.Seed, Usage: "seed of the bootstrap: the same runs and seed give the same intervals"},
 			&cli.StringFlag{Name: "min-effect", Value: minEffectText(compare.DefaultMinEffect), Destination: &o.MinEffect,
 				Usage: "practical-significance floor in percent: a significant difference smaller than this is \"no meaningful difference\" (0: none)"},
+			chartsFlag(&o.Charts),
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) (err error) {
@@ -72,7 +74,8 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if out == "" {
 				out = "results/compare-" + time.Now().Format("20060102-150405")
 			}
-			return runCompare(dirs, out, opts, stdout, stderr)
+			formats, _ := chart.ParseFormats(o.Charts) // checked by the flag
+			return runCompare(dirs, out, opts, formats, stdout, stderr)
 		},
 	}
 }
@@ -93,8 +96,8 @@ func parseMinEffect(s string) (float64, error) {
 }
 
 // runCompare reads the runs, prints the comparison, and writes compare.csv
-// and the overlay charts into out.
-func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr io.Writer) error {
+// and the overlay charts, in formats, into out.
+func runCompare(dirs []string, out string, opts compare.Options, formats []string, stdout, stderr io.Writer) error {
 	runs := make([]compare.Run, len(dirs))
 	series := make([]chart.Series, len(dirs))
 	var base *report.RunConfig
@@ -128,11 +131,19 @@ func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr 
 	if err := tab.WriteText(stdout); err != nil {
 		return err
 	}
-	if err := writeCompareFiles(out, tab, series); err != nil {
+	if err := writeCompareFiles(out, tab, series, formats); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "toksweep: wrote %s and the overlay charts %s.{png,svg}, %s.{png,svg} in %s\n",
-		CompareFile, chart.CompareDecodeName, chart.CompareTradeoffName, out)
+	if len(formats) == 0 {
+		fmt.Fprintf(stderr, "toksweep: wrote %s in %s\n", CompareFile, out)
+	} else {
+		exts := formats[0]
+		if len(formats) > 1 {
+			exts = "{" + strings.Join(formats, ",") + "}"
+		}
+		fmt.Fprintf(stderr, "toksweep: wrote %s and the overlay charts %s.%s, %s.%s in %s\n",
+			CompareFile, chart.CompareDecodeName, exts, chart.CompareTradeoffName, exts, out)
+	}
 	for _, c := range tab.Comparisons {
 		if len(c.Compared)+len(c.ComparedRates) > 0 {
 			return nil
@@ -141,7 +152,7 @@ func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr 
 	return errors.New("the runs share no concurrency level with " + dirs[0] + ": nothing to compare")
 }
 
-func writeCompareFiles(out string, tab compare.Table, series []chart.Series) error {
+func writeCompareFiles(out string, tab compare.Table, series []chart.Series, formats []string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("output directory %s: %w", out, err)
 	}
@@ -156,7 +167,7 @@ func writeCompareFiles(out string, tab compare.Table, series []chart.Series) err
 	if err != nil {
 		return err
 	}
-	_, err = chart.WriteFiles(out, charts)
+	_, err = chart.WriteFiles(out, charts, formats)
 	return err
 }
 

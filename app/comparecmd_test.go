@@ -100,16 +100,18 @@ func TestCompare(t *testing.T) {
 		name    string
 		runs    []string
 		verdict string // in every decode row of compare.csv
+		charts  string // --charts: the overlay files written
 	}{
 		// The saved run ran each level once: the intervals are shown, no
 		// verdict rests on them (TestCompareSlowerSim has the verdicts).
-		{"same run", []string{savedRun, savedRun}, "no verdict from one run a side (+0.0%"},
-		{"B decodes 1.5× slower", []string{savedRun, slow}, "no verdict from one run a side (-33.3%"},
+		{"same run", []string{savedRun, savedRun}, "no verdict from one run a side (+0.0%", "png,svg"},
+		{"B decodes 1.5× slower", []string{savedRun, slow}, "no verdict from one run a side (-33.3%", "svg"},
+		{"no chart files", []string{savedRun, slow}, "no verdict from one run a side (-33.3%", "none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
-			args := append([]string{"compare", "--out", out}, tt.runs...)
+			args := append([]string{"compare", "--charts", tt.charts, "--out", out}, tt.runs...)
 			code, stdout, stderr := runCLI(t, context.Background(), args...)
 			if code != ExitOK {
 				t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
@@ -131,12 +133,23 @@ func TestCompare(t *testing.T) {
 			if decodes != 3 {
 				t.Errorf("%d decode rows in compare.csv, want 3", decodes)
 			}
+			formats, _ := chart.ParseFormats(tt.charts)
 			for _, name := range []string{chart.CompareDecodeName, chart.CompareTradeoffName} {
 				for _, ext := range chart.Formats {
-					if _, err := os.Stat(filepath.Join(out, name+"."+ext)); err != nil {
+					_, err := os.Stat(filepath.Join(out, name+"."+ext))
+					if want := slices.Contains(formats, ext); want && err != nil {
 						t.Error(err)
+					} else if !want && err == nil {
+						t.Errorf("--charts %s wrote %s.%s", tt.charts, name, ext)
 					}
 				}
+			}
+			if want := map[string]string{
+				"png,svg": "overlay charts compare_decode_tps.{png,svg}, compare_tradeoff.{png,svg} in ",
+				"svg":     "overlay charts compare_decode_tps.svg, compare_tradeoff.svg in ",
+				"none":    "wrote compare.csv in ",
+			}[tt.charts]; !strings.Contains(stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr)
 			}
 		})
 	}
@@ -155,6 +168,10 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"compare", "--confidence", "95", savedRun, savedRun}, ExitUsage, "--confidence"},
 		{[]string{"compare", "--min-effect", "-1%", savedRun, savedRun}, ExitUsage, "invalid --min-effect"},
 		{[]string{"compare", "--min-effect", "two", savedRun, savedRun}, ExitUsage, "invalid --min-effect"},
+		{[]string{"compare", "--charts", "jpg", savedRun, savedRun}, ExitUsage, `invalid --charts "jpg": want png or svg, comma-separated, or none`},
+		{[]string{"report", "--charts", "png,", savedRun}, ExitUsage, `invalid --charts "png,": want png or svg, comma-separated, or none`},
+		{[]string{"merge", "--charts", "", "x", savedRun}, ExitUsage, `invalid --charts "": want png or svg, comma-separated, or none`},
+		{[]string{"sweep", "--charts", "gif", "--sim"}, ExitUsage, `invalid --charts "gif": want png or svg, comma-separated, or none`},
 		{[]string{"compare", "--out", "x", savedRun, filepath.Join(savedRun, "missing")}, ExitFailure, "summary.json"},
 	}
 	for _, tt := range tests {

@@ -45,8 +45,9 @@ type options struct {
 	APIKey         string
 	Headers        http.Header
 	Out            string
-	OutDefault     bool // Out is the default, made unique when taken
-	Overwrite      bool // --overwrite: an earlier run in Out is replaced
+	OutDefault     bool   // Out is the default, made unique when taken
+	Overwrite      bool   // --overwrite: an earlier run in Out is replaced
+	Charts         string // --charts: the chart files written (chart.ParseFormats)
 	RequestTimeout time.Duration
 	ConnectTimeout time.Duration
 	Insecure       bool

@@ -34,9 +34,9 @@ func TestFDLimitEndToEnd(t *testing.T) {
 		t.Skip("no sh")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := buildBinary(t)
 	out := filepath.Join(dir, "run")
-	cmd := exec.Command(sh, "-c", `ulimit -n 200 && exec "$0" sweep --sim --levels 1,200 --requests 200 --out "$1"`, bin, out)
+	cmd := exec.Command(sh, "-c", `ulimit -n 200 && exec "$0" sweep --charts svg --sim --levels 1,200 --requests 200 --out "$1"`, bin, out)
 	stderr, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != ExitFailure {

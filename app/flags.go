@@ -2,10 +2,12 @@ package app
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -50,7 +52,21 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Destination: &o.RequestTimeout, Usage: "deadline for one whole request, stalls included"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
+		chartsFlag(&o.Charts),
 	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), sessionFlags(o), rateFlags(o), shardFlags(o), percentileFlags(o))...)
+}
+
+// chartsFlag is --charts, the chart files that sweep, report, compare and
+// merge write (chart.ParseFormats), checked when given.
+func chartsFlag(dest *string) cli.Flag {
+	return &cli.StringFlag{Name: "charts", Value: strings.Join(chart.Formats, ","), Destination: dest,
+		Action: func(_ *cli.Context, v string) error {
+			if _, err := chart.ParseFormats(v); err != nil {
+				return usagef("invalid --charts %v", err)
+			}
+			return nil
+		},
+		Usage: "chart files to write: png,svg, svg (small and fast), png, or none; report.html shows the charts either way"}
 }
 
 // given is a flag Action recording that the flag was on the command line:

@@ -209,7 +209,7 @@ func grepSecrets(t *testing.T, run, stdout, stderr, dir string) {
 // file of the run directory (report.html and the charts included) for any
 // of them, plain, Basic-encoded, escaped or split.
 func TestNoSecretLeavesToksweep(t *testing.T) {
-	bin := buildBinary(t, t.TempDir())
+	bin := buildBinary(t)
 	h := startHostile(t)
 	url := strings.Replace(h.srv.URL, "://", "://"+e2eUser+":"+e2ePass+"@", 1) + "/v1"
 	run := func(name string, wantCode int, args ...string) (stdout, stderr, out string) {
@@ -217,7 +217,7 @@ func TestNoSecretLeavesToksweep(t *testing.T) {
 		out = filepath.Join(t.TempDir(), "run")
 		h.chats.Store(0) // each run's probe is request 1
 		var o, e bytes.Buffer
-		cmd := exec.Command(bin, append([]string{"sweep", "--url", url, "--out", out, "--connect-timeout", "5s", "--request-timeout", "10s"}, args...)...)
+		cmd := toksweepCmd(bin, append([]string{"sweep", "--url", url, "--out", out, "--connect-timeout", "5s", "--request-timeout", "10s"}, args...)...)
 		cmd.Env = append(os.Environ(), "OPENAI_API_KEY=")
 		cmd.Stdout, cmd.Stderr = &o, &e
 		err := cmd.Run()

@@ -15,15 +15,17 @@ import (
 
 func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 	var allowSkew bool // --allow-skew
+	var charts string  // --charts
 	return &cli.Command{
 		Name:  "merge",
 		Usage: "merge the shards of a sharded sweep (sweep --shard i/N) into one run, every figure computed from the pooled records",
-		UsageText: "toksweep merge [--allow-skew] OUT SHARD_DIR...\n\n" +
+		UsageText: "toksweep merge [--allow-skew] [--charts FORMATS] OUT SHARD_DIR...\n\n" +
 			"Every shard of the run must be given, with the same plan and configuration. OUT is a new\n" +
 			"or empty directory; it gets the files of a single run (levels.csv, requests.jsonl,\n" +
 			"summary.json, charts, report.html), so report, compare and plan read it as one.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "allow-skew", Destination: &allowSkew, Usage: fmt.Sprintf("merge even when a shard's clock error is unknown or above %v", rundir.MaxClockError)},
+			chartsFlag(&charts),
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
@@ -34,14 +36,15 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 			if len(args) < 2 {
 				return usagef("merge takes an output directory and the shard directories, got %d arguments (see 'toksweep merge --help')", len(args))
 			}
-			return runMerge(args[0], args[1:], allowSkew, stdout, stderr)
+			return runMerge(args[0], args[1:], allowSkew, charts, stdout, stderr)
 		},
 	}
 }
 
 // runMerge reads, checks and pools the shards in dirs and writes the merged
-// run into out, as a sweep writes its run.
-func runMerge(out string, dirs []string, allowSkew bool, stdout, stderr io.Writer) error {
+// run into out, as a sweep writes its run, with the chart files charts
+// names.
+func runMerge(out string, dirs []string, allowSkew bool, charts string, stdout, stderr io.Writer) error {
 	shards := make([]rundir.Shard, len(dirs))
 	for i, d := range dirs {
 		info, err := rundir.ReadShardInfo(d)
@@ -68,7 +71,7 @@ func runMerge(out string, dirs []string, allowSkew bool, stdout, stderr io.Write
 		return err
 	}
 	defer dir.Close()
-	o := &options{Out: out, ReadingSpeed: report.ReadingSpeed}
+	o := &options{Out: out, ReadingSpeed: report.ReadingSpeed, Charts: charts}
 	o.SLO, _ = sum.Config.Objective()
 	if c := sum.Config; c != nil { // the shards' own reader and extra percentiles (CheckShards: one config)
 		o.ReadingSpeed = cmp.Or(c.ReadingSpeed, report.ReadingSpeed)
@@ -98,7 +101,7 @@ func (r *sweepRun) finishMerge(stdout io.Writer) error {
 	}
 	rec := report.Recommend(r.stats, r.o.SLO)
 	r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
-	opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
+	opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats), Charts: r.o.Charts}
 	if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
 		return fmt.Errorf("writing charts and report.html: %w", err)
 	}

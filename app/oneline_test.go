@@ -95,7 +95,7 @@ func assertOneLine(t *testing.T, stderr string) {
 func TestExitFlattensJoinedErrors(t *testing.T) {
 	joined := errors.Join(errors.New("first\r\n"), errors.New("  second\u2028third\tend"), errors.New("\x1b[31mred"))
 	interrupted, stop := context.WithCancelCause(context.Background())
-	stop(Interrupted)
+	stop(ErrInterrupted)
 	cases := []struct {
 		name string
 		ctx  context.Context
@@ -104,7 +104,7 @@ func TestExitFlattensJoinedErrors(t *testing.T) {
 	}{
 		{"failure", context.Background(), fmt.Errorf("wrapped: %w", joined), ExitFailure},
 		{"usage", context.Background(), &UsageError{Msg: joined.Error()}, ExitUsage},
-		{"interrupted", interrupted, fmt.Errorf("%w: %w", Interrupted, joined), ExitInterrupted},
+		{"interrupted", interrupted, fmt.Errorf("%w: %w", ErrInterrupted, joined), ExitInterrupted},
 	}
 	for _, tc := range cases {
 		var b strings.Builder

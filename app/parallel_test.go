@@ -3,7 +3,6 @@
 package app
 
 import (
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -14,7 +13,7 @@ import (
 // with the default --out all succeed, into N distinct directories that each
 // hold one whole, valid run.
 func TestParallelSweepsDefaultOut(t *testing.T) {
-	bin := buildBinary(t, t.TempDir())
+	bin := buildBinary(t)
 	cwd := t.TempDir()
 	const n = 4
 	var wg sync.WaitGroup
@@ -22,7 +21,7 @@ func TestParallelSweepsDefaultOut(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			cmd := exec.Command(bin, smallSim...)
+			cmd := toksweepCmd(bin, smallSim...)
 			cmd.Dir = cwd
 			outs[i], errs[i] = cmd.CombinedOutput()
 		})

@@ -16,11 +16,11 @@ import (
 // shared and the levels short.
 func TestRatesAutoAgainstSim(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a 20-60 s run")
+		t.Skip("a 15-40 s run")
 	}
 	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--rates", "auto", "--arrival", "constant",
-		"--slo-ttft-p95", "1s", "--duration", "3s", "--out", out, "--metrics-url", "off")
+		"--slo-ttft-p95", "1s", "--duration", "2s", "--out", out, "--metrics-url", "off")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

@@ -19,16 +19,17 @@ import (
 )
 
 func reportCommand(stdout, stderr io.Writer) *cli.Command {
-	var out string // --out
+	var out, charts string // --out, --charts
 	return &cli.Command{
 		Name:  "report",
 		Usage: "re-render a saved run (tables, levels.csv, summary.json, charts, report.html) from its per-request records, without re-running it",
-		UsageText: "toksweep report [--out DIR2] DIR\n\n" +
+		UsageText: "toksweep report [--out DIR2] [--charts FORMATS] DIR\n\n" +
 			"DIR is a run directory written by 'toksweep sweep'. Every figure is recomputed from\n" +
 			"DIR/requests.jsonl; DIR/summary.json supplies what the records cannot (each level's\n" +
 			"end reason and client health, the run's configuration).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Destination: &out, Usage: "write the rendered files here instead of into DIR"},
+			chartsFlag(&charts),
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
@@ -36,7 +37,7 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runReport(dir, cmp.Or(out, dir), stdout, stderr)
+			return runReport(dir, cmp.Or(out, dir), charts, stdout, stderr)
 		},
 	}
 }
@@ -72,9 +73,9 @@ func sameDir(a, b string) bool {
 }
 
 // runReport recomputes every level of the run in dir and writes levels.csv,
-// summary.json, the charts and report.html into out, and the console tables
-// to stdout.
-func runReport(dir, out string, stdout, stderr io.Writer) error {
+// summary.json, the charts (the files charts names) and report.html into
+// out, and the console tables to stdout.
+func runReport(dir, out, charts string, stdout, stderr io.Writer) error {
 	run, err := rundir.ScanRunDir(dir) // the records stay on disk
 	if err != nil {
 		return err
@@ -119,7 +120,7 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	if err := replaceFile(filepath.Join(out, rundir.SummaryFile), summary.Bytes()); err != nil {
 		return err
 	}
-	opts := htmlreport.Options{Answer: recommendation(sum)}
+	opts := htmlreport.Options{Answer: recommendation(sum), Charts: charts}
 	if slo, ok := sum.Config.Objective(); ok {
 		opts.SLO = &slo
 	}

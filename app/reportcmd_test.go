@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"html"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,7 +30,7 @@ func recordSavedRun(t *testing.T) {
 	if err := os.RemoveAll(savedRun); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--charts", "none", "--sim", "--sim-preset", "fast",
 		"--levels", "1,2,4", "--requests", "8", "--max-tokens", "32", "--slo-decode-tps", "900", "--out", savedRun)
 	if code != ExitOK {
 		t.Fatalf("recording %s: exit %d\n%s", savedRun, code, stderr)
@@ -38,13 +39,14 @@ func recordSavedRun(t *testing.T) {
 
 // TestReportReproducesSavedRun: re-rendering a saved run from its records
 // gives back its levels.csv and summary.json byte for byte, plus the charts
-// and report.html.
+// and report.html. It is the app test about PNG: the charts are written in
+// both formats, the default, and the PNGs are 768×480 images.
 func TestReportReproducesSavedRun(t *testing.T) {
 	if *updateRun {
 		recordSavedRun(t)
 	}
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, context.Background(), "report", "--out", out, savedRun)
+	code, stdout, stderr := runCLI(t, context.Background(), "report", "--charts", "png,svg", "--out", out, savedRun)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
@@ -67,6 +69,14 @@ func TestReportReproducesSavedRun(t *testing.T) {
 				t.Errorf("chart %s.%s: %v", name, ext, err)
 			}
 		}
+		f, err := os.Open(filepath.Join(out, htmlreport.ChartsDir, name+".png"))
+		if err != nil {
+			continue
+		}
+		if cfg, err := png.DecodeConfig(f); err != nil || cfg.Width != 768 || cfg.Height != 480 {
+			t.Errorf("chart %s.png: %d×%d, %v; want a 768×480 PNG", name, cfg.Width, cfg.Height, err)
+		}
+		f.Close()
 	}
 	if _, err := os.Stat(filepath.Join(out, htmlreport.File)); err != nil {
 		t.Error(err)

@@ -58,7 +58,7 @@ func (s *scrubWriter) Write(p []byte) (int, error) {
 }
 
 // scrubError returns err with its message scrubbed, keeping what Exit
-// reads from it (a UsageError, Interrupted in the chain).
+// reads from it (a UsageError, ErrInterrupted in the chain).
 func scrubError(err error, scrub func(string) string) error {
 	if err == nil {
 		return nil

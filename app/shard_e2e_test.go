@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,7 +46,7 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 4 shards and a single sweep against the simulator")
 	}
-	bin := buildBinary(t, t.TempDir())
+	bin := buildBinary(t)
 	url := serveSimProcess(t, bin, "--preset", "fast", "--decode-base", shardITL.String(), "--decode-per-seq", "0",
 		"--decode-per-ctx-token", "0", "--prefill-rate", "100000", "--max-num-seqs", fmt.Sprint(2*shardC))
 	var evidence []string
@@ -62,7 +61,7 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 			checkPooledPercentiles(t, merged, shards, shardC)
 		}
 		single := filepath.Join(base, "single")
-		if out, err := exec.Command(bin, "sweep", "--url", url, "--levels", fmt.Sprint(shardC), "--duration", shardLevel,
+		if out, err := toksweepCmd(bin, "sweep", "--url", url, "--levels", fmt.Sprint(shardC), "--duration", shardLevel,
 			"--max-tokens", shardTokens, "--metrics-url", "off", "--out", single).CombinedOutput(); err != nil {
 			t.Fatalf("single run: %v: %s", err, out)
 		}
@@ -91,7 +90,7 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 // test's cleanup interrupts it and waits for it.
 func serveSimProcess(t *testing.T, bin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve-sim", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd := toksweepCmd(bin, append([]string{"serve-sim", "--addr", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +164,7 @@ func runShards(t *testing.T, bin, url, base string) (merged string, shards []str
 		dir := filepath.Join(base, fmt.Sprintf("shard%d", i))
 		shards = append(shards, dir)
 		wg.Go(func() {
-			out, err := exec.Command(bin, "sweep", "--url", url, "--levels", fmt.Sprint(shardC), "--max-tokens", shardTokens,
+			out, err := toksweepCmd(bin, "sweep", "--url", url, "--levels", fmt.Sprint(shardC), "--max-tokens", shardTokens,
 				"--metrics-url", "off", "--shard", fmt.Sprintf("%d/%d", i, shardN), "--start-at", start,
 				"--level-duration", shardLevel, "--grace", "2s", "--out", dir).CombinedOutput()
 			if err != nil {

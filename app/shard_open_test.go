@@ -5,7 +5,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -30,7 +29,7 @@ func TestShardedOpenLoopSendsThePlan(t *testing.T) {
 	rates := []float64{10, 20}
 	spec := sweep.RateSpec{Arrival: sweep.Poisson, Seed: seed}
 	url := steadySim(t, nil)
-	bin := buildBinary(t, t.TempDir())
+	bin := buildBinary(t)
 	base := t.TempDir()
 	start := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339Nano)
 	var dirs []string
@@ -39,7 +38,7 @@ func TestShardedOpenLoopSendsThePlan(t *testing.T) {
 		dir := filepath.Join(base, fmt.Sprintf("shard%d", i))
 		dirs = append(dirs, dir)
 		wg.Go(func() {
-			out, err := exec.Command(bin, "sweep", "--url", url, "--rates", search.JoinRates(rates), "--seed", fmt.Sprint(seed),
+			out, err := toksweepCmd(bin, "sweep", "--url", url, "--rates", search.JoinRates(rates), "--seed", fmt.Sprint(seed),
 				"--max-tokens", "16", "--metrics-url", "off", "--shard", fmt.Sprintf("%d/%d", i, shards),
 				"--reading-speed", "1e6", "--percentiles", "90", // a reader that always waits: its figures show whose reader the merge used
 				"--start-at", start, "--level-duration", dur.String(), "--grace", "1s", "--out", dir).CombinedOutput()

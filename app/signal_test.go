@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,25 +16,52 @@ import (
 	"time"
 )
 
-// buildBinary builds toksweep (main.go's signal handling included) into dir,
-// with the build tags given.
-func buildBinary(t *testing.T, dir string, tags ...string) string {
+// buildBinary is toksweep (main.go's signal handling included) built with
+// the build tags given: built once per test binary and set of tags, into
+// binaries.dir, which TestMain removes.
+func buildBinary(t *testing.T, tags ...string) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build the binary with")
 	}
-	bin := filepath.Join(dir, "toksweep")
+	binaries.Lock()
+	defer binaries.Unlock()
+	key := strings.Join(tags, ",")
+	if b, ok := binaries.built[key]; ok {
+		if b.err != nil {
+			t.Fatal(b.err)
+		}
+		return b.path
+	}
+	if binaries.dir == "" {
+		if binaries.dir, err = os.MkdirTemp("", "toksweep-app-test-"); err != nil {
+			t.Fatal(err)
+		}
+		binaries.built = map[string]builtBinary{}
+	}
+	bin := filepath.Join(binaries.dir, fmt.Sprintf("toksweep%d", len(binaries.built)))
 	args := []string{"build", "-o", bin}
 	if len(tags) > 0 {
-		args = append(args, "-tags", strings.Join(tags, ","))
+		args = append(args, "-tags", key)
 	}
 	cmd := exec.Command(gobin, append(args, "github.com/toksweep/toksweep")...)
 	cmd.Dir = ".." // the module root
+	b := builtBinary{path: bin}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		b.err = fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	binaries.built[key] = b
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
 	return bin
+}
+
+// toksweepCmd is the built binary bin run with args, charts in SVG only
+// (testArgs) as runCLI has them.
+func toksweepCmd(bin string, args ...string) *exec.Cmd {
+	return exec.Command(bin, testArgs(args)...)
 }
 
 // interruptible is the built binary sweeping levels 1,2 of a paced server
@@ -61,7 +89,7 @@ func startInterruptible(t *testing.T, bin, out string, env ...string) *interrupt
 		}
 	})
 	r := &interruptible{done: make(chan error, 1)}
-	r.cmd = exec.Command(bin, "sweep", "--url", p.url(), "--levels", "1,2", "--requests", "3",
+	r.cmd = toksweepCmd(bin, "sweep", "--url", p.url(), "--levels", "1,2", "--requests", "3",
 		"--request-timeout", "30s", "--out", out)
 	r.cmd.Env = append(os.Environ(), env...)
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
@@ -113,7 +141,7 @@ func (r *interruptible) wait(t *testing.T) {
 // file valid. Two signals within 500 ms (timeout -s INT signals the child
 // and then its process group) are one interrupt, not a hard exit.
 func TestInterruptBuiltBinary(t *testing.T) {
-	bin := buildBinary(t, t.TempDir())
+	bin := buildBinary(t)
 	signals := []struct {
 		name string
 		sigs []os.Signal
@@ -160,7 +188,7 @@ func TestInterruptBuiltBinary(t *testing.T) {
 // partial line. A test build holds every append open in its middle for
 // $TOKSWEEP_TEST_MIDWRITE_PAUSE.
 func TestHardExitWaitsForTheWrite(t *testing.T) {
-	bin := buildBinary(t, t.TempDir(), "toksweep_testhooks")
+	bin := buildBinary(t, "toksweep_testhooks")
 	out := filepath.Join(t.TempDir(), "run")
 	const pause = time.Second
 	r := startInterruptible(t, bin, out, "TOKSWEEP_TEST_MIDWRITE_PAUSE="+pause.String())
@@ -262,9 +290,9 @@ func checkFilesValid(t *testing.T, out string) {
 // with SIGPIPE before summary.json and report.html are written, and must
 // not change the exit status of a run whose files are complete.
 func TestClosedPipeFinishesTheRun(t *testing.T) {
-	bin := buildBinary(t, t.TempDir())
+	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, "sweep", "--sim", "--sim-preset", "fast", "--levels", "1,2",
+	cmd := toksweepCmd(bin, "sweep", "--sim", "--sim-preset", "fast", "--levels", "1,2",
 		"--requests", "2", "--max-tokens", "8", "--out", out)
 	r, w, err := os.Pipe()
 	if err != nil {

@@ -132,7 +132,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 		Record: dir.Record, // each record to disk as it finishes
 	}
 	if o.Auto {
-		cfg.Plan = search.NewLevels(o.SLO, o.AutoMax, o.AutoGranularity, search.JudgeLevels(&run.stats, o.SLO))
+		cfg.Plan = search.NewLevels(o.AutoMax, o.AutoGranularity, search.JudgeLevels(&run.stats, o.SLO))
 	}
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
@@ -215,7 +215,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	if len(r.stats) > 0 {
 		rec = report.Recommend(r.stats, r.o.SLO)
 		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
-		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats)}
+		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats), Charts: r.o.Charts}
 		if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
 			err = fmt.Errorf("writing charts and report.html: %w", err)
 			runErr = r.outputFailed(ctx, runErr, err)
@@ -235,7 +235,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			fmt.Fprintln(stdout, r.rateAuto.Sentence())
 		}
 	}
-	if errors.Is(runErr, Interrupted) {
+	if errors.Is(runErr, ErrInterrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
 	}
 	return runErr

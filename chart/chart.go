@@ -8,7 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -26,8 +28,31 @@ const (
 	Height = 5 * vg.Inch
 )
 
-// Formats are the file formats WriteFiles writes, as file extensions.
+// Formats are the file formats a chart renders to, as file extensions, in
+// the order WriteFiles writes them: the default of --charts.
 var Formats = []string{"png", "svg"}
+
+// NoFiles is the --charts value that writes no chart file.
+const NoFiles = "none"
+
+// ParseFormats reads a --charts value: "png,svg", "png", "svg" (formats
+// of Formats, comma-separated), or "none" for no chart file, which gives
+// an empty list. PNG is what to attach or paste; SVG is small and fast to
+// write (rasterising PNG costs ten times as long).
+func ParseFormats(s string) ([]string, error) {
+	if s == NoFiles {
+		return []string{}, nil
+	}
+	var fs []string
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(Formats, f) || slices.Contains(fs, f) {
+			return nil, fmt.Errorf("%q: want %s, comma-separated, or %s", s, strings.Join(Formats, " or "), NoFiles)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
 
 // Chart is one figure, ready to render, with what it draws as plain data
 // (for captions and tests).
@@ -81,14 +106,16 @@ func (c Chart) Bytes(format string) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// WriteFiles writes every chart in every format of Formats into dir (which
-// must exist) as NAME.png and NAME.svg, and returns the paths written. Each
+// WriteFiles writes every chart in each of formats (of Formats) into dir
+// (which must exist) as NAME.png and NAME.svg, and returns the paths
+// written; formats not asked for are not written, and files of theirs
+// already in dir are left as they are. Each
 // file is replaced atomically (atomicfile.Write): a failed write, a full disk
 // say, leaves the file as it was and no partial file behind.
-func WriteFiles(dir string, charts []Chart) ([]string, error) {
+func WriteFiles(dir string, charts []Chart, formats []string) ([]string, error) {
 	var paths []string
 	for _, c := range charts {
-		for _, f := range Formats {
+		for _, f := range formats {
 			b, err := c.Bytes(f)
 			if err != nil {
 				return paths, err
@@ -173,10 +200,6 @@ var palette = []color.Color{
 	color.RGBA{86, 180, 233, 255},  // sky blue
 	color.RGBA{0, 0, 0, 255},       // black
 }
-
-// flagColor rings the points of flagged levels: black, apart from the
-// series' colours.
-var flagColor = palette[6]
 
 // glyphs tell series apart without colour.
 var glyphs = []draw.GlyphDrawer{

@@ -3,6 +3,7 @@ package chart
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
@@ -237,7 +238,7 @@ func TestWriteFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, charts)
+	paths, err := WriteFiles(dir, charts, Formats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,6 +268,53 @@ func TestWriteFiles(t *testing.T) {
 		default:
 			t.Errorf("unexpected file %s", p)
 		}
+	}
+}
+
+// TestWriteFilesFormats: WriteFiles writes the formats asked for and no
+// other, and ParseFormats reads every --charts value, refusing others in
+// one line.
+func TestWriteFilesFormats(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want []string
+	}{
+		{"png,svg", []string{"png", "svg"}},
+		{"svg", []string{"svg"}},
+		{"svg, png", []string{"svg", "png"}},
+		{"none", []string{}},
+	} {
+		got, err := ParseFormats(tc.arg)
+		if err != nil || !slices.Equal(got, tc.want) || got == nil {
+			t.Errorf("ParseFormats(%q) = %q, %v, want %q", tc.arg, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "jpg", "png,", "svg,svg", "none,svg"} {
+		_, err := ParseFormats(bad)
+		if want := fmt.Sprintf("%q: want png or svg, comma-separated, or none", bad); err == nil || err.Error() != want {
+			t.Errorf("ParseFormats(%q) = %v, want %s", bad, err, want)
+		}
+	}
+	charts, err := RunCharts(sweepStats(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := WriteFiles(dir, charts, []string{"svg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(paths) != len(charts) || !slices.Equal(slices.Sorted(slices.Values(paths)), files) {
+		t.Errorf("wrote %q, dir holds %q, want %d SVG files", paths, files, len(charts))
+	}
+	for _, p := range files {
+		if filepath.Ext(p) != ".svg" {
+			t.Errorf("unexpected file %s", p)
+		}
+	}
+	if paths, err := WriteFiles(dir, charts, nil); err != nil || len(paths) != 0 {
+		t.Errorf("no format: wrote %q, %v", paths, err)
 	}
 }
 

@@ -22,9 +22,6 @@ const (
 // Metrics lists the compared figures in output order.
 var Metrics = []Metric{DecodeP50, TTFTP50, TTFTP95, AggregateOutput}
 
-// higherIsBetter tells the direction of each figure, for verdicts.
-func (m Metric) higherIsBetter() bool { return m == DecodeP50 || m == AggregateOutput }
-
 // Interval names what an estimate's confidence interval accounts for.
 type Interval string
 

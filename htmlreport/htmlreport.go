@@ -26,7 +26,7 @@ import (
 // The files WriteAll writes in a run directory.
 const (
 	File      = "report.html" // the page
-	ChartsDir = "charts"      // NAME.png and NAME.svg for each chart.RunCharts chart
+	ChartsDir = "charts"      // NAME.png and NAME.svg for each chart.RunCharts chart (Options.Charts)
 )
 
 // Options are what the sweep knows beyond the figures.
@@ -37,23 +37,36 @@ type Options struct {
 	// Answer, when not empty, opens the page: the sweep's closing
 	// paragraph (report.Recommendation.Sentence), with or without an SLO.
 	Answer string
+	// Charts is --charts, the chart files WriteAll writes into charts/
+	// (chart.ParseFormats): "" is chart.Formats, PNG and SVG. report.html
+	// embeds its charts as SVG whatever it says.
+	Charts string
 }
 
-// WriteAll writes the run's charts into DIR/charts (created if needed) and
-// DIR/report.html, each file replaced atomically (atomicfile.Write): a
-// failed write leaves no truncated file. It is what the sweep calls when it ends, and what
+// WriteAll writes the run's charts into DIR/charts (created if needed), in
+// the formats opts.Charts names, and DIR/report.html, each file replaced
+// atomically (atomicfile.Write): a failed write leaves no truncated file. It is what the sweep calls when it ends, and what
 // 'toksweep report' calls on a saved run.
 func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Options) error {
+	formats := chart.Formats
+	if opts.Charts != "" {
+		var err error
+		if formats, err = chart.ParseFormats(opts.Charts); err != nil {
+			return fmt.Errorf("charts %w", err)
+		}
+	}
 	charts, err := chart.RunCharts(stats, chart.Options{SLO: opts.SLO})
 	if err != nil {
 		return err
 	}
-	cdir := filepath.Join(dir, ChartsDir)
-	if err := os.MkdirAll(cdir, 0o755); err != nil {
-		return err
-	}
-	if _, err := chart.WriteFiles(cdir, charts); err != nil {
-		return err
+	if len(formats) > 0 {
+		cdir := filepath.Join(dir, ChartsDir)
+		if err := os.MkdirAll(cdir, 0o755); err != nil {
+			return err
+		}
+		if _, err := chart.WriteFiles(cdir, charts, formats); err != nil {
+			return err
+		}
 	}
 	var b bytes.Buffer
 	if err := write(&b, sum, stats, charts, opts); err != nil {
@@ -68,15 +81,6 @@ func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Op
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
-}
-
-// Write writes report.html to w.
-func Write(w io.Writer, sum report.Summary, stats []report.LevelStats, opts Options) error {
-	charts, err := chart.RunCharts(stats, chart.Options{SLO: opts.SLO})
-	if err != nil {
-		return err
-	}
-	return write(w, sum, stats, charts, opts)
 }
 
 //go:embed page.html.tmpl

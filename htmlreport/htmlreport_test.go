@@ -107,6 +107,37 @@ func TestWriteAll(t *testing.T) {
 	}
 }
 
+// TestWriteAllCharts: Options.Charts chooses the chart files, SVG only or
+// none, and report.html shows every chart whatever it says.
+func TestWriteAllCharts(t *testing.T) {
+	for _, tc := range []struct {
+		charts string
+		files  int
+	}{{"svg", 5}, {"none", 0}} {
+		dir := t.TempDir()
+		if err := WriteAll(dir, testSummary(), testStats(), Options{Charts: tc.charts}); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, ChartsDir, "*"))
+		for _, f := range files {
+			if filepath.Ext(f) != ".svg" {
+				t.Errorf("--charts %s wrote %s", tc.charts, f)
+			}
+		}
+		if len(files) != tc.files {
+			t.Errorf("--charts %s: %d chart files, want %d: %v", tc.charts, len(files), tc.files, files)
+		}
+		page, err := os.ReadFile(filepath.Join(dir, File))
+		if n := strings.Count(string(page), `src="data:image/svg&#43;xml;base64,`); err != nil || n != 5 {
+			t.Errorf("--charts %s: report.html embeds %d charts (%v), want 5", tc.charts, n, err)
+		}
+	}
+	err := WriteAll(t.TempDir(), testSummary(), testStats(), Options{Charts: "gif"})
+	if want := `charts "gif": want png or svg, comma-separated, or none`; err == nil || err.Error() != want {
+		t.Errorf("Charts gif: %v, want %s", err, want)
+	}
+}
+
 // TestTablesShowConsoleColumns: report.html shows every table the console
 // shows, with every column (its levels.csv name on hover) and every cell,
 // and the console's footnotes.

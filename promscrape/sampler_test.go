@@ -98,10 +98,19 @@ func TestSamplerCountsFailures(t *testing.T) {
 			t.Errorf("%s: %d failures, error %q", tt.path, m.Failures, m.Error)
 		}
 	}
-	ok := (&Sampler{URL: srv.URL + "/metrics", Interval: 5 * time.Millisecond}).Start(context.Background())
-	time.Sleep(30 * time.Millisecond)
-	if m := ok(); m.Failures != 0 || m.Scrapes == 0 || m.Running.Mean() != 1 {
-		t.Errorf("healthy endpoint: %+v", m)
+	// A busy machine may let no tick's scrape finish in the first wait:
+	// each attempt waits longer.
+	for wait := 30 * time.Millisecond; ; wait *= 2 {
+		ok := (&Sampler{URL: srv.URL + "/metrics", Interval: 5 * time.Millisecond}).Start(context.Background())
+		time.Sleep(wait)
+		m := ok()
+		if m.Scrapes == 0 && m.Failures == 0 && wait < 2*time.Second {
+			continue
+		}
+		if m.Failures != 0 || m.Scrapes == 0 || m.Running.Mean() != 1 {
+			t.Errorf("healthy endpoint: %+v", m)
+		}
+		break
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 // delivers nothing (every request failed) fails. It needs about log2(Max) levels to
 // bracket the answer and log2(fail−pass) more to pin it down.
 type Levels struct {
-	slo         report.SLO
 	max         int
 	granularity int
 	// judge returns the verdict of a finished level: whether every repeat of
@@ -28,8 +27,8 @@ type Levels struct {
 	done      bool
 }
 
-func NewLevels(slo report.SLO, maxLevel, granularity int, judge func(int) (bool, float64)) *Levels {
-	return &Levels{slo: slo, max: maxLevel, granularity: max(granularity, 1), judge: judge}
+func NewLevels(maxLevel, granularity int, judge func(int) (bool, float64)) *Levels {
+	return &Levels{max: maxLevel, granularity: max(granularity, 1), judge: judge}
 }
 
 // Next implements sweep.Planner.

@@ -188,15 +188,6 @@ func jsonReader(v any) io.Reader {
 // timingAttempts is how many times a timing test measures before it fails.
 const timingAttempts = 3
 
-// eventually runs a timing check up to timingAttempts times and fails the
-// test only if every attempt misses. The machine may be shared (parallel
-// test packages, a fuzzer, a build), and a stalled client reads tokens late;
-// a stall can push one measurement out of its bound, rarely into it.
-func eventually(t *testing.T, check func() error) {
-	t.Helper()
-	eventuallyOn(t, nil, check)
-}
-
 // Starved machines. A step that ends more than loadedLate after its
 // deadline means the machine did not run this process when it asked (a
 // quiet one keeps steps within tens of µs, TestPacingAccuracy): rates
@@ -222,9 +213,13 @@ func serverLate(s *Server) starvation {
 	}
 }
 
-// eventuallyOn is eventually for checks whose machine may starve them:
-// attempts in which starved shows the machine late by more than loadedLate
-// are run again, and the test is skipped if no attempt ran on time.
+// eventuallyOn runs a timing check up to timingAttempts times and fails the
+// test only if every attempt misses. The machine may be shared (parallel
+// test packages, a fuzzer, a build), and a stalled client reads tokens late;
+// a stall can push one measurement out of its bound, rarely into it.
+// Attempts in which starved (when not nil) shows the machine late by more
+// than loadedLate are run again, and the test is skipped if no attempt ran
+// on time.
 func eventuallyOn(t *testing.T, starved starvation, check func() error) {
 	t.Helper()
 	var err error

@@ -112,9 +112,6 @@ func (h *Hist) Add(v, w float64) {
 	h.total += w
 }
 
-// Count is the number of values added.
-func (h *Hist) Count() int { return h.n }
-
 // Max is the largest value added, exact; NaN when empty.
 func (h *Hist) Max() float64 {
 	if h.n == 0 {

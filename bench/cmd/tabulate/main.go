@@ -80,15 +80,6 @@ type tickCost struct {
 	CPUPerSecondS float64 `json:"cpu_per_second_s"`
 }
 
-func (r *run) metaValue(key string) string {
-	for _, kv := range r.meta {
-		if kv[0] == key {
-			return kv[1]
-		}
-	}
-	return ""
-}
-
 func build(work string, itl time.Duration) ([]byte, error) {
 	r := &run{nproc: runtime.NumCPU(), itl: itl}
 	r.meta = readMeta(filepath.Join(work, "meta.txt"))
