@@ -144,7 +144,12 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 			return err
 		}
 	}
-	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
+	watch, stopLive, err := run.startLive(&cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer func() { stopLive(ctx.Err() != nil) }() // after finish: the last scrape sees the whole run
+	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: watch(cl), warn: run.progress.levelDone}, run.level)
 	if err := shardDone(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -161,6 +166,7 @@ type sweepRun struct {
 	stats    []report.LevelStats
 	rateAuto *rateAutoPlan // --rates auto's search; nil otherwise
 	sum      report.Summary
+	sloFail  *SLOFailure // the first level that failed the SLO under --fail-on-slo
 }
 
 // level summarises a finished level, judges it against the SLO and flushes
@@ -175,6 +181,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)
 		s.SLO = &v
+		r.gate(s, v)
 	}
 	r.stats = append(r.stats, s)
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
@@ -183,7 +190,13 @@ func (r *sweepRun) level(l sweep.Level) error {
 		return err
 	}
 	r.sum.Levels = append(r.sum.Levels, report.NewLevelJSON(s)) // Finished stays zero: in progress
-	return r.dir.WriteSummary(r.sum)
+	if err := r.dir.WriteSummary(r.sum); err != nil {
+		return err
+	}
+	if r.sloFail != nil && r.o.Live.AbortOnSLOFail {
+		return r.sloFail // the level is on disk: the sweep stops here
+	}
+	return nil
 }
 
 // finish writes the charts, report.html and the final summary, prints the
@@ -192,7 +205,14 @@ func (r *sweepRun) level(l sweep.Level) error {
 // could not be written ends "failed" (exit 1), like one whose levels could
 // not be.
 func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) error {
+	stopped := errors.As(runErr, new(*SLOFailure)) // --abort-on-slo-fail: the files are still written in full
+	if stopped {
+		runErr = nil
+	}
 	r.sum.EndReason = endReason(ctx, runErr)
+	if stopped {
+		r.sum.EndReason = "aborted"
+	}
 	r.sum.Finished = time.Now().UTC()
 	if runErr == nil {
 		// A run that delivered nothing fails, and its summary says so.
@@ -224,6 +244,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	}
 	if errors.Is(runErr, Interrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
+	}
+	if runErr == nil && r.sloFail != nil {
+		return r.sloFail
 	}
 	return runErr
 }

@@ -67,6 +67,14 @@ type Config struct {
 	// Started, when set, is told when a level starts, with its planned
 	// number of measured requests (0: bounded by Duration only).
 	Started func(c, repeat, planned int)
+	// Starting, when set, is told when a level starts, with the level's
+	// key only (Concurrency, Rate, Repeat; no records): what a live view
+	// labels the level's figures with.
+	Starting func(Level)
+	// Late, when set, is told the lateness of each tick of the level's
+	// timer probe (Health.TimerLateMax is the worst of them), on the
+	// probe's goroutine; it must be cheap.
+	Late func(time.Duration)
 	// Plan, when set, chooses the levels one at a time instead of Levels.
 	Plan Planner
 	// Server, when set, samples the server's own metrics during each level
@@ -314,6 +322,9 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec levelSpec, repeat in
 		}
 		cfg.Started(c, repeat, planned)
 	}
+	if cfg.Starting != nil {
+		cfg.Starting(Level{Concurrency: c, Rate: spec.rate, Repeat: repeat})
+	}
 	ab := newAborter(max(c, 1))
 	if spec.rate > 0 && c == 0 {
 		ab = newAborter(openAbortAfter)
@@ -324,7 +335,7 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec levelSpec, repeat in
 	}
 
 	stopServer := cfg.Server.start(ctx, c)
-	mon := startMonitor()
+	mon := startMonitor(cfg.Late)
 	start := d.Now()
 	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, prevEnd: map[int]time.Duration{}}
 	arr.Arrive(rctx, s)
