@@ -168,7 +168,7 @@ func TestFailOnSLO(t *testing.T) {
 		{"abort", []string{"--abort-on-slo-fail"}, true, ExitSLOFailed, 2, "aborted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-					p := startPaced(t, 5*time.Millisecond, 2*time.Millisecond, 3, func(p *pacedServer) {
+			p := startPaced(t, 5*time.Millisecond, 2*time.Millisecond, 3, func(p *pacedServer) {
 				if tc.faulty { // the pre-flight and level 1 are the first 9 or so
 					p.fail = statusWhen(500, func(n int64) bool { return n > 12 && n%2 == 0 })
 				}
