@@ -232,6 +232,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			runErr = r.outputFailed(ctx, runErr, err)
 		}
 	}
+	if r.sum.EndReason == "failed" && runErr != nil {
+		r.sum.EndError = r.o.scrubber()(oneLine(runErr.Error()))
+	}
 	if err := r.dir.WriteSummary(r.sum); err != nil {
 		runErr = r.outputFailed(ctx, runErr, err)
 	}

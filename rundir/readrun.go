@@ -79,6 +79,7 @@ func ReadRunDir(path string) (SavedRun, error) {
 	run.addLevels(order, func(k levelKey, end sweep.EndReason, h sweep.Health) sweep.Level {
 		return newLevel(k, end, h, byKey[k])
 	})
+	run.recoverLevels()
 	return run, nil
 }
 
@@ -114,6 +115,7 @@ func ScanRunDir(path string) (SavedRun, error) {
 		return sweep.Level{Concurrency: k.concurrency, Rate: k.rate, Repeat: k.repeat, EndReason: end, Health: h,
 			Start: li.start, End: li.end, Source: spanSource(file, li.spans, run.scanErr)}
 	})
+	run.recoverLevels()
 	return run, nil
 }
 
