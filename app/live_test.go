@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -11,11 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/toksweep/toksweep/client"
 )
 
 // freeAddr is a loopback address with a port nothing listens on now.
@@ -210,4 +214,34 @@ func TestFailOnSLONeedsObjective(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want 2 naming --fail-on-slo", flags, code, stderr)
 		}
 	}
+}
+
+// TestShareDone: the run-done gauge is (level runs finished + the running
+// one's share) / runs planned, the running one's share that of its
+// requests done; NaN when the runs are not planned ahead.
+func TestShareDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProgress(io.Discard, sweepPlan{levels: []int{1, 2}, repeat: 1, requests: 4}, nil)
+		if got := p.shareDone(2); got != 0 {
+			t.Errorf("before any level: %v, want 0", got)
+		}
+		p.start(1, 0, 4)
+		time.Sleep(time.Second)
+		p.observe(client.Record{})
+		p.observe(client.Record{ErrorClass: client.Timeout})
+		if got := p.shareDone(2); math.Abs(got-0.25) > 1e-9 {
+			t.Errorf("half of the first of two levels: %v, want 0.25", got)
+		}
+		p.start(2, 0, 4)
+		time.Sleep(time.Second)
+		for range 4 {
+			p.observe(client.Record{})
+		}
+		if got := p.shareDone(2); got != 1 {
+			t.Errorf("all of both levels: %v, want 1", got)
+		}
+		if got := p.shareDone(0); !math.IsNaN(got) {
+			t.Errorf("no planned runs: %v, want NaN", got)
+		}
+	})
 }
