@@ -23,6 +23,22 @@ type liveSettings struct {
 	Listen         string // --listen ADDR; "" off
 	FailOnSLO      bool   // --fail-on-slo: exit 3 when a level fails the SLO
 	AbortOnSLOFail bool   // --abort-on-slo-fail: and stop the sweep at that level
+
+	ln net.Listener // --listen's, bound by listen before the run directory
+}
+
+// listen binds --listen's address, if any, so that a port in use is a
+// one-line error before the run directory is touched; the returned func
+// releases it when the endpoint never started.
+func (l *liveSettings) listen() (release func(), err error) {
+	if l.Listen == "" {
+		return func() {}, nil
+	}
+	if l.ln, err = live.Listen(l.Listen); err != nil {
+		return nil, fmt.Errorf("--listen %s: %w", l.Listen, err)
+	}
+	ln := l.ln
+	return func() { _ = ln.Close() }, nil // closing a served listener again is harmless
 }
 
 func liveFlags(o *options) []cli.Flag {
@@ -54,12 +70,13 @@ func (o *options) live() error {
 	return nil
 }
 
-// startLive starts the metrics endpoint of --listen and hooks it into cfg;
+// startLive starts the metrics endpoint of --listen (bound by listen) and
+// hooks it into cfg;
 // stop closes it (after a last scrape, when the run was not interrupted).
-func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.Doer) sweep.Doer, stop func(interrupted bool), err error) {
+func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.Doer) sweep.Doer, stop func(interrupted bool)) {
 	o := r.o
 	if o.Live.Listen == "" {
-		return func(d sweep.Doer) sweep.Doer { return d }, func(bool) {}, nil
+		return func(d sweep.Doer) sweep.Doer { return d }, func(bool) {}
 	}
 	shard := "0/1"
 	if o.Shard.Count > 0 {
@@ -67,10 +84,7 @@ func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.
 	}
 	runs := o.plannedRuns()
 	m := live.New(live.Labels{RunID: filepath.Base(o.Out), Shard: shard, Model: o.Model}, func() float64 { return r.progress.shareDone(runs) })
-	srv, err := live.Serve(o.Live.Listen, m)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--listen %s: %w", o.Live.Listen, err)
-	}
+	srv := live.ServeOn(o.Live.ln, m)
 	fmt.Fprintf(stderr, "toksweep: live metrics on http://%s/metrics\n", srv.Addr())
 	rec := cfg.Record
 	cfg.Record = func(rc *client.Record) {
@@ -80,7 +94,7 @@ func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.
 		m.Record(rc)
 	}
 	cfg.Starting, cfg.Late = m.Starting, m.Late
-	return m.Doer, func(interrupted bool) { _ = srv.Close(!interrupted) }, nil
+	return m.Doer, func(interrupted bool) { _ = srv.Close(!interrupted) }
 }
 
 // shareDone is the share done of the sweep's runs (planned level runs): the

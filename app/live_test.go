@@ -245,3 +245,21 @@ func TestShareDone(t *testing.T) {
 		}
 	})
 }
+
+// TestListenPortInUse: a --listen port that is taken is a one-line error
+// before anything else: no run directory is made.
+func TestListenPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--levels", "1", "--requests", "2", "--listen", ln.Addr().String(), "--out", out)
+	if code != ExitFailure || !strings.Contains(lastLine(stderr), "--listen "+ln.Addr().String()) {
+		t.Errorf("exit %d, last line %q; want 1 naming --listen", code, lastLine(stderr))
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out exists after the failed --listen: %v", err)
+	}
+}

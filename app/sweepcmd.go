@@ -59,6 +59,11 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := o.fdLimitCheck(); err != nil {
 		return err
 	}
+	release, err := o.Live.listen()
+	if err != nil {
+		return err
+	}
+	defer release()
 	dir, err := reserveOut(o)
 	if err != nil {
 		return err
@@ -146,10 +151,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 			return err
 		}
 	}
-	watch, stopLive, err := run.startLive(&cfg, stderr)
-	if err != nil {
-		return err
-	}
+	watch, stopLive := run.startLive(&cfg, stderr)
 	defer func() { stopLive(ctx.Err() != nil) }() // after finish: the last scrape sees the whole run
 	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: watch(cl), warn: run.progress.levelDone}, run.level)
 	if err := shardDone(); err != nil && runErr == nil {

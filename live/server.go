@@ -34,12 +34,23 @@ type Server struct {
 	scrapes atomic.Int64
 }
 
+// Listen binds ListenAddr(addr), for Serve: a port in use fails before
+// anything else starts.
+func Listen(addr string) (net.Listener, error) {
+	return net.Listen("tcp", ListenAddr(addr))
+}
+
 // Serve listens on ListenAddr(addr) and serves m's /metrics until Close.
 func Serve(addr string, m *Metrics) (*Server, error) {
-	ln, err := net.Listen("tcp", ListenAddr(addr))
+	ln, err := Listen(addr)
 	if err != nil {
 		return nil, err
 	}
+	return ServeOn(ln, m), nil
+}
+
+// ServeOn serves m's /metrics on ln until Close.
+func ServeOn(ln net.Listener, m *Metrics) *Server {
 	s := &Server{ln: ln}
 	h := promhttp.HandlerFor(m.Gatherer(), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 	mux := http.NewServeMux()
@@ -49,7 +60,7 @@ func Serve(addr string, m *Metrics) (*Server, error) {
 	}))
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
-	return s, nil
+	return s
 }
 
 // Addr is the address the endpoint listens on.
