@@ -119,8 +119,8 @@ func TestListenDuringSweep(t *testing.T) {
 			if got["run_id"] != "run-live" || got["shard"] != "0/1" || got["model"] != "paced" {
 				t.Errorf("%s labels %v: want run_id run-live, shard 0/1, model paced", name, got)
 			}
-			if lv := got["level"]; perLevel && (got["mode"] != "concurrency" || (lv != "C=1" && lv != "C=2")) {
-				t.Errorf("%s labels %v: want mode concurrency and level C=1 or C=2", name, got)
+			if lv := got["level"]; perLevel && (got["mode"] != "closed" || (lv != "C=1" && lv != "C=2")) {
+				t.Errorf("%s labels %v: want mode closed and level C=1 or C=2", name, got)
 			}
 		}
 	}

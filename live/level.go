@@ -14,7 +14,7 @@ import (
 // has them, so a finished level's series end with it.
 var (
 	descInFlight    = levelDesc("toksweep_in_flight", "Requests sent and not yet back (warm-up included).")
-	descKey         = levelDesc("toksweep_level_key", "The running level's key: its concurrency (mode concurrency) or offered rate in req/s (mode rate).")
+	descKey         = levelDesc("toksweep_level_key", "The running level's key: an open-loop mode's load (mode rate: the offered req/s) or else its concurrency (mode closed, sessions).")
 	descOffered     = levelDesc("toksweep_offered_rps", "Requests sent in the running level so far / seconds since it started (warm-up included).")
 	descAchieved    = levelDesc("toksweep_achieved_rps", "Requests back in the running level so far, canceled ones left out / seconds since it started.")
 	descDispatchMax = levelDesc("toksweep_dispatch_delay_max_seconds", "Worst dispatch delay Start - Sched of the running level's measured requests so far (open loop; 0 in a closed loop).")

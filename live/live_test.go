@@ -122,7 +122,7 @@ func TestEndpoint(t *testing.T) {
 	for m.inFlight.Load() != 4 && time.Now().Before(deadline) {
 		time.Sleep(ms)
 	}
-	lvl := map[string]string{"run_id": "run-1", "shard": "0/1", "model": "m", "mode": "concurrency", "level": "C=2"}
+	lvl := map[string]string{"run_id": "run-1", "shard": "0/1", "model": "m", "mode": "closed", "level": "C=2"}
 	_, fams = scrape(t, addr)
 	if g := one(t, fams, "toksweep_in_flight", lvl).GetGauge().GetValue(); g != 4 {
 		t.Errorf("in flight %v, want 4", g)

@@ -95,20 +95,17 @@ func New(l Labels, done func() float64) *Metrics {
 // Gatherer is what the endpoint serves.
 func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
 
-// Modes name how a level is keyed: by its concurrency or its offered rate.
-const (
-	ModeConcurrency = "concurrency"
-	ModeRate        = "rate"
-)
-
-// levelOf is the mode, name and key of the level keyed (c, rate, repeat),
-// named as everywhere else (report.LevelName).
-func levelOf(c int, rate float64, repeat int) (mode, name string, key float64) {
-	name = report.LevelName(report.LevelStats{Concurrency: c, Rate: rate, Repeat: repeat})
-	if rate > 0 {
-		return ModeRate, name, rate
+// levelOf is the mode, name and key of level l: its registered mode
+// (sweep.LevelKey.Mode), its name as everywhere else (report.LevelName),
+// and the number it is keyed by, an open-loop mode's load (a rate, a
+// speed) or else its concurrency.
+func levelOf(l sweep.Level) (mode, name string, key float64) {
+	k := l.Key()
+	name = report.LevelName(report.LevelStats{Concurrency: l.Concurrency, Rate: l.Rate, Repeat: l.Repeat})
+	if k.IsOpen() {
+		return k.Mode, name, k.Load
 	}
-	return ModeConcurrency, name, float64(c)
+	return k.Mode, name, float64(k.Concurrency)
 }
 
 // Starting is sweep.Config.Starting: a new level is running.
@@ -117,8 +114,19 @@ func (m *Metrics) Starting(l sweep.Level) {
 		return
 	}
 	lv := &level{start: time.Now()}
-	lv.mode, lv.name, lv.key = levelOf(l.Concurrency, l.Rate, l.Repeat)
+	lv.mode, lv.name, lv.key = levelOf(l)
 	m.cur.Store(lv)
+}
+
+// labels are the mode and level labels of record r: the running level's
+// (a level's records all finish before the next starts), or, before any
+// level, those its key gives.
+func (m *Metrics) labels(r *client.Record) (mode, name string) {
+	if lv := m.level(); lv != nil {
+		return lv.mode, lv.name
+	}
+	mode, name, _ = levelOf(sweep.Level{Concurrency: r.Concurrency, Rate: r.Rate, Repeat: r.Repeat})
+	return mode, name
 }
 
 // Late is sweep.Config.Late: one tick's lateness of the timer probe.
@@ -142,7 +150,7 @@ func (m *Metrics) Record(r *client.Record) {
 	if m == nil || r.Warmup {
 		return
 	}
-	mode, name, _ := levelOf(r.Concurrency, r.Rate, r.Repeat)
+	mode, name := m.labels(r)
 	outcome := "ok"
 	if !r.OK() {
 		outcome = string(r.ErrorClass)
