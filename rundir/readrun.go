@@ -50,7 +50,8 @@ type levelKey struct {
 // while it appended the level, or before its summary caught up; a run still
 // writing): they are ignored, with a warning, since nothing says that they
 // are whole. Level.Start and Level.End are recomputed from the records.
-// Every record is in memory (Level.Records); ScanRunDir leaves them on disk.
+// Every record is in memory (Level.Records), but a level recovered from the
+// level file (recover.go), which reads it anew; ScanRunDir leaves them on disk.
 func ReadRunDir(path string) (SavedRun, error) {
 	run, err := readSummary(path)
 	if err != nil {

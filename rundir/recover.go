@@ -3,8 +3,10 @@ package rundir
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
@@ -16,7 +18,8 @@ import (
 // reason yet), or whose append to requests.jsonl failed (failed: the run
 // ended failed). Each is a level summary.json does not list, with its
 // figures over the records that reached the disk (a last line cut short
-// is left out). Its health is unknown (zero), and a warning says so.
+// is left out), read from the file when asked (Level.Source). Its health
+// is unknown (zero), and a warning says so.
 func (r *SavedRun) recoverLevels() {
 	f, err := os.Open(filepath.Join(r.Path, LevelFile))
 	if err != nil {
@@ -26,7 +29,27 @@ func (r *SavedRun) recoverLevels() {
 	if !regular(f) {
 		return
 	}
-	recs, err := ReadRecords(f)
+	// One pass finds the levels and their spans; each level's Source
+	// reads the file again, its own records only, so that recovering a
+	// long level takes one record's memory, not the level's.
+	type found struct {
+		n          int
+		start, end time.Duration
+	}
+	byKey := make(map[levelKey]*found)
+	var order []levelKey
+	err = EachRecord(f, func(rec *client.Record) bool {
+		k := levelKey{rec.Concurrency, rec.Rate, rec.Repeat}
+		fd := byKey[k]
+		if fd == nil {
+			fd = &found{start: rec.Start}
+			byKey[k] = fd
+			order = append(order, k)
+		}
+		fd.n++
+		fd.start, fd.end = min(fd.start, rec.Start), max(fd.end, rec.End)
+		return true
+	})
 	if err != nil && !errors.Is(err, ErrPartialLastLine) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v; not recovered", LevelFile, err))
 		return
@@ -47,29 +70,18 @@ func (r *SavedRun) recoverLevels() {
 		}
 		listed[k] = true
 	}
-	byKey := make(map[levelKey][]int)
-	var order []levelKey
-	for i, rec := range recs {
-		k := levelKey{rec.Concurrency, rec.Rate, rec.Repeat}
+	for _, k := range order {
 		if listed[k] {
 			continue // a level already whole in requests.jsonl
 		}
-		if _, seen := byKey[k]; !seen {
-			order = append(order, k)
-		}
-		byKey[k] = append(byKey[k], i)
-	}
-	for _, k := range order {
-		var lrecs []client.Record
-		for _, i := range byKey[k] {
-			lrecs = append(lrecs, recs[i])
-		}
-		l := newLevel(k, end, sweep.Health{}, lrecs)
+		fd := byKey[k]
+		l := sweep.Level{Concurrency: k.concurrency, Rate: k.rate, Repeat: k.repeat, EndReason: end,
+			Start: fd.start, End: fd.end, Source: levelFileSource(f.Name(), k)}
 		if c := r.Summary.Config; c != nil {
 			l.ReadingSpeed = c.ReadingSpeed
 		}
 		if i, ok := again[k]; ok {
-			l.EndReason, l.Server = r.Levels[i].EndReason, r.Levels[i].Server
+			l.EndReason, l.Server, l.Mode = r.Levels[i].EndReason, r.Levels[i].Server, r.Levels[i].Mode
 			r.Levels[i] = l
 		} else {
 			r.Levels = append(r.Levels, l)
@@ -77,7 +89,25 @@ func (r *SavedRun) recoverLevels() {
 		}
 		name := report.LevelName(report.LevelStats{Concurrency: k.concurrency, Rate: k.rate, Repeat: k.repeat})
 		r.Warnings = append(r.Warnings, fmt.Sprintf("level %s recovered from %s (%d records that reached the disk), marked %s",
-			name, LevelFile, len(l.Records), l.EndReason))
+			name, LevelFile, fd.n, l.EndReason))
+	}
+}
+
+// levelFileSource yields the records of level k in the level file at
+// path, anew on each call; a last line cut short is left out.
+func levelFileSource(path string, k levelKey) iter.Seq[*client.Record] {
+	return func(yield func(*client.Record) bool) {
+		f, err := os.Open(path)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		_ = EachRecord(f, func(rec *client.Record) bool {
+			if (levelKey{rec.Concurrency, rec.Rate, rec.Repeat}) != k {
+				return true
+			}
+			return yield(rec)
+		})
 	}
 }
 
