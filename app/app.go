@@ -22,6 +22,7 @@ const (
 	ExitOK          = 0   // the sweep completed (some requests may have failed: failures are data)
 	ExitFailure     = 1   // fatal: unreachable server, no successful request, output not writable
 	ExitUsage       = 2   // bad flags or values, unknown command
+	ExitSLOFailed   = 3   // --fail-on-slo: a level failed the SLO; the files are complete
 	ExitInterrupted = 130 // interrupted by SIGINT/SIGTERM/SIGHUP; finished levels are on disk
 )
 
@@ -89,6 +90,9 @@ func Exit(ctx context.Context, err error, stderr io.Writer) int {
 	case errors.Is(err, ErrInterrupted): // the sweep says where its levels are
 		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(err.Error()))
 		return ExitInterrupted
+	case errors.As(err, new(*SLOFailure)):
+		fmt.Fprintf(stderr, "toksweep: %s\n", oneLine(err.Error()))
+		return ExitSLOFailed
 	case errors.Is(context.Cause(ctx), ErrInterrupted): // before any level
 		fmt.Fprintln(stderr, "toksweep: interrupted")
 		return ExitInterrupted

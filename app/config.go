@@ -70,7 +70,8 @@ type options struct {
 
 	Shard shardOptions // --shard and its schedule (shard.go)
 
-	check checkState // what the checks before the sweep learned (preflight.go)
+	check checkState   // what the checks before the sweep learned (preflight.go)
+	Live  liveSettings // --listen and the SLO exit status (live.go)
 
 	Flags sweepFlagValues // the flags as given, bound by sweepFlags
 }
@@ -132,7 +133,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	if args.Present() {
 		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates, o.percentiles}
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates, o.percentiles, o.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

@@ -61,6 +61,11 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := o.fdLimitCheck(); err != nil {
 		return err
 	}
+	release, err := o.Live.listen()
+	if err != nil {
+		return err
+	}
+	defer release()
 	dir, err := reserveOut(o)
 	if err != nil {
 		return err
@@ -149,7 +154,9 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 			return err
 		}
 	}
-	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: cl, warn: run.progress.levelDone}, run.level)
+	watch, stopLive := run.startLive(&cfg, stderr)
+	defer func() { stopLive(ctx.Err() != nil) }() // after finish: the last scrape sees the whole run
+	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: watch(cl), warn: run.progress.levelDone}, run.level)
 	var ab *sweep.AbortError
 	if errors.As(runErr, &ab) {
 		if h := contextHint(ab.Message, o.MaxTokens, false); h != "" {
@@ -172,6 +179,7 @@ type sweepRun struct {
 	stats    []report.LevelStats
 	rateAuto *search.Rates // --rates auto's search; nil otherwise
 	sum      report.Summary
+	sloFail  *SLOFailure // the first level that failed the SLO under --fail-on-slo
 }
 
 // level summarises a finished level, judges it against the SLO and flushes
@@ -186,6 +194,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)
 		s.SLO = &v
+		r.gate(s, v)
 	}
 	r.stats = append(r.stats, s)
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
@@ -194,7 +203,13 @@ func (r *sweepRun) level(l sweep.Level) error {
 		return err
 	}
 	r.sum.Levels = append(r.sum.Levels, report.NewLevelJSON(s)) // Finished stays zero: in progress
-	return r.dir.WriteSummary(r.sum)
+	if err := r.dir.WriteSummary(r.sum); err != nil {
+		return err
+	}
+	if r.sloFail != nil && r.o.Live.AbortOnSLOFail {
+		return r.sloFail // the level is on disk: the sweep stops here
+	}
+	return nil
 }
 
 // finish writes the charts, report.html and the final summary, prints the
@@ -203,7 +218,14 @@ func (r *sweepRun) level(l sweep.Level) error {
 // could not be written ends "failed" (exit 1), like one whose levels could
 // not be.
 func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) error {
+	stopped := errors.As(runErr, new(*SLOFailure)) // --abort-on-slo-fail: the files are still written in full
+	if stopped {
+		runErr = nil
+	}
 	r.sum.EndReason = endReason(ctx, runErr)
+	if stopped {
+		r.sum.EndReason = "aborted"
+	}
 	r.sum.Finished = time.Now().UTC()
 	if runErr == nil {
 		// A run that delivered nothing fails, and its summary says so.
@@ -221,6 +243,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			runErr = r.outputFailed(ctx, runErr, err)
 		}
 	}
+	if r.sum.EndReason == "failed" && runErr != nil {
+		r.sum.EndError = r.o.scrubber()(oneLine(runErr.Error()))
+	}
 	if err := r.dir.WriteSummary(r.sum); err != nil {
 		runErr = r.outputFailed(ctx, runErr, err)
 	}
@@ -237,6 +262,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	}
 	if errors.Is(runErr, ErrInterrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
+	}
+	if runErr == nil && r.sloFail != nil {
+		return r.sloFail
 	}
 	return runErr
 }

@@ -32,10 +32,14 @@ func checkFailedOutput(t *testing.T, out string, code int, stderr, want string, 
 	}
 	var sum struct {
 		EndReason string    `json:"end_reason"`
+		EndError  string    `json:"end_error"`
 		Finished  time.Time `json:"finished"`
 		Levels    []any     `json:"levels"`
 	}
 	readJSON(t, filepath.Join(out, "summary.json"), &sum)
+	if sum.EndReason == "failed" && !strings.Contains(sum.EndError, "writing charts and report.html") {
+		t.Errorf("summary.json: end_error %q does not say why the run failed", sum.EndError)
+	}
 	inProgress := sum.EndReason == "" && sum.Finished.IsZero()
 	if (sum.EndReason != "failed" && !(diskFull && inProgress)) || len(sum.Levels) != 2 {
 		t.Errorf("summary.json: end_reason %q with %d levels, want failed with 2", sum.EndReason, len(sum.Levels))

@@ -179,7 +179,7 @@ var Columns = slices.Concat(
 		{Table: AggregateTable, Head: "errors", Left: true,
 			Value: func(s *LevelStats) Value { return text(s.Errors.String()) },
 			Flag:  func(s *LevelStats) bool { return s.Errors.String() != "" }},
-		{Name: "end_reason", Def: "why the level stopped: `completed`, `deadline`, `canceled`, `aborted`", Out: InFiles,
+		{Name: "end_reason", Def: "why the level stopped: `completed`, `deadline`, `canceled`, `aborted`; `crashed` or `failed` when report recovered it from the level file", Out: InFiles,
 			Table: AggregateTable, Head: "end reason", Left: true, Value: func(s *LevelStats) Value { return text(string(s.EndReason)) }},
 		{Name: "slo_pass", Unit: "bool", Def: "the level meets every `--slo-*` criterion; empty without an SLO", Out: InFiles,
 			Value: func(s *LevelStats) Value {

@@ -59,7 +59,7 @@
 //	inflight_mean           requests  mean measured requests in flight over the window
 //	client_limited          bool      see client_limited above
 //	client_limited_reason   -         the evidence of the checks that fired
-//	end_reason              -         why the level stopped: completed, deadline, canceled, aborted
+//	end_reason              -         why the level stopped: completed, deadline, canceled, aborted; crashed or failed when report recovered it from the level file
 //	slo_pass                bool      the level meets every --slo-* criterion; empty without an SLO
 //	slo_failed              -         the failing criteria with their measured values, ; -separated
 //	completion_tokens_mean  tokens    U per successful request, mean

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"iter"
 	"math"
 	"time"
 
@@ -38,4 +39,32 @@ func RequestE2ETPS(r *client.Record) float64 {
 		return math.NaN()
 	}
 	return float64(r.OutputTokens()) / (r.End - r.Origin()).Seconds()
+}
+
+// RequestTPOT is one request's TPOT, vLLM's (End − FirstToken) / (U − 1),
+// or NoSample when U ≤ 1 or it has no token-carrying chunk. Summarize's
+// tpot figures and the live histogram take it.
+func RequestTPOT(r *client.Record) time.Duration {
+	u := r.OutputTokens()
+	if u > 1 && len(r.ChunkAt) > 0 && r.End >= r.FirstToken {
+		return (r.End - r.FirstToken) / time.Duration(u-1)
+	}
+	return NoSample
+}
+
+// RequestITL yields one request's per-token gaps: each gap between
+// consecutive token-carrying chunks over w = U/K, the tokens a chunk is
+// taken to carry (Summarize weights each by w).
+func RequestITL(r *client.Record) iter.Seq[time.Duration] {
+	return func(yield func(time.Duration) bool) {
+		w := tokenWeight(r)
+		if w <= 0 {
+			return
+		}
+		for j := 1; j < len(r.ChunkAt); j++ {
+			if !yield(time.Duration(float64(r.ChunkAt[j]-r.ChunkAt[j-1]) / w)) {
+				return
+			}
+		}
+	}
 }

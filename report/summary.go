@@ -26,8 +26,11 @@ type Summary struct {
 	Config *RunConfig `json:"config,omitempty"`
 	// EndReason is why the run ended: a sweep.EndReason (completed,
 	// canceled, aborted) or "failed" when an error stopped it.
-	EndReason string      `json:"end_reason"`
-	Levels    []LevelJSON `json:"levels"`
+	EndReason string `json:"end_reason"`
+	// EndError is the error that ended a "failed" run, in one line with
+	// the run's secrets scrubbed; empty otherwise.
+	EndError string      `json:"end_error,omitempty"`
+	Levels   []LevelJSON `json:"levels"`
 	// Metrics names the document defining every figure.
 	Metrics string `json:"metrics"`
 	// Recommendation is the capacity answer (SLO verdict and knee), set

@@ -46,12 +46,6 @@ func failed(c client.ErrorClass, w int, start, end time.Duration) client.Record 
 	return client.Record{Worker: w, Start: start, End: end, ErrorClass: c, Status: 500}
 }
 
-// with applies changes to a copy of r.
-func with(r client.Record, change func(*client.Record)) client.Record {
-	change(&r)
-	return r
-}
-
 // level wraps records into a completed level of concurrency c.
 func level(c int, recs ...client.Record) sweep.Level {
 	l := sweep.Level{Concurrency: c, EndReason: sweep.Completed, Records: recs}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/client"
@@ -17,9 +18,15 @@ import (
 // of the level in progress, one line each as the requests finish (the
 // lines of requests.jsonl). At the level's end they are appended to
 // requests.jsonl, and the file starts over; the run removes it when it
-// closes. A run killed during a level leaves it behind: `report` does not
-// read it.
+// closes. It is written out and synced each SyncEvery, so a run killed
+// during a level (or whose append failed, which keeps the file) leaves the
+// level's records on disk but for that last interval: `report` recovers
+// the level from it (recover.go).
 const LevelFile = ".level.jsonl.tmp"
+
+// SyncEvery is how often the level file's buffered records are written
+// out and synced: what a crash can lose of a level.
+const SyncEvery = time.Second
 
 // levelFile is a run directory's LevelFile: the records of the level in
 // progress, on disk rather than in memory.
@@ -31,6 +38,9 @@ type levelFile struct {
 	w    *bufio.Writer
 	line []byte // one record's line, reused
 	err  error  // the first error; AddLevel returns it
+	keep bool   // an append failed: close leaves the file for report to recover
+	stop chan struct{}
+	done chan struct{}
 }
 
 // openLevelFile creates dir's LevelFile.
@@ -39,7 +49,29 @@ func openLevelFile(dir string) (*levelFile, error) {
 	if err != nil {
 		return nil, dirError(dir, err)
 	}
-	return &levelFile{path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+	lf := &levelFile{path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10), stop: make(chan struct{}), done: make(chan struct{})}
+	go lf.syncLoop()
+	return lf, nil
+}
+
+// syncLoop writes out and syncs the buffered records each SyncEvery until
+// close.
+func (lf *levelFile) syncLoop() {
+	defer close(lf.done)
+	t := time.NewTicker(SyncEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-lf.stop:
+			return
+		case <-t.C:
+			lf.mu.Lock()
+			if lf.flush() == nil {
+				_ = lf.f.Sync() // a failed sync is met again, and reported, by the append
+			}
+			lf.mu.Unlock()
+		}
+	}
 }
 
 // add writes r's line, with its figures against a reader at speed tok/s.
@@ -112,7 +144,12 @@ func (lf *levelFile) appendTo(dst *os.File) error {
 	defer lf.mu.Unlock()
 	err := lf.flush()
 	if err == nil {
-		err = copyAppend(dst, lf.path)
+		if err = appendLevel(dst, lf.path); err != nil {
+			// The level's records are nowhere else: the file stays, for
+			// report to recover, and the run stops (AddLevel's error).
+			lf.keep = true
+			return err
+		}
 	}
 	lf.err = nil
 	lf.w.Reset(lf.f)
@@ -121,6 +158,10 @@ func (lf *levelFile) appendTo(dst *os.File) error {
 	}
 	return err
 }
+
+// appendLevel is copyAppend; tests replace it to make the append fail (a
+// full disk).
+var appendLevel = copyAppend
 
 // copyAppend appends the file at src to dst and syncs it
 // (atomicfile.AppendFrom: truncated back if the copy fails part way).
@@ -138,5 +179,12 @@ func copyAppend(dst *os.File, src string) error {
 
 // close closes and removes the level file.
 func (lf *levelFile) close() error {
+	close(lf.stop)
+	<-lf.done
+	if lf.keep {
+		lf.mu.Lock()
+		defer lf.mu.Unlock()
+		return errors.Join(lf.flush(), lf.f.Sync(), lf.f.Close())
+	}
 	return errors.Join(lf.f.Close(), os.Remove(lf.path))
 }

@@ -49,7 +49,8 @@ type levelKey struct {
 // while it appended the level, or before its summary caught up; a run still
 // writing): they are ignored, with a warning, since nothing says that they
 // are whole. Level.Start and Level.End are recomputed from the records.
-// Every record is in memory (Level.Records); ScanRunDir leaves them on disk.
+// Every record is in memory (Level.Records), but a level recovered from the
+// level file (recover.go), which reads it anew; ScanRunDir leaves them on disk.
 func ReadRunDir(path string) (SavedRun, error) {
 	run, err := readSummary(path)
 	if err != nil {
@@ -78,6 +79,7 @@ func ReadRunDir(path string) (SavedRun, error) {
 	run.addLevels(order, func(k levelKey, end sweep.EndReason, h sweep.Health) sweep.Level {
 		return newLevel(k, end, h, byKey[k])
 	})
+	run.recoverLevels()
 	return run, nil
 }
 
@@ -113,6 +115,7 @@ func ScanRunDir(path string) (SavedRun, error) {
 		return sweep.Level{Concurrency: k.concurrency, Rate: k.rate, Repeat: k.repeat, EndReason: end, Health: h,
 			Start: li.start, End: li.end, Source: spanSource(file, li.spans, run.scanErr)}
 	})
+	run.recoverLevels()
 	return run, nil
 }
 

@@ -23,7 +23,7 @@ func TestProbeSeesStarvedScheduler(t *testing.T) {
 			}
 		})
 	}
-	m := startMonitor()
+	m := startMonitor(nil)
 	time.Sleep(20 * monitorTick)
 	h := m.stop()
 	stop.Store(true)

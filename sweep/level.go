@@ -17,6 +17,11 @@ const (
 	Deadline  EndReason = "deadline"  // --duration elapsed
 	Canceled  EndReason = "canceled"  // the run was interrupted (Ctrl-C, SIGTERM)
 	Aborted   EndReason = "aborted"   // every request failed with one client-side error; the sweep stopped
+	// A level that report recovered from the level file: the run was
+	// killed during it (crashed), or its append to requests.jsonl failed
+	// (failed). Its figures are over the records that reached the disk.
+	Crashed EndReason = "crashed"
+	Failed  EndReason = "failed"
 )
 
 // Level is the raw outcome of one concurrency level: plain data, produced by

@@ -27,10 +27,13 @@ type monitor struct {
 	cpu0   time.Duration
 	done   chan struct{}
 	result chan []time.Duration
+	late   func(time.Duration) // Config.Late, or nil
 }
 
-func startMonitor() *monitor {
-	m := &monitor{start: time.Now(), cpu0: processCPU(), done: make(chan struct{}), result: make(chan []time.Duration, 1)}
+// startMonitor starts the level's probe; late, when not nil, is told each
+// tick's lateness.
+func startMonitor(late func(time.Duration)) *monitor {
+	m := &monitor{start: time.Now(), cpu0: processCPU(), done: make(chan struct{}), result: make(chan []time.Duration, 1), late: late}
 	if probeOff {
 		m.result <- nil
 	} else {
@@ -52,10 +55,18 @@ func (m *monitor) probe() {
 		case now := <-t.C:
 			// The ticker channel carries the scheduled time; reading the
 			// clock now tells how long the tick waited for this goroutine.
-			late = append(late, max(time.Since(now), 0))
+			d := max(time.Since(now), 0)
+			late = append(late, d)
+			if m.late != nil {
+				m.late(d)
+			}
 		}
 	}
 }
+
+// ProcessCPU is this process's user+system CPU time so far (0 where it is
+// not measured): the clock Health.CPUSeconds is read from.
+func ProcessCPU() time.Duration { return processCPU() }
 
 // stop ends the probe and returns the level's health figures.
 func (m *monitor) stop() Health {

@@ -67,6 +67,14 @@ type Config struct {
 	// Started, when set, is told when a level starts, with its planned
 	// number of measured requests (0: bounded by Duration only).
 	Started func(c, repeat, planned int)
+	// Starting, when set, is told when a level starts, with the level's
+	// key only (Concurrency, Rate, Repeat; no records): what a live view
+	// labels the level's figures with.
+	Starting func(Level)
+	// Late, when set, is told the lateness of each tick of the level's
+	// timer probe (Health.TimerLateMax is the worst of them), on the
+	// probe's goroutine; it must be cheap.
+	Late func(time.Duration)
 	// Plan, when set, chooses the levels one at a time instead of Levels.
 	Plan Planner
 	// Server, when set, samples the server's own metrics during each level
@@ -265,6 +273,9 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int
 		}
 		cfg.Started(c, repeat, planned)
 	}
+	if cfg.Starting != nil {
+		cfg.Starting(Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat})
+	}
 	ab := newAborter(mode.AbortAfter(spec))
 
 	if w, ok := d.(Warmer); ok {
@@ -272,7 +283,7 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int
 	}
 
 	stopServer := cfg.Server.start(ctx, c)
-	mon := startMonitor()
+	mon := startMonitor(cfg.Late)
 	start := d.Now()
 	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, prevEnd: map[int]time.Duration{}}
 	arr.Arrive(rctx, s)
