@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -27,6 +28,15 @@ type sweepPlan struct {
 	// ttft and perToken are the pre-flight request's measured time to first
 	// token and time per output token; 0 when it was not measured.
 	ttft, perToken time.Duration
+	// slots is the server's batch capacity when known (--sim: the preset's
+	// max_num_seqs), 0 when not; step, when known, is its decode step time
+	// with b sequences running. See scale.
+	slots int
+	step  func(b int) time.Duration
+	// think is the mean pause between a session's turns (--think-time),
+	// counted before every request (a session's first has none, so it
+	// overestimates by one pause a session): the worker idles, whatever C.
+	think time.Duration
 }
 
 func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
@@ -38,7 +48,40 @@ func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
 	if o.check.measured {
 		p.ttft, p.perToken = preflightSpeed(o.check.rec)
 	}
+	p.think = o.Work.Think.Mean
+	if cfg, err := sim.Preset(o.SimPreset); o.Sim && err == nil {
+		p.slots, p.step = cfg.MaxNumSeqs, simStep(cfg, p.tokens)
+	}
 	return p
+}
+
+// simStep is the simulator's decode step time with b sequences running,
+// each with a context of about half its output (sim.Config's step model;
+// prompts add little at the presets' costs).
+func simStep(cfg sim.Config, tokens float64) func(b int) time.Duration {
+	return func(b int) time.Duration {
+		ctx := time.Duration(float64(b) * tokens / 2 * float64(cfg.DecodePerCtxToken))
+		return cfg.DecodeBase + time.Duration(b)*cfg.DecodePerSeq + ctx
+	}
+}
+
+// scale is how much longer a request takes at level c than alone, from
+// what is known of the server: with its step model, each step of a batch
+// of min(c, slots) sequences lasts step(b)/step(1) as long; with its batch
+// capacity, a closed loop of c > slots requests keeps c − slots of them
+// waiting, so each request's time, its wait included, is c/slots
+// generations. 1 when nothing is known (a real server: the estimate after
+// each level measures it).
+func (p sweepPlan) scale(c int) float64 {
+	f, b := 1.0, c
+	if p.slots > 0 {
+		b = min(c, p.slots)
+		f = max(1, float64(c)/float64(p.slots))
+	}
+	if p.step != nil {
+		f *= float64(p.step(b)) / float64(p.step(1))
+	}
+	return f
 }
 
 // preflightSpeed is the pre-flight request's time to first token and time
@@ -85,8 +128,10 @@ func (p sweepPlan) rounds(c int) float64 {
 	return math.Ceil(float64(max(n, c)+p.warmup) / float64(c))
 }
 
-// levelTime estimates one run of level c when a request takes perRequest.
+// levelTime estimates one run of level c when a request alone on the
+// server takes perRequest (scale(c) longer at c, after its think time).
 func (p sweepPlan) levelTime(c int, perRequest time.Duration) time.Duration {
+	perRequest = time.Duration(float64(perRequest)*p.scale(c)) + p.think
 	t := time.Duration(p.rounds(c) * float64(perRequest))
 	if p.duration > 0 {
 		warm := time.Duration(math.Ceil(float64(p.warmup)/float64(c)) * float64(perRequest))
@@ -97,7 +142,15 @@ func (p sweepPlan) levelTime(c int, perRequest time.Duration) time.Duration {
 	return t
 }
 
-// timeLeft estimates the runs of the sweep after the first done ones.
+// alone turns a request's time measured at level c (its think time
+// included) into its time alone on the server, the unit of levelTime and
+// timeLeft.
+func (p sweepPlan) alone(c int, perRequest time.Duration) time.Duration {
+	return time.Duration(float64(max(perRequest-p.think, 0)) / p.scale(c))
+}
+
+// timeLeft estimates the runs of the sweep after the first done ones, when
+// a request alone on the server takes perRequest.
 func (p sweepPlan) timeLeft(done int, perRequest time.Duration) time.Duration {
 	var t time.Duration
 	run := 0
@@ -169,12 +222,14 @@ func (p sweepPlan) upFront() string {
 	return fmt.Sprintf("the sweep takes %s: %s × %s requests per worker %s", about(p.timeLeft(0, per)), runs, rounds, how)
 }
 
-// about says a long duration for people: "under a minute", "about 1
-// minute", "about 26 minutes", "about 2.5 hours".
+// about says a duration for people: "a few seconds", "about 25 seconds"
+// (to 5 s), "about 1 minute", "about 26 minutes", "about 2.5 hours".
 func about(d time.Duration) string {
 	switch m := d.Minutes(); {
+	case d < 10*time.Second:
+		return "a few seconds"
 	case m < 1:
-		return "under a minute"
+		return fmt.Sprintf("about %d seconds", int(math.Round(d.Seconds()/5))*5)
 	case m < 1.5:
 		return "about 1 minute"
 	case m < 120:

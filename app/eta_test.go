@@ -3,12 +3,16 @@ package app
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sim"
 )
 
 // The default sweep (levels 1..64, auto requests, 2048 tokens) against a
@@ -37,7 +41,7 @@ func TestEstimates(t *testing.T) {
 	}{
 		{"repeats and warm-up", sweepPlan{levels: []int{2, 4}, repeat: 3, requests: 8, warmup: 4, tokens: 40},
 			// C=2: (8+4)/2 = 6, C=4: (8+4)/4 = 3 requests per worker of 1s, three runs each: 27s.
-			"the sweep takes under a minute: 2 levels × 3 runs × 3–6 requests per worker"},
+			"the sweep takes about 25 seconds: 2 levels × 3 runs × 3–6 requests per worker"},
 		{"duration bounds the level", sweepPlan{levels: []int{1}, repeat: 1, duration: 2 * time.Minute, tokens: 400},
 			// 10s a request: 120s, then the last request drains: 130s.
 			"the sweep takes about 2 minutes: 1 level × up to 2m0s (--duration) or 8 requests per worker"},
@@ -84,7 +88,7 @@ func TestUpFrontFromThePreflight(t *testing.T) {
 
 func TestAbout(t *testing.T) {
 	for d, want := range map[time.Duration]string{
-		59 * time.Second: "under a minute", 80 * time.Second: "about 1 minute",
+		9 * time.Second: "a few seconds", 23 * time.Second: "about 25 seconds", 59 * time.Second: "about 60 seconds", 80 * time.Second: "about 1 minute",
 		27 * time.Minute: "about 27 minutes", 150 * time.Minute: "about 2.5 hours",
 	} {
 		if got := about(d); got != want {
@@ -103,8 +107,8 @@ func TestSweepSaysHowLongItTakes(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for _, want := range []string{
-		"\ntoksweep: the sweep takes under a minute: 2 levels × 2–4 requests per worker (up to 8 output tokens each), at the pre-flight request's ",
-		"\ntoksweep: under a minute left for 1 more level run (measured ",
+		"\ntoksweep: the sweep takes a few seconds: 2 levels × 2–4 requests per worker (up to 8 output tokens each), at the pre-flight request's ",
+		"\ntoksweep: a few seconds left for 1 more level run (measured ",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -112,5 +116,77 @@ func TestSweepSaysHowLongItTakes(t *testing.T) {
 	}
 	if n := strings.Count(stderr, "more level run"); n != 1 || strings.Contains(stderr, "\r") {
 		t.Errorf("want one re-estimate (after C=1, none after the last level) and no carriage return:\n%q", stderr)
+	}
+}
+
+// scale at C beyond the simulator's 32 slots: twice the generations (half
+// the requests wait), each step of a batch of 32.
+func TestScaleQueuesBeyondTheSlots(t *testing.T) {
+	t.Parallel()
+	cfg, err := sim.Preset("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sweepPlan{tokens: 128, slots: cfg.MaxNumSeqs, step: simStep(cfg, 128)}
+	batch := float64(p.step(32)) / float64(p.step(1))
+	for c, want := range map[int]float64{1: 1, 32: batch, 64: 2 * batch} {
+		if got := p.scale(c); math.Abs(got-want) > 1e-9 {
+			t.Errorf("scale(%d) = %.3f, want %.3f", c, got, want)
+		}
+	}
+	if got := p.alone(64, time.Duration(2*batch*float64(time.Second))); (got - time.Second).Abs() > time.Microsecond {
+		t.Errorf("alone(64) = %v, want 1s", got)
+	}
+	if (sweepPlan{}).scale(64) != 1 {
+		t.Error("nothing known of the server: scale must be 1")
+	}
+}
+
+// upFrontSeconds reads the up-front estimate off the sweep's stderr.
+func upFrontSeconds(t *testing.T, stderr string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`the sweep takes (a few seconds|about (\d+) (seconds|minutes))`).FindStringSubmatch(stderr)
+	switch {
+	case m == nil:
+		t.Fatalf("no up-front estimate in:\n%s", stderr)
+	case m[1] == "a few seconds":
+		return 5
+	}
+	n, _ := strconv.ParseFloat(m[2], 64)
+	if m[3] == "minutes" {
+		n *= 60
+	}
+	return n
+}
+
+// The README's own commands on the built-in simulator: the estimate said
+// before level 1 is within 2× of the time the sweep took (the queueing at
+// C=64, beyond the simulator's 32 slots, and the sessions' think time
+// included). The timing is the machine's, so a miss is retried once.
+func TestETAOfTheReadmeCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the README's sweeps (about 50 s)")
+	}
+	for _, args := range [][]string{
+		{"sweep", "--sim"},
+		{"sweep", "--sim", "--turns", "4", "--think-time", "1s", "--levels", "1,4", "--requests", "16"},
+	} {
+		for attempt := 1; ; attempt++ {
+			began := time.Now()
+			code, _, stderr := runCLI(t, context.Background(), append(args, "--out", filepath.Join(t.TempDir(), "run"))...)
+			took := time.Since(began).Seconds()
+			if code != ExitOK {
+				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+			}
+			est := upFrontSeconds(t, stderr)
+			t.Logf("%v: estimated %.0f s, took %.1f s", args, est, took)
+			if est >= took/2 && est <= 2*took {
+				break
+			}
+			if attempt == 2 {
+				t.Errorf("%v: estimated %.0f s, took %.1f s: not within 2×", args, est, took)
+				break
+			}
+		}
 	}
 }

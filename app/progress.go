@@ -124,7 +124,7 @@ func (p *progress) liveLine() string {
 			// The level so far measures a request's time better than the
 			// last level or the assumption did.
 			per := time.Duration(float64(elapsed+left) / p.plan.rounds(p.c))
-			fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, per)).Round(time.Second))
+			fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, p.plan.alone(p.c, per))).Round(time.Second))
 		}
 	}
 	return b.String()
@@ -169,7 +169,7 @@ func (p *progress) levelEnded(line string, more bool) {
 	if r := p.plan.rounds(p.c); r > 0 && !p.started.IsZero() {
 		p.perReq = time.Duration(float64(time.Since(p.started)) / r)
 	}
-	left, run := p.plan.timeLeft(p.run, p.perReq), p.run
+	left, run := p.plan.timeLeft(p.run, p.plan.alone(p.c, p.perReq)), p.run
 	p.mu.Unlock()
 	p.levelDone(line)
 	if n := p.plan.runs(); more && n > run {

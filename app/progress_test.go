@@ -119,7 +119,7 @@ func TestProgressPlainReestimate(t *testing.T) {
 	p.stop()
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	if len(lines) != 3 || lines[0] != "level C=1 done" || lines[2] != "level C=2 done" ||
-		!strings.HasPrefix(lines[1], "toksweep: under a minute left for 2 more level runs (measured ") || strings.Contains(buf.String(), "\r") {
+		!strings.HasPrefix(lines[1], "toksweep: a few seconds left for 2 more level runs (measured ") || strings.Contains(buf.String(), "\r") {
 		t.Errorf("plain progress wrote %q", buf.String())
 	}
 }

@@ -168,6 +168,9 @@ type pool struct {
 	rate        float64
 	decode      []float64 // per-request decode tok/s, sorted
 	ttft        []float64 // per-request TTFT in ms, sorted
+	// decodeSeq and ttftSeq hold the same figures in start order, each
+	// repetition's after the previous one's, for the block bootstrap.
+	decodeSeq, ttftSeq []float64
 	// repeats holds, per Metrics entry, the figure of each repetition that
 	// has it (report.Summarize of that repetition alone).
 	repeats [][]float64
@@ -184,7 +187,9 @@ func poolLevels(levels []sweep.Level) []pool {
 			i = len(pools) - 1
 		}
 		p := &pools[i]
-		for r := range l.All() {
+		rs := slices.Collect(l.All())
+		slices.SortStableFunc(rs, func(x, y *client.Record) int { return cmp.Compare(x.Start, y.Start) })
+		for _, r := range rs {
 			p.add(r)
 		}
 		s := report.Summarize(l)
@@ -195,8 +200,8 @@ func poolLevels(levels []sweep.Level) []pool {
 		}
 	}
 	for i := range pools {
-		slices.Sort(pools[i].decode)
-		slices.Sort(pools[i].ttft)
+		pools[i].decode = slices.Sorted(slices.Values(pools[i].decodeSeq))
+		pools[i].ttft = slices.Sorted(slices.Values(pools[i].ttftSeq))
 	}
 	return pools
 }
@@ -230,10 +235,10 @@ func (p *pool) add(r *client.Record) {
 		return
 	}
 	if d := report.RequestDecodeTPS(r); !math.IsNaN(d) {
-		p.decode = append(p.decode, d)
+		p.decodeSeq = append(p.decodeSeq, d)
 	}
 	if t := report.RequestTTFT(r); t != report.NoSample {
-		p.ttft = append(p.ttft, float64(t)/1e6)
+		p.ttftSeq = append(p.ttftSeq, float64(t)/1e6)
 	}
 }
 
@@ -259,6 +264,11 @@ func byLoop(ks []levelKey) (cs []int, rates []float64) {
 		}
 	}
 	return cs, rates
+}
+
+// side is seq, one of p's figures in start order, with its block length.
+func (p *pool) side(seq []float64) side {
+	return side{seq: seq, bl: blockLength(len(seq), p.concurrency)}
 }
 
 func find(pools []pool, k levelKey) *pool {

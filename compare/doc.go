@@ -32,11 +32,15 @@
 // and its percentiles sit on the extreme repetitions), while t widens the
 // interval by what so few runs cannot tell (t = 4.3 for two a side).
 //
-// Otherwise the medians get a percentile bootstrap (Requests): each
-// resample draws nA requests from A's pooled sample and nB from B's, with
-// replacement, and takes the ratio of their medians (nearest rank, as
-// report.Percentile); the interval is the central Confidence fraction of
-// Resamples such ratios, again by nearest rank. Resampling is seeded
+// Otherwise the medians get a block bootstrap (Requests): each side's
+// successful measured requests, in start order, are resampled as circular
+// blocks of consecutive requests (blockLength: ⌈n^(1/3)⌉, at least the
+// level's concurrency, at most n/5), since neighbouring requests share
+// batches and moments of machine load. The resampled statistic is the
+// Harrell–Davis median, a smooth weighted mean of the order statistics; the
+// interval is the shown ratio of nearest-rank medians times the central
+// Confidence fraction of HD(b*)/HD(a*) ÷ HD(b)/HD(a) over Resamples
+// resamples, so it always contains its estimate. Resampling is seeded
 // (math/rand/v2 PCG, from Options.Seed, the run, the level and the
 // figure), so the same inputs give the same intervals. This interval sees
 // request-to-request noise only: run-to-run noise was not measured, and two

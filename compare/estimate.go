@@ -3,7 +3,6 @@ package compare
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/toksweep/toksweep/report"
 )
@@ -28,8 +27,9 @@ type Interval string
 // The kinds of interval.
 const (
 	NoInterval Interval = ""
-	// Requests: a bootstrap over the requests of one run a side. It sees
-	// request-to-request noise only; run-to-run noise is not measured.
+	// Requests: a block bootstrap over the requests of one run a side, in
+	// start order. It sees request-to-request noise, including what
+	// neighbouring requests share; run-to-run noise is not measured.
 	Requests Interval = "requests"
 	// Repeats: a t-interval over the figures of each side's repetitions
 	// (--repeat), so it includes run-to-run noise.
@@ -78,7 +78,7 @@ func (e Estimate) Judged() bool { return e.Interval != Requests }
 
 // compareLevel estimates every figure of one shared level. A figure gets an
 // interval between runs when both sides have MinRepeats repetitions with
-// it; otherwise the medians get a bootstrap over requests.
+// it; otherwise the medians get a block bootstrap over requests.
 func compareLevel(a, b *pool, seed [2]uint64, o Options) LevelComparison {
 	l := LevelComparison{Concurrency: a.concurrency, Rate: a.rate}
 	for i, m := range Metrics {
@@ -104,7 +104,7 @@ func compareLevel(a, b *pool, seed [2]uint64, o Options) LevelComparison {
 
 // setInterval gives e, the i-th of Metrics, its interval: between runs
 // when both sides have MinRepeats repetitions with the figure, else a
-// bootstrap over requests for the medians, else none.
+// block bootstrap over requests in start order for the medians, else none.
 func (e *Estimate) setInterval(a, b *pool, i int, seed [2]uint64, o Options) {
 	switch {
 	case math.IsNaN(e.Ratio) || e.Ratio <= 0:
@@ -112,10 +112,10 @@ func (e *Estimate) setInterval(a, b *pool, i int, seed [2]uint64, o Options) {
 		e.Low, e.High = betweenRuns(e.Ratio, a.repeats[i], b.repeats[i], o.Confidence)
 		e.Interval = Repeats
 	case e.Metric == DecodeP50 && e.NA >= MinSamples && e.NB >= MinSamples:
-		e.Low, e.High = bootstrapRatio(resampler(seed, i), a.decode, b.decode, 50, o.Resamples, o.Confidence)
+		e.Low, e.High = blockBootstrapRatio(resampler(seed, i), a.side(a.decodeSeq), b.side(b.decodeSeq), 50, o.Resamples, o.Confidence, e.Ratio)
 		e.Interval = Requests
 	case e.Metric == TTFTP50 && e.NA >= MinSamples && e.NB >= MinSamples:
-		e.Low, e.High = bootstrapRatio(resampler(seed, i), a.ttft, b.ttft, 50, o.Resamples, o.Confidence)
+		e.Low, e.High = blockBootstrapRatio(resampler(seed, i), a.side(a.ttftSeq), b.side(b.ttftSeq), 50, o.Resamples, o.Confidence, e.Ratio)
 		e.Interval = Requests
 	}
 	if !e.HasCI() {
@@ -170,47 +170,4 @@ func logVariance(xs []float64) float64 {
 		ss += (x - m) * (x - m)
 	}
 	return ss / float64(len(xs)-1)
-}
-
-// bootstrapRatio returns the percentile interval, at confidence conf, of
-// P_p(b*) / P_p(a*) over n resamples a* of a and b* of b (each drawn with
-// replacement, of the original size). a and b are sorted ascending.
-func bootstrapRatio(rng *rand.Rand, a, b []float64, p float64, n int, conf float64) (lo, hi float64) {
-	countsA, countsB := make([]int, len(a)), make([]int, len(b))
-	ratios := make([]float64, 0, n)
-	for range n {
-		ra := resampledPercentile(rng, a, countsA, p)
-		rb := resampledPercentile(rng, b, countsB, p)
-		if ra != 0 {
-			ratios = append(ratios, rb/ra)
-		}
-	}
-	if len(ratios) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	slices.Sort(ratios)
-	// Round the tail to a clean percentage: (1 − 0.95)/2 is 2.5000000000000027
-	// in floating point, which would move the nearest rank by one.
-	tail := math.Round(50*(1-conf)*1e9) / 1e9
-	return report.Percentile(ratios, tail), report.Percentile(ratios, 100-tail)
-}
-
-// resampledPercentile draws len(sorted) indices with replacement and returns
-// the nearest-rank p-th percentile of the values they pick. Counting the
-// draws per index keeps the resample sorted for free: O(n), no sort.
-func resampledPercentile(rng *rand.Rand, sorted []float64, counts []int, p float64) float64 {
-	n := len(sorted)
-	clear(counts)
-	for range n {
-		counts[rng.IntN(n)]++
-	}
-	k := max(1, int(math.Ceil(p*float64(n)/100)))
-	cum := 0
-	for i, c := range counts {
-		cum += c
-		if cum >= k {
-			return sorted[i]
-		}
-	}
-	return sorted[n-1]
 }

@@ -115,7 +115,7 @@ func (t Table) method(b *strings.Builder) {
 		fmt.Fprintf(b, "Levels repeated on both sides (--repeat ≥ 2): %s t-interval over each repetition's own figure, so run-to-run noise is included.\n", conf)
 	}
 	if used[Requests] {
-		fmt.Fprintf(b, "Levels run once on a side: %s percentile bootstrap of the successful requests (%d resamples), medians only.\n"+
+		fmt.Fprintf(b, "Levels run once on a side: %s block bootstrap of the successful requests in start order (%d resamples), medians only.\n"+
 			"  It measures request-to-request noise only: run-to-run noise was not measured (sweep both sides with --repeat ≥ 2 to measure it).\n",
 			conf, t.Resamples)
 	}

@@ -13,11 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/russross/blackfriday/v2"
-
 	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/chart"
-	"github.com/toksweep/toksweep/docs"
 	"github.com/toksweep/toksweep/report"
 
 	_ "embed"
@@ -99,7 +96,8 @@ type view struct {
 	Tables   []tableView
 	Notes    []string
 	Config   string
-	Metrics  template.HTML
+	Terms    []term // the definitions of the figures shown
+	Docs     string // MetricsURL
 }
 
 type chartView struct {
@@ -117,8 +115,9 @@ func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []
 		Answer:   opts.Answer,
 		Tables:   tables(stats),
 		Notes:    report.Footnotes(stats),
-		Metrics:  metricsHTML(),
+		Docs:     MetricsURL,
 	}
+	v.Terms, _ = definitions(v.Tables)
 	for _, c := range charts {
 		svg, err := c.Bytes("svg")
 		if err != nil {
@@ -140,17 +139,6 @@ func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// metricsHTML renders docs/metrics.md, its headings one level down so that
-// its title sits beside the page's own sections.
-func metricsHTML() template.HTML {
-	r := blackfriday.NewHTMLRenderer(blackfriday.HTMLRendererParameters{
-		Flags:              blackfriday.CommonHTMLFlags,
-		HeadingLevelOffset: 1,
-	})
-	out := blackfriday.Run([]byte(docs.Metrics), blackfriday.WithRenderer(r))
-	return template.HTML(out) // our own document, embedded at build time
 }
 
 func timeText(t time.Time) string {

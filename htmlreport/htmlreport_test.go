@@ -83,8 +83,18 @@ func TestWrite(t *testing.T) {
 			if n := strings.Count(page, `src="data:image/svg&#43;xml;base64,`); n != want {
 				t.Errorf("%d embedded charts, want %d", n, want)
 			}
-			if !strings.Contains(html.UnescapeString(page), "Which requests count") {
-				t.Error("page lacks the metric definitions")
+			text := html.UnescapeString(page)
+			for _, w := range []string{"What the figures mean", "<dt>TTFT (time to first token)</dt>", `<a href="` + MetricsURL + `">`} {
+				if !strings.Contains(text, w) {
+					t.Errorf("page lacks %q", w)
+				}
+			}
+			// Only the figures shown are defined (no open-loop figure in a
+			// closed loop), in words: no Go identifier or test name.
+			for _, n := range []string{"<dt>dispatch p99</dt>", "<dt>stability</dt>", "report.", "internal/", "Test", "ChunkAt"} {
+				if strings.Contains(text, n) {
+					t.Errorf("page contains %q", n)
+				}
 			}
 		})
 	}
@@ -184,7 +194,7 @@ func TestTablesShowConsoleColumns(t *testing.T) {
 }
 
 // TestSectionOrder: the page opens with the answer, then the charts, the
-// tables and the configuration.
+// tables, the configuration and the definitions.
 func TestSectionOrder(t *testing.T) {
 	var b bytes.Buffer
 	if err := Write(&b, testSummary(), testStats(), Options{Answer: "the answer"}); err != nil {
@@ -192,7 +202,7 @@ func TestSectionOrder(t *testing.T) {
 	}
 	page := b.String()
 	sections := []string{`<p class="answer">the answer</p>`, "<h2>Charts</h2>", "<img src=", "<h2>Levels</h2>",
-		"<caption>Single stream", "<h2>Configuration</h2>", "Which requests count"}
+		"<caption>Single stream", "<h2>Configuration</h2>", "<h2>What the figures mean</h2>"}
 	at := -1
 	for _, s := range sections {
 		i := strings.Index(page, s)
@@ -206,5 +216,34 @@ func TestSectionOrder(t *testing.T) {
 	}
 	if h1, answer := strings.Index(page, "<h1>"), strings.Index(page, "the answer"); !(h1 < answer && answer < strings.Index(page, `<p class="meta">`)) {
 		t.Error("the answer does not follow the title at once")
+	}
+}
+
+// TestEveryShownColumnDefined: every column the tables can show, in a
+// closed loop and an open loop, with repeats, an SLO and the server's
+// metrics, has a definition in words on the page. A column added to
+// report without a glossary term fails here.
+func TestEveryShownColumnDefined(t *testing.T) {
+	t.Parallel()
+	closed := testStats()
+	open := testStats()
+	for i := range open {
+		open[i].Rate, open[i].Repeat = float64(i+1), i%2
+		open[i].SLO = &report.SLOResult{Pass: i == 0}
+		open[i].Server.Scraped = true
+	}
+	for _, stats := range [][]report.LevelStats{closed, open} {
+		shown, undefined := definitions(tables(stats))
+		if len(undefined) > 0 {
+			t.Errorf("columns without a definition: %q", undefined)
+		}
+		if len(shown) == 0 {
+			t.Error("no definition shown")
+		}
+	}
+	for _, term := range glossary {
+		if strings.Contains(term.Text, "_") || strings.Contains(term.Text, "report.") {
+			t.Errorf("%s: %q reads like code", term.Name, term.Text)
+		}
 	}
 }
