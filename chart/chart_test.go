@@ -144,10 +144,10 @@ func TestMarks(t *testing.T) {
 	stats[1].ClientLimited = true
 	slo := report.SLO{DecodeTPS: 100}
 	rec := report.Recommend(stats, slo)
-	if rec.Recommended == 0 || rec.Knee == 0 || rec.Recommended == rec.Knee {
+	if rec.Recommended.Concurrency == 0 || rec.Knee.Concurrency == 0 || rec.Recommended.Concurrency == rec.Knee.Concurrency {
 		t.Fatalf("the test sweep should have a recommended level and a knee apart: %+v", rec)
 	}
-	want := []Mark{{rec.RecommendedKey, MarkRecommended}, {rec.KneeKey, MarkKnee}, {stats[1].Key(), MarkClientLimited}}
+	want := []Mark{{rec.Recommended, MarkRecommended}, {rec.Knee, MarkKnee}, {stats[1].Key(), MarkClientLimited}}
 	charts, err := RunCharts(stats, Options{SLO: &slo})
 	if err != nil {
 		t.Fatal(err)

@@ -37,17 +37,17 @@ var levelFlags = []struct {
 func markLevels(c *Chart, levels []report.LevelGroup, rec report.Recommendation) error {
 	rows := len(c.Series) + len(c.SLOs) // the legend's
 	defer func() { legendRoom(c, rows) }()
-	for _, m := range []Mark{{Key: rec.RecommendedKey, What: MarkRecommended}, {Key: rec.KneeKey, What: MarkKnee}} {
+	for _, m := range []Mark{{Key: rec.Recommended, What: MarkRecommended}, {Key: rec.Knee, What: MarkKnee}} {
 		if m.Key.IsZero() {
 			continue
 		}
 		c.Marks = append(c.Marks, m)
-		if m.What == MarkKnee && m.Key == rec.RecommendedKey {
+		if m.What == MarkKnee && m.Key == rec.Recommended {
 			m.What = MarkRecommended + " and " + MarkKnee // one line, one note
 		} else if c.Name != TradeoffName {
 			rows++
 		}
-		if m.What == MarkRecommended && m.Key == rec.KneeKey {
+		if m.What == MarkRecommended && m.Key == rec.Knee {
 			continue // drawn with the knee
 		}
 		if err := c.markLevel(m); err != nil {

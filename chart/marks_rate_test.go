@@ -20,7 +20,7 @@ func TestRateRunMarksTheOfferedRate(t *testing.T) {
 	}
 	slo := report.SLO{DecodeTPS: 100}
 	rec := report.Recommend(stats, slo)
-	if !rec.RecommendedKey.IsOpen() || rec.RecommendedKey.Load == 0 || rec.KneeKey.Load == 0 {
+	if !rec.Recommended.IsOpen() || rec.Recommended.Load == 0 || rec.Knee.Load == 0 {
 		t.Fatalf("want a recommended rate and a knee: %+v", rec)
 	}
 	charts, err := RunCharts(stats, Options{SLO: &slo})
@@ -32,14 +32,14 @@ func TestRateRunMarksTheOfferedRate(t *testing.T) {
 		t.Errorf("aggregate note %q, want the rate mode's caption", agg.Note)
 	}
 	for _, c := range charts {
-		if len(c.Marks) < 2 || c.Marks[0] != (Mark{rec.RecommendedKey, MarkRecommended}) || c.Marks[1] != (Mark{rec.KneeKey, MarkKnee}) {
+		if len(c.Marks) < 2 || c.Marks[0] != (Mark{rec.Recommended, MarkRecommended}) || c.Marks[1] != (Mark{rec.Knee, MarkKnee}) {
 			t.Errorf("%s: marks %v, want the recommended rate and the knee first", c.Name, c.Marks)
 		}
 		if c.Name == TradeoffName {
 			continue
 		}
 		svg := checkSVG(t, c)
-		if want := "recommended " + rec.RecommendedKey.Name(); !strings.Contains(svg, want) {
+		if want := "recommended " + rec.Recommended.Name(); !strings.Contains(svg, want) {
 			t.Errorf("%s: no %q in the legend", c.Name, want)
 		}
 		if strings.Contains(svg, "recommended C=") {

@@ -260,7 +260,7 @@ func (p *Plan) chooseKnee(stats []report.LevelStats, gs []group) (group, error) 
 	p.Basis = BasisKnee
 	rec := report.Recommend(stats, report.SLO{})
 	for _, g := range gs {
-		if g.key.IsOpen() || stats[g.runs[0]].Concurrency != rec.Knee || unfit(stats, &g) != "" {
+		if g.key.IsOpen() || stats[g.runs[0]].Concurrency != rec.Knee.Concurrency || unfit(stats, &g) != "" {
 			continue
 		}
 		p.Why = fmt.Sprintf("the run has no SLO; %s is its knee: the next level at least twice as high adds less than %.0f%% throughput.", g.name, 100*report.KneeGain)

@@ -153,8 +153,8 @@ func TestRateSentenceQuotesTheOfferedRate(t *testing.T) {
 	s.OfferedRPS = 9.8765 // as a Poisson plan might offer it
 	stats := []LevelStats{s}
 	rec := Recommend(stats, SLO{TTFTP95: time.Second})
-	if rec.RecommendedKey != (sweep.LevelKey{Mode: sweep.RateMode, Load: 10}) || rec.RecommendedOffered != 9.8765 {
-		t.Fatalf("recommended %v offered %v, want rate=10/s offered 9.8765", rec.RecommendedKey, rec.RecommendedOffered)
+	if rec.Recommended != (sweep.LevelKey{Mode: sweep.RateMode, Load: 10}) || rec.RecommendedOffered != 9.8765 {
+		t.Fatalf("recommended %v offered %v, want rate=10/s offered 9.8765", rec.Recommended, rec.RecommendedOffered)
 	}
 	want := "This server sustains 9.877 req/s offered (nominal 10 req/s, open loop) with"
 	if got := rec.Sentence(stats); !strings.HasPrefix(got, want) {

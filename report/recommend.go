@@ -15,38 +15,35 @@ import (
 // doubling adds less than 10%.
 const KneeGain = 0.10
 
-// Recommendation is the capacity answer of a sweep.
+// Recommendation is the capacity answer of a sweep. Each answer is one
+// level's key (IsZero: none): its concurrency in a closed loop, its load
+// (and cap, as Concurrency) in an open-loop mode.
 type Recommendation struct {
 	SLO SLO
-	// Recommended is the highest concurrency that passes the SLO with every
-	// lower level passing too (0: none passes); RecommendedTPS is its
+	// Recommended is the highest level that passes the SLO with every
+	// lower level passing too (zero: none passes); RecommendedTPS is its
 	// aggregate output tok/s.
-	Recommended    int
+	Recommended    sweep.LevelKey
 	RecommendedTPS float64
-	// FirstFail is the lowest failing concurrency (0: none fails), and
+	// FirstFail is the lowest failing level (zero: none fails), and
 	// FirstFailWhy its failing criteria.
-	FirstFail    int
+	FirstFail    sweep.LevelKey
 	FirstFailWhy []string
-	// Knee is the level beyond which doubling the concurrency adds less than
-	// KneeGain aggregate throughput (0: not reached within the levels run).
-	Knee int
+	// Knee is the level beyond which doubling the load adds less than
+	// KneeGain aggregate throughput (zero: not reached within the levels run).
+	Knee sweep.LevelKey
 	// Unjudged is the lowest level that passed the SLO but cannot bear a
-	// verdict (see Untrusted): the recommendation stops below it (0: none).
-	Unjudged int
+	// verdict (see Untrusted): the recommendation stops below it (zero: none).
+	Unjudged sweep.LevelKey
 	// Excluded lists the levels left out of the knee and the capacity
 	// claims, ascending, each with its reasons.
-	Excluded []ExcludedLevel
-	// The same answers as level keys (IsZero: none); in an open-loop mode
-	// the int fields hold the cap and the key's Load is the answer.
-	RecommendedKey, FirstFailKey, KneeKey, UnjudgedKey sweep.LevelKey
-	// RecommendedOffered is an open-loop answer's rate as its plans
-	// offered it (the mean OfferedRPS of its runs; 0: not known).
+	Excluded           []ExcludedLevel
 	RecommendedOffered float64
 }
 
 // openLoop reports whether the answers are an open-loop mode's loads.
 func (r Recommendation) openLoop() bool {
-	return r.RecommendedKey.IsOpen() || r.FirstFailKey.IsOpen() || r.KneeKey.IsOpen() || r.UnjudgedKey.IsOpen() ||
+	return r.Recommended.IsOpen() || r.FirstFail.IsOpen() || r.Knee.IsOpen() || r.Unjudged.IsOpen() ||
 		slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.Key.IsOpen() })
 }
 
@@ -76,21 +73,21 @@ func Recommend(stats []LevelStats, o SLO) Recommendation {
 		trusted = append(trusted, l)
 	}
 	if k, ok := knee(trusted); ok {
-		rec.Knee, rec.KneeKey = k.C, k.Key
+		rec.Knee = k.Key
 	}
 	if !o.Set() {
 		return rec
 	}
 	for _, l := range lv {
 		if why := l.failures(o); len(why) > 0 {
-			rec.FirstFail, rec.FirstFailKey, rec.FirstFailWhy = l.C, l.Key, why
+			rec.FirstFail, rec.FirstFailWhy = l.Key, why
 			break
 		}
 		if l.untrusted() != "" {
-			rec.Unjudged, rec.UnjudgedKey = l.C, l.Key
+			rec.Unjudged = l.Key
 			break
 		}
-		rec.Recommended, rec.RecommendedKey, rec.RecommendedTPS = l.C, l.Key, l.Aggregate
+		rec.Recommended, rec.RecommendedTPS = l.Key, l.Aggregate
 		rec.RecommendedOffered = l.offered()
 	}
 	return rec
@@ -210,17 +207,17 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	var b strings.Builder
 	if r.SLO.Set() {
 		switch {
-		case r.Recommended == 0 && r.FirstFail == 0:
-			fmt.Fprintf(&b, "No level can be judged against the SLO (%s): C=%d cannot bear a verdict.", r.SLO, r.Unjudged)
-		case r.Recommended == 0:
-			fmt.Fprintf(&b, "No level meets the SLO (%s): at %s %s.", r.SLO, users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
+		case r.Recommended.IsZero() && r.FirstFail.IsZero():
+			fmt.Fprintf(&b, "No level can be judged against the SLO (%s): C=%d cannot bear a verdict.", r.SLO, r.Unjudged.Concurrency)
+		case r.Recommended.IsZero():
+			fmt.Fprintf(&b, "No level meets the SLO (%s): at %s %s.", r.SLO, users(r.FirstFail.Concurrency), strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended), r.SLO, levelFigures(stats, r.Recommended))
+			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended.Concurrency), r.SLO, levelFigures(stats, r.Recommended.Concurrency))
 			switch {
-			case r.FirstFail > 0:
-				fmt.Fprintf(&b, " At %s the SLO fails: %s.", users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
-			case r.Unjudged > 0:
-				fmt.Fprintf(&b, " C=%d cannot bear a verdict, so the limit above %d is not known.", r.Unjudged, r.Recommended)
+			case !r.FirstFail.IsZero():
+				fmt.Fprintf(&b, " At %s the SLO fails: %s.", users(r.FirstFail.Concurrency), strings.Join(r.FirstFailWhy, "; "))
+			case !r.Unjudged.IsZero():
+				fmt.Fprintf(&b, " C=%d cannot bear a verdict, so the limit above %d is not known.", r.Unjudged.Concurrency, r.Recommended.Concurrency)
 			default:
 				fmt.Fprintf(&b, " Every level run passes; the limit is above %d.", maxLevel(stats))
 			}
@@ -229,10 +226,10 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	}
 	trusted := r.trustedStats(stats)
 	switch {
-	case r.Knee > 0 && r.Knee == r.Recommended:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee), KneeGain*100)
-	case r.Knee > 0:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee), KneeGain*100, levelFigures(stats, r.Knee))
+	case !r.Knee.IsZero() && r.Knee == r.Recommended:
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee.Concurrency), KneeGain*100)
+	case !r.Knee.IsZero():
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee.Concurrency), KneeGain*100, levelFigures(stats, r.Knee.Concurrency))
 	case len(GroupByConcurrency(trusted)) == 1:
 		b.WriteString("One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one)")
 		r.figuresAt(&b, stats, trusted[0].Concurrency, "; at %s %s.")
@@ -262,7 +259,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 // (%[1]s: "N concurrent requests", %[2]s: the figures), or with a full stop
 // when c is the recommended level, whose figures the paragraph gave.
 func (r Recommendation) figuresAt(b *strings.Builder, stats []LevelStats, c int, format string) {
-	if c == r.Recommended {
+	if c == r.Recommended.Concurrency {
 		b.WriteString(".")
 		return
 	}
@@ -365,17 +362,17 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 	var b strings.Builder
 	if r.SLO.Set() {
 		switch {
-		case r.RecommendedKey.IsZero() && r.FirstFailKey.IsZero():
-			fmt.Fprintf(&b, "No rate can be judged against the SLO (%s): %g req/s cannot bear a verdict.", r.SLO, r.UnjudgedKey.Load)
-		case r.RecommendedKey.IsZero():
-			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFailKey.Load, strings.Join(r.FirstFailWhy, "; "))
+		case r.Recommended.IsZero() && r.FirstFail.IsZero():
+			fmt.Fprintf(&b, "No rate can be judged against the SLO (%s): %g req/s cannot bear a verdict.", r.SLO, r.Unjudged.Load)
+		case r.Recommended.IsZero():
+			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFail.Load, strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server sustains %s with %s, delivering %.0f output tok/s in aggregate.", offeredText(r.RecommendedOffered, r.RecommendedKey, "open loop"), r.SLO, r.RecommendedTPS)
+			fmt.Fprintf(&b, "This server sustains %s with %s, delivering %.0f output tok/s in aggregate.", offeredText(r.RecommendedOffered, r.Recommended, "open loop"), r.SLO, r.RecommendedTPS)
 			switch {
-			case !r.FirstFailKey.IsZero():
-				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFailKey.Load, strings.Join(r.FirstFailWhy, "; "))
-			case !r.UnjudgedKey.IsZero():
-				fmt.Fprintf(&b, " %g req/s cannot bear a verdict, so the limit above %g req/s is not known.", r.UnjudgedKey.Load, r.RecommendedKey.Load)
+			case !r.FirstFail.IsZero():
+				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFail.Load, strings.Join(r.FirstFailWhy, "; "))
+			case !r.Unjudged.IsZero():
+				fmt.Fprintf(&b, " %g req/s cannot bear a verdict, so the limit above %g req/s is not known.", r.Unjudged.Load, r.Recommended.Load)
 			default:
 				fmt.Fprintf(&b, " Every rate run passes; the limit is above %g req/s.", maxRate(stats))
 			}
@@ -383,8 +380,8 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 		b.WriteString(" ")
 	}
 	switch {
-	case !r.KneeKey.IsZero():
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %g req/s offered (doubling adds < %.0f%%).", r.KneeKey.Load, KneeGain*100)
+	case !r.Knee.IsZero():
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %g req/s offered (doubling adds < %.0f%%).", r.Knee.Load, KneeGain*100)
 	case !anyDoubling(r.trustedStats(stats)):
 		b.WriteString("No two rates a doubling apart delivered throughput, so there is no knee to find.")
 	default:

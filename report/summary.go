@@ -63,8 +63,8 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 		return &n
 	}
 	j := &RecommendationJSON{
-		RecommendedConcurrency: nz(r.Recommended), FirstFailConcurrency: nz(r.FirstFail),
-		FirstFailReasons: r.FirstFailWhy, KneeConcurrency: nz(r.Knee), Sentence: r.Sentence(stats),
+		RecommendedConcurrency: nz(r.Recommended.Concurrency), FirstFailConcurrency: nz(r.FirstFail.Concurrency),
+		FirstFailReasons: r.FirstFailWhy, KneeConcurrency: nz(r.Knee.Concurrency), Sentence: r.Sentence(stats),
 	}
 	if r.SLO.Set() {
 		j.SLO = r.SLO.String()
@@ -76,8 +76,8 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 			j.ExcludedConcurrency = append(j.ExcludedConcurrency, e.C)
 		}
 	}
-	j.RecommendedRate, j.FirstFailRate, j.KneeRate = openLoad(r.RecommendedKey), openLoad(r.FirstFailKey), openLoad(r.KneeKey)
-	if r.Recommended > 0 {
+	j.RecommendedRate, j.FirstFailRate, j.KneeRate = openLoad(r.Recommended), openLoad(r.FirstFail), openLoad(r.Knee)
+	if r.Recommended.Concurrency > 0 {
 		j.RecommendedOutputTPS = rounded(r.RecommendedTPS, tpsDecimals)
 	}
 	return j
