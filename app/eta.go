@@ -18,7 +18,11 @@ const assumedStreamTPS = 40
 
 // sweepPlan is what the time estimates need from the settings.
 type sweepPlan struct {
-	levels   []int // in run order; nil when the levels are chosen adaptively
+	levels []int // in run order; nil when the levels are chosen adaptively
+	// rates are an open loop's offered rates in run order (--rates);
+	// rateAuto: chosen as the sweep goes (--rates auto).
+	rates    []float64
+	rateAuto bool
 	repeat   int
 	requests int // measured requests per level; 0: sweep.AutoRequests(C)
 	warmup   int
@@ -51,6 +55,9 @@ func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
 	p.think = o.Work.Think.Mean
 	if cfg, err := sim.Preset(o.SimPreset); o.Sim && err == nil {
 		p.slots, p.step = cfg.MaxNumSeqs, simStep(cfg, p.tokens)
+	}
+	if o.Open.on() {
+		p.levels, p.rates, p.rateAuto = nil, o.Open.Rates, o.Open.Auto
 	}
 	return p
 }
@@ -199,6 +206,9 @@ func (p sweepPlan) upFront() string {
 		target = fmt.Sprintf("a mean of %.0f output tokens each", p.tokens)
 	}
 	how := fmt.Sprintf("(%s), %s; re-estimated after each level", target, p.speedText(per))
+	if len(p.rates) > 0 || p.rateAuto {
+		return p.rateUpFront(per)
+	}
 	if len(p.levels) == 0 {
 		return fmt.Sprintf("levels are chosen as the sweep goes; a level takes %s: %.0f requests per worker %s",
 			about(p.levelTime(4, per)), p.rounds(4), how)

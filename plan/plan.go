@@ -57,7 +57,7 @@ func (o Options) Check() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
 	case !(o.PeakRPS > 0) || !finite(o.PeakRPS):
-		return fmt.Errorf("invalid --peak-rps %v: want a rate > 0 (requests per second)", o.PeakRPS)
+		return fmt.Errorf("invalid --peak-rps %v: want a positive rate (requests per second)", o.PeakRPS)
 	case o.Users < 0 || o.Users > MaxUsers:
 		return fmt.Errorf("invalid --users %d: want a count from 1 to %d", o.Users, MaxUsers)
 	case !(o.Headroom > 0 && o.Headroom <= 1):
@@ -260,7 +260,7 @@ func (p *Plan) chooseKnee(stats []report.LevelStats, gs []group) (group, error) 
 	p.Basis = BasisKnee
 	rec := report.Recommend(stats, report.SLO{})
 	for _, g := range gs {
-		if g.key.IsOpen() || stats[g.runs[0]].Concurrency != rec.Knee || unfit(stats, &g) != "" {
+		if g.key.IsOpen() || stats[g.runs[0]].Concurrency != rec.Knee.Concurrency || unfit(stats, &g) != "" {
 			continue
 		}
 		p.Why = fmt.Sprintf("the run has no SLO; %s is its knee: the next level at least twice as high adds less than %.0f%% throughput.", g.name, 100*report.KneeGain)

@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // KneeGain is the aggregate-throughput gain below which doubling the
@@ -12,43 +15,44 @@ import (
 // doubling adds less than 10%.
 const KneeGain = 0.10
 
-// Recommendation is the capacity answer of a sweep.
+// Recommendation is the capacity answer of a sweep. Each answer is one
+// level's key (IsZero: none): its concurrency in a closed loop, its load
+// (and cap, as Concurrency) in an open-loop mode.
 type Recommendation struct {
 	SLO SLO
-	// Recommended is the highest concurrency that passes the SLO with every
-	// lower level passing too (0: none passes); RecommendedTPS is its
+	// Recommended is the highest level that passes the SLO with every
+	// lower level passing too (zero: none passes); RecommendedTPS is its
 	// aggregate output tok/s.
-	Recommended    int
+	Recommended    sweep.LevelKey
 	RecommendedTPS float64
-	// FirstFail is the lowest failing concurrency (0: none fails), and
+	// FirstFail is the lowest failing level (zero: none fails), and
 	// FirstFailWhy its failing criteria.
-	FirstFail    int
+	FirstFail    sweep.LevelKey
 	FirstFailWhy []string
-	// Knee is the level beyond which doubling the concurrency adds less than
-	// KneeGain aggregate throughput (0: not reached within the levels run).
-	Knee int
+	// Knee is the level beyond which doubling the load adds less than
+	// KneeGain aggregate throughput (zero: not reached within the levels run).
+	Knee sweep.LevelKey
 	// Unjudged is the lowest level that passed the SLO but cannot bear a
-	// verdict (see Untrusted): the recommendation stops below it (0: none).
-	Unjudged int
+	// verdict (see Untrusted): the recommendation stops below it (zero: none).
+	Unjudged sweep.LevelKey
 	// Excluded lists the levels left out of the knee and the capacity
 	// claims, ascending, each with its reasons.
-	Excluded []ExcludedLevel
-	// Open loop (sweep --rates): the same answers as offered rates in
-	// requests per second (0: none); the int fields then hold the cap.
-	RecommendedRate, FirstFailRate, KneeRate, UnjudgedRate float64
+	Excluded           []ExcludedLevel
+	RecommendedOffered float64
 }
 
-// openLoop reports whether the answers are offered rates.
+// openLoop reports whether the answers are an open-loop mode's loads.
 func (r Recommendation) openLoop() bool {
-	return r.RecommendedRate > 0 || r.FirstFailRate > 0 || r.KneeRate > 0 || r.UnjudgedRate > 0 ||
-		slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.Rate > 0 })
+	return r.Recommended.IsOpen() || r.FirstFail.IsOpen() || r.Knee.IsOpen() || r.Unjudged.IsOpen() ||
+		slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.Key.IsOpen() })
 }
 
 // ExcludedLevel is a level whose figures cannot bear a verdict.
 type ExcludedLevel struct {
 	C    int
 	Rate float64 // open loop: its offered rate
-	Why  string  // Untrusted's reasons, of the first untrusted run
+	Key  sweep.LevelKey
+	Why  string // Untrusted's reasons, of the first untrusted run
 }
 
 // Recommend derives the capacity answer from a sweep's levels (in any
@@ -63,29 +67,54 @@ func Recommend(stats []LevelStats, o SLO) Recommendation {
 	rec := Recommendation{SLO: o}
 	for _, l := range lv {
 		if why := l.untrusted(); why != "" {
-			rec.Excluded = append(rec.Excluded, ExcludedLevel{C: l.C, Rate: l.Rate, Why: why})
+			rec.Excluded = append(rec.Excluded, ExcludedLevel{C: l.C, Rate: l.Rate, Key: l.Key, Why: why})
 			continue
 		}
 		trusted = append(trusted, l)
 	}
 	if k, ok := knee(trusted); ok {
-		rec.Knee, rec.KneeRate = k.C, k.Rate
+		rec.Knee = k.Key
 	}
 	if !o.Set() {
 		return rec
 	}
 	for _, l := range lv {
 		if why := l.failures(o); len(why) > 0 {
-			rec.FirstFail, rec.FirstFailRate, rec.FirstFailWhy = l.C, l.Rate, why
+			rec.FirstFail, rec.FirstFailWhy = l.Key, why
 			break
 		}
 		if l.untrusted() != "" {
-			rec.Unjudged, rec.UnjudgedRate = l.C, l.Rate
+			rec.Unjudged = l.Key
 			break
 		}
-		rec.Recommended, rec.RecommendedRate, rec.RecommendedTPS = l.C, l.Rate, l.Aggregate
+		rec.Recommended, rec.RecommendedTPS = l.Key, l.Aggregate
+		rec.RecommendedOffered = l.offered()
 	}
 	return rec
+}
+
+// offered is the mean offered rate of the group's runs (OfferedRPS, as
+// their plans offered it); 0 when a run has none (a closed loop).
+func (g LevelGroup) offered() float64 {
+	var sum float64
+	for _, s := range g.Runs {
+		if !(s.OfferedRPS > 0) {
+			return 0
+		}
+		sum += s.OfferedRPS
+	}
+	return sum / float64(len(g.Runs))
+}
+
+// offeredText is an open-loop answer as offered, the nominal rate in
+// brackets before the note: "23.93 req/s offered (nominal 25.1 req/s,
+// open loop)"; the nominal alone when the offered rate is not known.
+func offeredText(offered float64, k sweep.LevelKey, note string) string {
+	if !(offered > 0) {
+		return fmt.Sprintf("%g req/s offered (%s)", k.Load, note)
+	}
+	off, _ := strconv.ParseFloat(strconv.FormatFloat(offered, 'g', 4, 64), 64)
+	return fmt.Sprintf("%g req/s offered (nominal %g req/s, %s)", off, k.Load, note)
 }
 
 // untrusted is Untrusted of the level's first run that cannot bear a
@@ -104,21 +133,17 @@ func (g LevelGroup) untrusted() string {
 type LevelGroup struct {
 	C         int
 	Rate      float64 // open loop: the offered rate; 0 closed loop
+	Key       sweep.LevelKey
 	Runs      []LevelStats
 	Aggregate float64 // mean aggregate output tok/s over the runs
 }
 
 // X is the group's place on the sweep's axis: the rate of an open-loop
 // level, else C. The knee's doubling is a doubling of X.
-func (g LevelGroup) X() float64 {
-	if g.Rate > 0 {
-		return g.Rate
-	}
-	return float64(g.C)
-}
+func (g LevelGroup) X() float64 { return g.Key.X() }
 
 // Name is the group's level name, "C=4" or "rate=2/s".
-func (g LevelGroup) Name() string { return LevelName(LevelStats{Concurrency: g.C, Rate: g.Rate}) }
+func (g LevelGroup) Name() string { return g.Key.Name() }
 
 // Passes reports whether every run of the level passes o.
 func (g LevelGroup) Passes(o SLO) bool { return len(g.failures(o)) == 0 }
@@ -137,9 +162,10 @@ func (g LevelGroup) failures(o SLO) []string {
 func GroupByConcurrency(stats []LevelStats) []LevelGroup {
 	var groups []LevelGroup
 	for _, s := range stats {
-		i := slices.IndexFunc(groups, func(g LevelGroup) bool { return g.C == s.Concurrency && g.Rate == s.Rate })
+		k := s.Key()
+		i := slices.IndexFunc(groups, func(g LevelGroup) bool { return g.Key == k })
 		if i < 0 {
-			groups = append(groups, LevelGroup{C: s.Concurrency, Rate: s.Rate})
+			groups = append(groups, LevelGroup{C: s.Concurrency, Rate: s.Rate, Key: k})
 			i = len(groups) - 1
 		}
 		groups[i].Runs = append(groups[i].Runs, s)
@@ -181,17 +207,17 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	var b strings.Builder
 	if r.SLO.Set() {
 		switch {
-		case r.Recommended == 0 && r.FirstFail == 0:
-			fmt.Fprintf(&b, "No level can be judged against the SLO (%s): C=%d cannot bear a verdict.", r.SLO, r.Unjudged)
-		case r.Recommended == 0:
-			fmt.Fprintf(&b, "No level meets the SLO (%s): at %s %s.", r.SLO, users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
+		case r.Recommended.IsZero() && r.FirstFail.IsZero():
+			fmt.Fprintf(&b, "No level can be judged against the SLO (%s): C=%d cannot bear a verdict.", r.SLO, r.Unjudged.Concurrency)
+		case r.Recommended.IsZero():
+			fmt.Fprintf(&b, "No level meets the SLO (%s): at %s %s.", r.SLO, users(r.FirstFail.Concurrency), strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended), r.SLO, levelFigures(stats, r.Recommended))
+			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended.Concurrency), r.SLO, levelFigures(stats, r.Recommended.Concurrency))
 			switch {
-			case r.FirstFail > 0:
-				fmt.Fprintf(&b, " At %s the SLO fails: %s.", users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
-			case r.Unjudged > 0:
-				fmt.Fprintf(&b, " C=%d cannot bear a verdict, so the limit above %d is not known.", r.Unjudged, r.Recommended)
+			case !r.FirstFail.IsZero():
+				fmt.Fprintf(&b, " At %s the SLO fails: %s.", users(r.FirstFail.Concurrency), strings.Join(r.FirstFailWhy, "; "))
+			case !r.Unjudged.IsZero():
+				fmt.Fprintf(&b, " C=%d cannot bear a verdict, so the limit above %d is not known.", r.Unjudged.Concurrency, r.Recommended.Concurrency)
 			default:
 				fmt.Fprintf(&b, " Every level run passes; the limit is above %d.", maxLevel(stats))
 			}
@@ -200,10 +226,10 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	}
 	trusted := r.trustedStats(stats)
 	switch {
-	case r.Knee > 0 && r.Knee == r.Recommended:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee), KneeGain*100)
-	case r.Knee > 0:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee), KneeGain*100, levelFigures(stats, r.Knee))
+	case !r.Knee.IsZero() && r.Knee == r.Recommended:
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee.Concurrency), KneeGain*100)
+	case !r.Knee.IsZero():
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee.Concurrency), KneeGain*100, levelFigures(stats, r.Knee.Concurrency))
 	case len(GroupByConcurrency(trusted)) == 1:
 		b.WriteString("One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one)")
 		r.figuresAt(&b, stats, trusted[0].Concurrency, "; at %s %s.")
@@ -233,7 +259,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 // (%[1]s: "N concurrent requests", %[2]s: the figures), or with a full stop
 // when c is the recommended level, whose figures the paragraph gave.
 func (r Recommendation) figuresAt(b *strings.Builder, stats []LevelStats, c int, format string) {
-	if c == r.Recommended {
+	if c == r.Recommended.Concurrency {
 		b.WriteString(".")
 		return
 	}
@@ -289,7 +315,7 @@ func plural(n int, noun string) string {
 func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
 	var out []LevelStats
 	for _, s := range stats {
-		if !slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.C == s.Concurrency && e.Rate == s.Rate }) {
+		if !slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.Key == s.Key() }) {
 			out = append(out, s)
 		}
 	}
@@ -336,17 +362,17 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 	var b strings.Builder
 	if r.SLO.Set() {
 		switch {
-		case r.RecommendedRate == 0 && r.FirstFailRate == 0:
-			fmt.Fprintf(&b, "No rate can be judged against the SLO (%s): %g req/s cannot bear a verdict.", r.SLO, r.UnjudgedRate)
-		case r.RecommendedRate == 0:
-			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFailRate, strings.Join(r.FirstFailWhy, "; "))
+		case r.Recommended.IsZero() && r.FirstFail.IsZero():
+			fmt.Fprintf(&b, "No rate can be judged against the SLO (%s): %g req/s cannot bear a verdict.", r.SLO, r.Unjudged.Load)
+		case r.Recommended.IsZero():
+			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFail.Load, strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server sustains %g req/s offered (open loop) with %s, delivering %.0f output tok/s in aggregate.", r.RecommendedRate, r.SLO, r.RecommendedTPS)
+			fmt.Fprintf(&b, "This server sustains %s with %s, delivering %.0f output tok/s in aggregate.", offeredText(r.RecommendedOffered, r.Recommended, "open loop"), r.SLO, r.RecommendedTPS)
 			switch {
-			case r.FirstFailRate > 0:
-				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFailRate, strings.Join(r.FirstFailWhy, "; "))
-			case r.UnjudgedRate > 0:
-				fmt.Fprintf(&b, " %g req/s cannot bear a verdict, so the limit above %g req/s is not known.", r.UnjudgedRate, r.RecommendedRate)
+			case !r.FirstFail.IsZero():
+				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFail.Load, strings.Join(r.FirstFailWhy, "; "))
+			case !r.Unjudged.IsZero():
+				fmt.Fprintf(&b, " %g req/s cannot bear a verdict, so the limit above %g req/s is not known.", r.Unjudged.Load, r.Recommended.Load)
 			default:
 				fmt.Fprintf(&b, " Every rate run passes; the limit is above %g req/s.", maxRate(stats))
 			}
@@ -354,8 +380,8 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 		b.WriteString(" ")
 	}
 	switch {
-	case r.KneeRate > 0:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %g req/s offered (doubling adds < %.0f%%).", r.KneeRate, KneeGain*100)
+	case !r.Knee.IsZero():
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %g req/s offered (doubling adds < %.0f%%).", r.Knee.Load, KneeGain*100)
 	case !anyDoubling(r.trustedStats(stats)):
 		b.WriteString("No two rates a doubling apart delivered throughput, so there is no knee to find.")
 	default:
@@ -365,7 +391,7 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 	if len(r.Excluded) > 0 {
 		var ex []string
 		for _, e := range r.Excluded {
-			ex = append(ex, fmt.Sprintf("%s (%s)", LevelName(LevelStats{Concurrency: e.C, Rate: e.Rate}), e.Why))
+			ex = append(ex, fmt.Sprintf("%s (%s)", e.Key.Name(), e.Why))
 		}
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
@@ -387,11 +413,11 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 func stableText(stats []LevelStats) string {
 	var stable, ceiling float64
 	for _, g := range GroupByConcurrency(stats) {
-		if g.Rate == 0 {
+		if !g.Key.IsOpen() {
 			continue
 		}
 		if !slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.Unstable }) {
-			stable = max(stable, g.Rate)
+			stable = max(stable, g.Key.Load)
 			continue
 		}
 		for _, s := range g.Runs {

@@ -60,7 +60,7 @@ func TestRecommend(t *testing.T) {
 	}
 	o := SLO{DecodeTPS: 40, TTFTP95: 2 * time.Second}
 	r := Recommend(stats, o)
-	if r.Recommended != 16 || r.RecommendedTPS != 832 || r.FirstFail != 32 || r.Knee != 16 {
+	if r.Recommended.Concurrency != 16 || r.RecommendedTPS != 832 || r.FirstFail.Concurrency != 32 || r.Knee.Concurrency != 16 {
 		t.Fatalf("got %+v; want recommended 16 (832 tok/s), first fail 32, knee 16", r)
 	}
 	if !slices.Equal(r.FirstFailWhy, []string{"decode_tps_p10 28.0 < 40"}) {
@@ -116,8 +116,8 @@ func TestRecommendEdgeCases(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Recommend(tc.stats, tc.o)
-			if r.Recommended != tc.rec || r.FirstFail != tc.fail || r.Knee != tc.knee {
-				t.Errorf("got rec=%d fail=%d knee=%d, want %d %d %d", r.Recommended, r.FirstFail, r.Knee, tc.rec, tc.fail, tc.knee)
+			if r.Recommended.Concurrency != tc.rec || r.FirstFail.Concurrency != tc.fail || r.Knee.Concurrency != tc.knee {
+				t.Errorf("got rec=%d fail=%d knee=%d, want %d %d %d", r.Recommended.Concurrency, r.FirstFail.Concurrency, r.Knee.Concurrency, tc.rec, tc.fail, tc.knee)
 			}
 			if s := r.Sentence(tc.stats); !strings.Contains(s, tc.sentenceHas) {
 				t.Errorf("sentence %q lacks %q", s, tc.sentenceHas)
@@ -130,8 +130,8 @@ func TestRecommendRepeatsMustAllPass(t *testing.T) {
 	stats := []LevelStats{lvl(1, 80, 80, 0, 0), lvl(2, 50, 150, 0, 0), lvl(2, 35, 140, 0, 0)}
 	stats[2].Repeat = 1
 	r := Recommend(stats, SLO{DecodeTPS: 40})
-	if r.Recommended != 1 || r.FirstFail != 2 {
-		t.Errorf("got rec=%d fail=%d; a level passes only if every repeat passes", r.Recommended, r.FirstFail)
+	if r.Recommended.Concurrency != 1 || r.FirstFail.Concurrency != 2 {
+		t.Errorf("got rec=%d fail=%d; a level passes only if every repeat passes", r.Recommended.Concurrency, r.FirstFail.Concurrency)
 	}
 }
 

@@ -75,8 +75,8 @@ func TestVerdictsLeaveOutUntrustedLevels(t *testing.T) {
 	stats[3] = bad
 
 	r := Recommend(stats, SLO{})
-	if r.Knee != 0 || len(r.Excluded) != 1 || r.Excluded[0].C != 8 {
-		t.Errorf("knee %d, excluded %+v; want no knee, C=8 excluded", r.Knee, r.Excluded)
+	if r.Knee.Concurrency != 0 || len(r.Excluded) != 1 || r.Excluded[0].C != 8 {
+		t.Errorf("knee %d, excluded %+v; want no knee, C=8 excluded", r.Knee.Concurrency, r.Excluded)
 	}
 	s := r.Sentence(stats)
 	for _, want := range []string{"still growing at 4", "Left out of the knee and the recommendation: C=8 (58 of 64 requests failed (91% > 10%))"} {
@@ -89,8 +89,8 @@ func TestVerdictsLeaveOutUntrustedLevels(t *testing.T) {
 	}
 
 	r = Recommend(stats, SLO{DecodeTPS: 40})
-	if r.Recommended != 4 || r.Unjudged != 8 || r.FirstFail != 0 {
-		t.Errorf("recommended %d, unjudged %d, first fail %d; want 4, 8, 0", r.Recommended, r.Unjudged, r.FirstFail)
+	if r.Recommended.Concurrency != 4 || r.Unjudged.Concurrency != 8 || r.FirstFail.Concurrency != 0 {
+		t.Errorf("recommended %d, unjudged %d, first fail %d; want 4, 8, 0", r.Recommended.Concurrency, r.Unjudged.Concurrency, r.FirstFail.Concurrency)
 	}
 	if s := r.Sentence(stats); !strings.Contains(s, "C=8 cannot bear a verdict, so the limit above 4 is not known") {
 		t.Errorf("sentence %q", s)
@@ -99,8 +99,8 @@ func TestVerdictsLeaveOutUntrustedLevels(t *testing.T) {
 		t.Errorf("console lacks the C=8 warning:\n%s", out)
 	}
 	// A failure is still a failure: with an error-rate criterion C=8 fails.
-	if r := Recommend(stats, SLO{ErrorRate: new(0.05)}); r.FirstFail != 8 || r.Recommended != 4 {
-		t.Errorf("error-rate SLO: first fail %d, recommended %d; want 8, 4", r.FirstFail, r.Recommended)
+	if r := Recommend(stats, SLO{ErrorRate: new(0.05)}); r.FirstFail.Concurrency != 8 || r.Recommended.Concurrency != 4 {
+		t.Errorf("error-rate SLO: first fail %d, recommended %d; want 8, 4", r.FirstFail.Concurrency, r.Recommended.Concurrency)
 	}
 }
 
