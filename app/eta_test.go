@@ -13,6 +13,7 @@ import (
 // server at the assumed 40 tok/s per stream: C=1 runs 8 requests in a row,
 // every other level 4 per worker, each request 2048/40 s.
 func TestUpFrontEstimateOfTheDefaultSweep(t *testing.T) {
+	t.Parallel()
 	plan := sweepPlan{levels: []int{1, 2, 4, 8, 16, 32, 64}, repeat: 1, tokens: 2048}
 	perRequest := time.Duration(2048 * float64(time.Second) / assumedStreamTPS)
 	total := time.Duration(8+6*4) * perRequest
@@ -27,6 +28,7 @@ func TestUpFrontEstimateOfTheDefaultSweep(t *testing.T) {
 }
 
 func TestEstimates(t *testing.T) {
+	t.Parallel()
 	const sec = time.Second
 	cases := []struct {
 		name string
@@ -54,6 +56,7 @@ func TestEstimates(t *testing.T) {
 }
 
 func TestAbout(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		59 * time.Second: "under a minute", 80 * time.Second: "about 1 minute",
 		27 * time.Minute: "about 27 minutes", 150 * time.Minute: "about 2.5 hours",
@@ -67,6 +70,7 @@ func TestAbout(t *testing.T) {
 // A sweep says up front how long it will take, and after each level but
 // the last how long is left, measured; off a terminal, in plain lines.
 func TestSweepSaysHowLongItTakes(t *testing.T) {
+	t.Parallel()
 	url := steadySim(t, nil)
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", url, "--levels", "1,2", "--requests", "4",
 		"--max-tokens", "8", "--metrics-url", "off", "--out", filepath.Join(t.TempDir(), "run"))

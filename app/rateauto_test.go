@@ -36,6 +36,7 @@ func runRatePlan(p *rateAutoPlan) []float64 {
 
 // The exact sequences, worked by hand from the doc comment of rateAutoPlan.
 func TestRateAutoPlanSequences(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		x, slo  float64
@@ -69,6 +70,7 @@ func TestRateAutoPlanSequences(t *testing.T) {
 // Across servers, the answer passes, at most rateAutoLevels levels run, and
 // the answer is within 10% of what the server can do (or of the ceiling).
 func TestRateAutoPlanBrackets(t *testing.T) {
+	t.Parallel()
 	for _, x := range []float64{2, 7, 33.6, 150, 900} {
 		for _, slo := range []float64{1.5, 3, 12, 100, math.Inf(1)} {
 			judge := scriptedRates(x, slo)
@@ -93,6 +95,7 @@ func TestRateAutoPlanBrackets(t *testing.T) {
 // stable, passing rate, within 8 levels. Tolerances are wide: the box is
 // shared and the levels short.
 func TestRatesAutoAgainstSim(t *testing.T) {
+	// Serial: the rate search reads the simulator's wall-clock capacity.
 	if testing.Short() {
 		t.Skip("a 15-40 s run")
 	}

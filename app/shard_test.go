@@ -13,6 +13,7 @@ import (
 )
 
 func TestShardWorkersSplitAndRotate(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 2, 3, 4, 7} {
 		for _, c := range []int{n, n + 1, 10, 16, 63} {
 			for k := range 2 * n {
@@ -35,6 +36,7 @@ func TestShardWorkersSplitAndRotate(t *testing.T) {
 }
 
 func TestShardGivenAPastStartFails(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "late")
 	past := time.Now().Add(-10 * time.Second).UTC().Format(time.RFC3339)
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", "http://127.0.0.1:9/v1", "--model", "m",
@@ -48,6 +50,7 @@ func TestShardGivenAPastStartFails(t *testing.T) {
 }
 
 func TestShardFlagsNeedTheirSchedule(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--shard", "4/4", "--start-at", "2030-01-01T00:00:00Z", "--level-duration", "2s"},
 		{"--shard", "0/4"},
@@ -70,6 +73,7 @@ func TestShardFlagsNeedTheirSchedule(t *testing.T) {
 // TestShardSplitTakesItsPart: shard i of N sends, as its request m, the
 // prompt of the run's request m×N + i, and draws its part of every plan.
 func TestShardSplitTakesItsPart(t *testing.T) {
+	t.Parallel()
 	s := shardOptions{Index: 1, Count: 4}
 	cfg := sweep.Config{Prompt: func(seq int) client.Prompt { return client.Prompt{ID: seq} }}
 	s.split(&cfg)

@@ -10,6 +10,7 @@ import (
 // the server reports hits, 32 of 36 tokens for every request but the
 // first; with it off, none.
 func TestSweepSimPrefixCachingFlag(t *testing.T) {
+	t.Parallel()
 	for _, off := range []bool{false, true} {
 		out := t.TempDir()
 		args := []string{"sweep", "--sim", "--sim-preset", "fast", "--levels", "1", "--requests", "8", "--max-tokens", "4", "--out", out}
