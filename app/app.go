@@ -88,7 +88,7 @@ func init() {
 // cliHelp is a copy of urfave/cli's "help" subcommand ("toksweep sweep
 // help"). cli adds its one package-level help command to each command
 // that lacks one, and writes into it (HelpName) on every run: New gives
-// each command its own copy instead. A first run of a probe App is the
+// each command its own copy instead, itself without one. A first run of a probe App is the
 // only way to reach cli's unexported command.
 var cliHelp = func() cli.Command {
 	probe := &cli.App{Name: "probe", Writer: io.Discard, ErrWriter: io.Discard, HideHelpCommand: true,
@@ -96,7 +96,8 @@ var cliHelp = func() cli.Command {
 		Commands:       []*cli.Command{{Name: "c", Action: func(*cli.Context) error { return nil }}}}
 	_ = probe.Run([]string{"probe", "c"})
 	h := *probe.Commands[0].Subcommands[0]
-	h.HelpName = "" // the probe's; each run sets its own
+	h.HelpName = ""          // the probe's; each run sets its own
+	h.HideHelpCommand = true // or cli would add its shared one to the copy
 	return h
 }()
 
