@@ -8,6 +8,7 @@ package app
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -45,6 +46,11 @@ var ErrInterrupted = errors.New("interrupted")
 // Each command binds its flags into a fresh options struct, so an App
 // runs one command line: build a new one per run.
 func New(stdout, stderr io.Writer) *cli.App {
+	commands := []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr)}
+	for _, c := range commands {
+		h := cliHelp
+		c.Subcommands = append(c.Subcommands, &h)
+	}
 	return &cli.App{
 		Name:            "toksweep",
 		Usage:           "concurrency sweeps of OpenAI-compatible LLM servers, with exact per-stream and aggregate token rates",
@@ -52,7 +58,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr)},
+		Commands:        commands,
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // exit statuses are decided by Exit
 		Action: func(c *cli.Context) error {
@@ -69,6 +75,44 @@ func New(stdout, stderr io.Writer) *cli.App {
 		DisableSliceFlagSeparator: true,
 	}
 }
+
+// urfave/cli adds its package-level HelpFlag and VersionFlag to every App
+// and command it runs, and BoolFlag.Apply writes into the flag it is
+// called on: two Apps running at once (the in-process tests) would write
+// the same flag. From here on each run applies a copy of them; nothing
+// writes cli.HelpFlag or cli.VersionFlag again.
+func init() {
+	cli.HelpFlag = applyCopy{cli.HelpFlag.(*cli.BoolFlag)}
+	cli.VersionFlag = applyCopy{cli.VersionFlag.(*cli.BoolFlag)}
+}
+
+// cliHelp is a copy of urfave/cli's "help" subcommand ("toksweep sweep
+// help"). cli adds its one package-level help command to each command
+// that lacks one, and writes into it (HelpName) on every run: New gives
+// each command its own copy instead, itself without one. A first run of a probe App is the
+// only way to reach cli's unexported command.
+var cliHelp = func() cli.Command {
+	probe := &cli.App{Name: "probe", Writer: io.Discard, ErrWriter: io.Discard, HideHelpCommand: true,
+		ExitErrHandler: func(*cli.Context, error) {},
+		Commands:       []*cli.Command{{Name: "c", Action: func(*cli.Context) error { return nil }}}}
+	_ = probe.Run([]string{"probe", "c"})
+	h := *probe.Commands[0].Subcommands[0]
+	h.HelpName = ""          // the probe's; each run sets its own
+	h.HideHelpCommand = true // or cli would add its shared one to the copy
+	return h
+}()
+
+// applyCopy is a shared BoolFlag that each run applies as its own copy.
+type applyCopy struct{ *cli.BoolFlag }
+
+func (f applyCopy) Apply(set *flag.FlagSet) error {
+	c := *f.BoolFlag
+	return c.Apply(set)
+}
+
+// GetDefaultText is empty: cli omits a bool flag's default only when the
+// flag is a *cli.BoolFlag with DisableDefaultText, which both flags have.
+func (f applyCopy) GetDefaultText() string { return "" }
 
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	return flagProblem(c, err)

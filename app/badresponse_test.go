@@ -12,6 +12,7 @@ import (
 // with something that is not HTTP fails the pre-flight check with one line
 // that says so, not "cannot connect".
 func TestGarbageReplyIsNamed(t *testing.T) {
+	t.Parallel()
 	srv := rawserver.New("garbage\r\n\r\n")
 	defer srv.Close()
 	url := srv.URL + "/v1"

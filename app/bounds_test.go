@@ -14,6 +14,7 @@ import (
 // anything is sent or read whole: /dev/zero as a prompt file is refused
 // after 16 MiB, not read until memory runs out.
 func TestInputBoundsAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	levels := make([]string, maxLevelList+1)
 	for i := range levels {
 		levels[i] = fmt.Sprint(i + 1)

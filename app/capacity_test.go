@@ -18,6 +18,7 @@ import (
 // simulator and checks that the printed recommendation, summary.json and
 // the slo_pass column of levels.csv tell the same story.
 func TestSweepSLORecommendationAgreesWithCSV(t *testing.T) {
+	// Serial: a starved machine shrinks C=16's steady window below what bears a verdict.
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
 		"--levels", "1,2,4,8,16", "--requests", "4", "--max-tokens", "24", "--out", out,
@@ -57,6 +58,7 @@ func TestSweepSLORecommendationAgreesWithCSV(t *testing.T) {
 
 // TestSweepSLOFailureIsNamed checks a failing criterion is named per level.
 func TestSweepSLOFailureIsNamed(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
 		"--levels", "1,2", "--requests", "2", "--max-tokens", "8", "--out", out, "--slo-decode-tps", "1000000")
@@ -77,6 +79,7 @@ func TestSweepSLOFailureIsNamed(t *testing.T) {
 // an SLO nothing can fail: the search must stop by itself at saturation or
 // --auto-max, in few levels.
 func TestSweepAutoLevelsWithSim(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
 		"--levels", "auto", "--auto-max", "8", "--requests", "2", "--max-tokens", "8", "--out", out)
@@ -95,6 +98,7 @@ func TestSweepAutoLevelsWithSim(t *testing.T) {
 }
 
 func TestSavedSLORoundTrips(t *testing.T) {
+	t.Parallel()
 	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: new(0.01), MaxGapP95: 1200 * time.Millisecond}}
 	b, err := json.Marshal(o.runConfig())
 	if err != nil {
@@ -121,6 +125,7 @@ func TestSavedSLORoundTrips(t *testing.T) {
 // recommendation must name the highest level that passes with all below
 // it, and the first failure, as levels.csv records them.
 func TestSweepSLOFailsMidSweep(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim",
 		"--levels", "1,2,32", "--requests", "8", "--max-tokens", "32", "--out", out,

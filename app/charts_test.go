@@ -12,6 +12,7 @@ import (
 // TestChartsFlag: sweep and report write the chart files --charts names,
 // SVG only or none, and report.html either way.
 func TestChartsFlag(t *testing.T) {
+	t.Parallel()
 	run := filepath.Join(t.TempDir(), "run")
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--charts", "svg", "--sim", "--sim-preset", "fast",
 		"--levels", "1", "--requests", "2", "--max-tokens", "8", "--out", run)

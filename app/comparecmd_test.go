@@ -95,6 +95,7 @@ func rewrittenCopy(t *testing.T, dir string, edit func(*client.Record)) string {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	slow := slowedCopy(t, 1.5)
 	tests := []struct {
 		name    string
@@ -156,6 +157,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestCompareUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		code int
@@ -188,6 +190,7 @@ func readCompareCSV(t *testing.T, path string) []map[string]string {
 }
 
 func TestWorkloadDiff(t *testing.T) {
+	t.Parallel()
 	a := &report.RunConfig{URL: "http://a/v1", Model: "m", API: "chat", MaxTokens: 128, PromptSource: "default"}
 	b := &report.RunConfig{URL: "http://b/v1", Model: "m", API: "chat", MaxTokens: 2048, PromptSource: "default", Temperature: new(0.0)}
 	if got, want := workloadDiff(a, b), "max_tokens 128 vs 2048; temperature null vs 0"; got != want {
@@ -243,6 +246,7 @@ func compareRuns(t *testing.T, args ...string) (string, []map[string]string) {
 // interval is between runs). On a starved machine one pair of runs may
 // really differ, so a failing pair is run once more.
 func TestCompareIdenticalSimRuns(t *testing.T) {
+	t.Parallel()
 	sim := []string{"--sim", "--levels", "2", "--requests", "8", "--max-tokens", "64"}
 	tests := []struct {
 		name     string
@@ -292,6 +296,7 @@ func TestCompareIdenticalSimRuns(t *testing.T) {
 // also carry its own scheduling delays: they must never point the wrong
 // way.
 func TestCompareSlowerSim(t *testing.T) {
+	t.Parallel()
 	const step = 4 * time.Millisecond
 	slow := time.Duration(1.05 * float64(step))
 	want := float64(step) / float64(slow)

@@ -15,6 +15,7 @@ import (
 // here), before they are canceled and recorded as err_canceled with a
 // message naming the drain.
 func TestDurationBoundsTheLevel(t *testing.T) {
+	// Serial: the four healthy requests must end inside the 300 ms level.
 	const duration, drain = 300 * time.Millisecond, 200 * time.Millisecond
 	// The probe and the first four requests stream normally; every later
 	// one stalls after a token and would hold its worker for 10 minutes.
@@ -64,6 +65,7 @@ func TestDurationBoundsTheLevel(t *testing.T) {
 }
 
 func TestDrainTimeoutMustBePositive(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--drain-timeout", "0s", "--out", t.TempDir()+"/run")
 	if code != ExitUsage || !strings.Contains(stderr, "invalid --drain-timeout 0s") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("exit %d, stderr %q; want a one-line usage error", code, stderr)

@@ -19,6 +19,7 @@ import (
 // server at the assumed 40 tok/s per stream: C=1 runs 8 requests in a row,
 // every other level 4 per worker, each request 2048/40 s.
 func TestUpFrontEstimateOfTheDefaultSweep(t *testing.T) {
+	t.Parallel()
 	plan := sweepPlan{levels: []int{1, 2, 4, 8, 16, 32, 64}, repeat: 1, tokens: 2048}
 	perRequest := time.Duration(2048 * float64(time.Second) / assumedStreamTPS)
 	total := time.Duration(8+6*4) * perRequest
@@ -33,6 +34,7 @@ func TestUpFrontEstimateOfTheDefaultSweep(t *testing.T) {
 }
 
 func TestEstimates(t *testing.T) {
+	t.Parallel()
 	const sec = time.Second
 	cases := []struct {
 		name string
@@ -87,6 +89,7 @@ func TestUpFrontFromThePreflight(t *testing.T) {
 }
 
 func TestAbout(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		9 * time.Second: "a few seconds", 23 * time.Second: "about 25 seconds", 59 * time.Second: "about 60 seconds", 80 * time.Second: "about 1 minute",
 		27 * time.Minute: "about 27 minutes", 150 * time.Minute: "about 2.5 hours",
@@ -100,6 +103,7 @@ func TestAbout(t *testing.T) {
 // A sweep says up front how long it will take, and after each level but
 // the last how long is left, measured; off a terminal, in plain lines.
 func TestSweepSaysHowLongItTakes(t *testing.T) {
+	t.Parallel()
 	url := steadySim(t, nil)
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", url, "--levels", "1,2", "--requests", "4",
 		"--max-tokens", "8", "--metrics-url", "off", "--out", filepath.Join(t.TempDir(), "run"))

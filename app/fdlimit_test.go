@@ -6,6 +6,7 @@ import (
 )
 
 func TestCheckFDs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		c     int
 		sim   bool
@@ -51,6 +52,7 @@ func itoa(n uint64) string {
 }
 
 func TestMaxConcurrency(t *testing.T) {
+	t.Parallel()
 	if got := (&options{Levels: []int{4, 64, 16}}).maxConcurrency(); got != 64 {
 		t.Errorf("levels 4,64,16: %d, want 64", got)
 	}

@@ -13,6 +13,7 @@ import (
 )
 
 func TestRaiseNoFile(t *testing.T) {
+	t.Parallel()
 	got := raiseNoFile()
 	var r syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
@@ -29,6 +30,7 @@ func TestRaiseNoFile(t *testing.T) {
 // before any request, in one line naming the limit and the fix, and leave
 // no run directory.
 func TestFDLimitEndToEnd(t *testing.T) {
+	t.Parallel()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh")

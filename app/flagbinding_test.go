@@ -14,6 +14,7 @@ import (
 // renamed flag would silently read "". Any method call on a *cli.Context
 // parameter that looks a flag up by name fails the test.
 func TestNoFlagReadByName(t *testing.T) {
+	t.Parallel()
 	lookups := map[string]bool{}
 	for _, m := range strings.Fields("String Int Int64 Uint Uint64 Bool Duration Float64 StringSlice IntSlice Int64Slice Float64Slice Timestamp Path Generic Value IsSet Count") {
 		lookups[m] = true

@@ -15,6 +15,7 @@ import (
 // first, whether the model listing or (with --model) the pre-flight request
 // met the 404.
 func TestURLWithoutV1SuggestsV1(t *testing.T) {
+	t.Parallel()
 	cfg, err := sim.Preset("fast")
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +36,7 @@ func TestURLWithoutV1SuggestsV1(t *testing.T) {
 
 // A server that has no /v1 either keeps the plain hint.
 func TestURLWithoutV1NoSuggestionWhenV1FailsToo(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", srv.URL, "--levels", "1", "--out", filepath.Join(t.TempDir(), "run"))

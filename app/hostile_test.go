@@ -209,6 +209,7 @@ func grepSecrets(t *testing.T, run, stdout, stderr, dir string) {
 // file of the run directory (report.html and the charts included) for any
 // of them, plain, Basic-encoded, escaped or split.
 func TestNoSecretLeavesToksweep(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	h := startHostile(t)
 	url := strings.Replace(h.srv.URL, "://", "://"+e2eUser+":"+e2ePass+"@", 1) + "/v1"

@@ -62,6 +62,7 @@ func (s *captureServer) captured() []string {
 // TestExtraBodyKeepsIntegers: integers in --extra-body reach the server as
 // written, beyond float64's 2^53 and at the int64 edges, nested or not.
 func TestExtraBodyKeepsIntegers(t *testing.T) {
+	t.Parallel()
 	s := startCapture(t, false)
 	members := []string{`"seed":9007199254740993`, `"big":-9223372036854775808`, `"n":{"x":[18446744073709551615,1e400]}`, `"f":0.1000000000000000055511151231257827`}
 	extra := "{" + strings.Join(members, ",") + "}"
@@ -87,6 +88,7 @@ func TestExtraBodyKeepsIntegers(t *testing.T) {
 // level's connection warm-up for the connect timeout, not the request
 // timeout, and a warning line says so for every level.
 func TestHangingWarmupIsBounded(t *testing.T) {
+	t.Parallel()
 	s := startCapture(t, true)
 	const connect, request = time.Second, 60 * time.Second
 	start := time.Now()
@@ -123,6 +125,7 @@ func TestHangingWarmupIsBounded(t *testing.T) {
 // TestHeaderWithCommas: one --header is one header, commas and all, and
 // reaches the server as given.
 func TestHeaderWithCommas(t *testing.T) {
+	t.Parallel()
 	s := startCapture(t, false)
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", s.url(), "--model", "m", "--levels", "1", "--requests", "1",
 		"--warmup", "0", "--max-tokens", "2", "--metrics-url", "off", "--out", t.TempDir(),

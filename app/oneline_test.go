@@ -93,6 +93,7 @@ func assertOneLine(t *testing.T, stderr string) {
 // (errors.Join, a wrapped server message) into one line that keeps every
 // part, for every exit status.
 func TestExitFlattensJoinedErrors(t *testing.T) {
+	t.Parallel()
 	joined := errors.Join(errors.New("first\r\n"), errors.New("  second\u2028third\tend"), errors.New("\x1b[31mred"))
 	interrupted, stop := context.WithCancelCause(context.Background())
 	stop(ErrInterrupted)

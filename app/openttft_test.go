@@ -15,6 +15,7 @@ import (
 // client's sub-millisecond dispatch, is what TTFT measures. One retry: the
 // simulator's step timing is wall-clock.
 func TestOpenLoopTTFTMatchesClosedLoop(t *testing.T) {
+	// Serial: it compares two wall-clock TTFTs within 10%.
 	common := []string{"--sim", "--requests", "12", "--max-tokens", "16", "--input-tokens", "2000", "--metrics-url", "off"}
 	ttft := func(extra ...string) float64 {
 		out := filepath.Join(t.TempDir(), "run")

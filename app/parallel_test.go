@@ -13,6 +13,7 @@ import (
 // with the default --out all succeed, into N distinct directories that each
 // hold one whole, valid run.
 func TestParallelSweepsDefaultOut(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	cwd := t.TempDir()
 	const n = 4

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPercentilesFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"0", "101", "50,x", "NaN"} {
 		code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--percentiles", bad, "--out", filepath.Join(t.TempDir(), "r"))
 		if code != ExitUsage || !strings.Contains(stderr, "invalid --percentiles") || strings.Count(stderr, "\n") != 1 {
@@ -20,6 +21,7 @@ func TestPercentilesFlagErrors(t *testing.T) {
 // --percentiles adds its columns to levels.csv and summary.json, records the
 // list in summary.json, and `report` re-renders both files byte for byte.
 func TestPercentilesColumnsAndReRender(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast", "--levels", "1,2",
 		"--requests", "10", "--max-tokens", "16", "--percentiles", "99.9,50,90", "--out", out, "--metrics-url", "off")

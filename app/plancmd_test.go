@@ -38,6 +38,7 @@ func copyRun(t *testing.T, src string) string {
 // TestPlanCommand: plan prints its formulas and writes a valid plan.json
 // beside the run, touching no other file there.
 func TestPlanCommand(t *testing.T) {
+	t.Parallel()
 	dir := copyRun(t, sloRun)
 	before := snapshot(t, dir)
 	code, stdout, stderr := runCLI(t, context.Background(), "plan", "--peak-rps", "100", "--users", "500",
@@ -88,6 +89,7 @@ func TestPlanCommand(t *testing.T) {
 // TestPlanUsage: a command-line mistake is one line and exit 2, and
 // writes nothing.
 func TestPlanUsage(t *testing.T) {
+	t.Parallel()
 	dir := copyRun(t, sloRun)
 	cases := []struct {
 		args []string
@@ -126,6 +128,7 @@ func TestPlanUsage(t *testing.T) {
 // TestPlanRefusesIncompleteRun: a directory that is not a whole finished
 // run gets one line, exit 1, and keeps its files as they were.
 func TestPlanRefusesIncompleteRun(t *testing.T) {
+	t.Parallel()
 	unfinished := func(dir string) error {
 		p := filepath.Join(dir, rundir.SummaryFile)
 		b, err := os.ReadFile(p)

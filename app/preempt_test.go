@@ -11,6 +11,7 @@ import (
 // TestLevelNotesPreemptions: the server line gives the level's preemptions
 // when the server exports the counter, and says nothing of them otherwise.
 func TestLevelNotesPreemptions(t *testing.T) {
+	t.Parallel()
 	var o options
 	with := report.LevelStats{Server: report.ServerStats{Scraped: true,
 		Raw: &promscrape.LevelMetrics{Preemptions: promscrape.Increase{Delta: 13, OK: true}}}}

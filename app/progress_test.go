@@ -31,6 +31,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestProgressPlainWritesOneLinePerLevel(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	p := newProgress(&buf, sweepPlan{}, nil)
 	if p.live {
@@ -46,6 +47,7 @@ func TestProgressPlainWritesOneLinePerLevel(t *testing.T) {
 }
 
 func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	var streamed atomic.Int64
 	plan := sweepPlan{levels: []int{4, 8}, repeat: 1, requests: 32, tokens: 100}
@@ -82,6 +84,7 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 // levelLeft extrapolates the level's elapsed time by how far it got: the
 // larger of the requests' and the streamed tokens' share.
 func TestProgressLevelLeft(t *testing.T) {
+	t.Parallel()
 	p := newProgress(io.Discard, sweepPlan{levels: []int{4}, repeat: 1, tokens: 100, warmup: 4}, nil)
 	p.planned = 16
 	cases := []struct {
@@ -110,6 +113,7 @@ func TestProgressLevelLeft(t *testing.T) {
 // Off a terminal the re-estimate is a plain line after the level's, and an
 // interrupted level gets none.
 func TestProgressPlainReestimate(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	p := newProgress(&buf, sweepPlan{levels: []int{1, 2, 4}, repeat: 1, requests: 8, tokens: 100}, nil)
 	p.start(1, 0, 8)

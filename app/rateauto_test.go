@@ -16,6 +16,7 @@ import (
 // stable, passing rate, within 8 levels. Tolerances are wide: the box is
 // shared and the levels short.
 func TestRatesAutoAgainstSim(t *testing.T) {
+	// Serial: the rate search reads the simulator's wall-clock capacity.
 	if testing.Short() {
 		t.Skip("a 15-40 s run")
 	}

@@ -10,6 +10,7 @@ import (
 
 // Bad open-loop flags are one-line usage errors, before any request.
 func TestRateFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -41,6 +42,7 @@ func TestRateFlagErrors(t *testing.T) {
 // filled, the run configuration recorded, and `report` re-rendering the run
 // byte for byte.
 func TestRateSweepAgainstSim(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast", "--rates", "20,10",
 		"--requests", "20", "--arrival", "constant", "--max-tokens", "16", "--out", out, "--metrics-url", "off")

@@ -18,6 +18,7 @@ import (
 // the same levels.csv and summary.json from requests.jsonl, which it could
 // not at the default 6 tok/s (the figures would differ).
 func TestReadingSpeedRerendered(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast",
 		"--levels", "1,2", "--requests", "4", "--max-tokens", "16", "--reading-speed", "1e6", "--out", dir)
@@ -74,6 +75,7 @@ func TestReadingSpeedRerendered(t *testing.T) {
 
 // TestReadingSpeedInvalid: a reader that reads nothing is a one-line usage error.
 func TestReadingSpeedInvalid(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"0", "-6", "NaN", "+Inf", "1e308", "1000001"} { // 1e308 lost every record (issue 25, item 14)
 		code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--levels", "1", "--requests", "1", "--reading-speed", v, "--out", filepath.Join(t.TempDir(), "r"))
 		if code != ExitUsage || !strings.Contains(stderr, "invalid --reading-speed") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

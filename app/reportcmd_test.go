@@ -42,6 +42,7 @@ func recordSavedRun(t *testing.T) {
 // and report.html. It is the app test about PNG: the charts are written in
 // both formats, the default, and the PNGs are 768×480 images.
 func TestReportReproducesSavedRun(t *testing.T) {
+	t.Parallel()
 	if *updateRun {
 		recordSavedRun(t)
 	}
@@ -88,6 +89,7 @@ func TestReportReproducesSavedRun(t *testing.T) {
 
 // TestReportInPlace re-renders a copy of the saved run into itself.
 func TestReportInPlace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{rundir.LevelsFile, rundir.RequestsFile, rundir.SummaryFile} {
 		b, err := os.ReadFile(filepath.Join(savedRun, name))
@@ -113,6 +115,7 @@ func TestReportInPlace(t *testing.T) {
 }
 
 func TestReportUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		code int
@@ -136,6 +139,7 @@ func TestReportUsage(t *testing.T) {
 // reader may follow to the full definitions (a link loads nothing), and
 // there is no script, stylesheet link or CSS url().
 func TestReportHTMLSelfContained(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	if code, _, stderr := runCLI(t, context.Background(), "report", "--out", out, savedRun); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)

@@ -60,6 +60,7 @@ func noCrash(t *testing.T, out string) {
 // TestBadFlags: every mistake on the command line exits 2 with one line on
 // stderr that names the flag and what it accepts, and no usage screen.
 func TestBadFlags(t *testing.T) {
+	t.Parallel()
 	url := closedURL(t) // never reached: every case fails before any request
 	base := []string{"sweep", "--url", url, "--connect-timeout", "1s"}
 	cases := []struct {
@@ -146,6 +147,7 @@ func TestBadFlags(t *testing.T) {
 
 // TestHelpIsNotAnError: asking for help prints it on stdout and exits 0.
 func TestHelpIsNotAnError(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--help"}, {"sweep", "--help"}, {"serve-sim", "-h"}} {
 		code, stdout, stderr := runCLI(t, context.Background(), args...)
 		if code != ExitOK || !strings.Contains(stdout, "USAGE") || stderr != "" {
@@ -167,18 +169,21 @@ func TestNoCrashOnAnyValue(t *testing.T) {
 		if name == "sim" || name == "sim-preset" {
 			continue // starts the simulator: covered by the sim tests
 		}
-		for _, v := range values {
-			args := []string{"sweep", "--url", url, "--connect-timeout", "1s", "--request-timeout", "2s", "--levels", "1", "--requests", "1",
-				"--" + name + "=" + v}
-			code, stdout, stderr := runCLI(t, context.Background(), args...)
-			if code != ExitUsage && code != ExitFailure {
-				t.Errorf("--%s=%q: exit %d\n%s", name, v, code, stderr)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // the runs share only the working directory, a temporary one
+			for _, v := range values {
+				args := []string{"sweep", "--url", url, "--connect-timeout", "1s", "--request-timeout", "2s", "--levels", "1", "--requests", "1",
+					"--" + name + "=" + v}
+				code, stdout, stderr := runCLI(t, context.Background(), args...)
+				if code != ExitUsage && code != ExitFailure {
+					t.Errorf("--%s=%q: exit %d\n%s", name, v, code, stderr)
+				}
+				if ls := lines(stderr); len(ls) != 1 {
+					t.Errorf("--%s=%q: stderr has %d lines, want 1:\n%s", name, v, len(ls), stderr)
+				}
+				noCrash(t, stdout+stderr)
 			}
-			if ls := lines(stderr); len(ls) != 1 {
-				t.Errorf("--%s=%q: stderr has %d lines, want 1:\n%s", name, v, len(ls), stderr)
-			}
-			noCrash(t, stdout+stderr)
-		}
+		})
 	}
 }
 
@@ -186,6 +191,7 @@ func TestNoCrashOnAnyValue(t *testing.T) {
 // well under the connect timeout, with one line naming the URL, the cause
 // and what to check, with or without --model.
 func TestUnreachablePortFailsFast(t *testing.T) {
+	t.Parallel()
 	url := closedURL(t)
 	for _, extra := range [][]string{nil, {"--model", "m"}} {
 		start := time.Now()
@@ -213,6 +219,7 @@ func TestUnreachablePortFailsFast(t *testing.T) {
 // found by the checks before the sweep, in seconds, with one actionable
 // line, and the server sees at most the one pre-flight request.
 func TestPreflightFailures(t *testing.T) {
+	// Serial: a starved TLS handshake outlasts its connect timeout.
 	cases := []struct {
 		name   string
 		setup  func(p *pacedServer)
@@ -296,6 +303,7 @@ func TestPreflightFailures(t *testing.T) {
 // TestOutNotWritable: an --out that cannot be a directory fails with exit 1
 // before a single request reaches the server.
 func TestOutNotWritable(t *testing.T) {
+	t.Parallel()
 	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4)
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
@@ -342,6 +350,7 @@ func statusWhen(code int, match func(n int64) bool) func(int64) int {
 // carries on, and that the success-based figures are those of the healthy
 // requests alone.
 func TestFailuresAreClassified(t *testing.T) {
+	// Serial: its 300 ms request timeout tells a cut stream from a stall only on a machine that keeps the paced schedule.
 	const tokens = 6
 	ttft, itl := 30*time.Millisecond, 10*time.Millisecond
 	cases := []struct {
@@ -469,6 +478,7 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 // every request fail with 401; the sweep stops at the first level instead
 // of hammering the server, says why, and exits 1.
 func TestUniformClientErrorAborts(t *testing.T) {
+	t.Parallel()
 	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) {
 		p.fail = statusWhen(401, func(n int64) bool { return n > 1 }) // the probe passes
 	})
@@ -504,6 +514,7 @@ func TestUniformClientErrorAborts(t *testing.T) {
 // the pre-flight is measured at every level (5xx is the server under load),
 // and since nothing succeeded the run exits 1 saying so.
 func TestServerErrorsDoNotAbort(t *testing.T) {
+	t.Parallel()
 	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) {
 		p.fail = statusWhen(500, func(n int64) bool { return n > 1 }) // the probe passes
 	})
@@ -571,6 +582,7 @@ func readRecords(t *testing.T, dir string) []client.Record {
 // is the server's momentary state, not a wrong flag: the sweep warns, runs,
 // and counts what follows.
 func TestTransientPreflightFailureIsCounted(t *testing.T) {
+	t.Parallel()
 	p := startPaced(t, 5*time.Millisecond, 2*time.Millisecond, 3, func(p *pacedServer) {
 		p.fail = statusWhen(503, func(n int64) bool { return n == 1 }) // only the probe fails
 	})
@@ -589,6 +601,7 @@ func TestTransientPreflightFailureIsCounted(t *testing.T) {
 // load; the run directory it created is removed again, while a directory
 // that already existed is kept.
 func TestFailedChecksLeaveNoRunDir(t *testing.T) {
+	t.Parallel()
 	fresh := filepath.Join(t.TempDir(), "run")
 	code, _, _ := runCLI(t, context.Background(), "sweep", "--url", "http://127.0.0.1:1/v1", "--out", fresh, "--connect-timeout", "1s")
 	if code != ExitFailure {

@@ -65,6 +65,7 @@ func sweepSmallInto(t *testing.T, out string, extra ...string) {
 // earlier run, with a wrong port, leaves that run intact byte for byte (with
 // or without --overwrite), and 'toksweep report' still reads it.
 func TestFailedSweepKeepsTheEarlierRun(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "R")
 	sweepSmallInto(t, out)
 	before := snapshot(t, out)
@@ -96,6 +97,7 @@ func TestFailedSweepKeepsTheEarlierRun(t *testing.T) {
 // --overwrite replaces the run whole: nothing of the earlier one survives,
 // and nothing is left beside it.
 func TestSecondSweepNeedsOverwrite(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	out := filepath.Join(parent, "R")
 	sweepSmallInto(t, out)

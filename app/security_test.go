@@ -134,6 +134,7 @@ func TestSecretsNotInErrors(t *testing.T) {
 // default (see TestPreflightFailures) and accepted with --insecure, which
 // summary.json records.
 func TestTLSVerifiedUnlessInsecure(t *testing.T) {
+	t.Parallel()
 	p := startPacedTLS(t, 10*time.Millisecond, 5*time.Millisecond, 4)
 	out := t.TempDir()
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", p.url(), "--insecure",
@@ -155,6 +156,7 @@ func TestTLSVerifiedUnlessInsecure(t *testing.T) {
 // TestURLQuerySecretNotPrinted: a key in the URL's query (some gateways
 // take ?api-key=) is dropped wherever toksweep prints or saves the URL.
 func TestURLQuerySecretNotPrinted(t *testing.T) {
+	t.Parallel()
 	p := startPaced(t, 5*time.Millisecond, 2*time.Millisecond, 3)
 	out := t.TempDir()
 	url := p.url() + "?api-key=" + plantedKey
@@ -176,6 +178,7 @@ func TestURLQuerySecretNotPrinted(t *testing.T) {
 // TestMetricsCredentialsOnlyToTheNamedHostAndPort: the key and headers go
 // with a scrape only to --url's scheme, host and port, as written.
 func TestMetricsCredentialsOnlyToTheNamedHostAndPort(t *testing.T) {
+	t.Parallel()
 	o := &options{URL: "http://api:8000/v1", APIKey: plantedKey}
 	for raw, want := range map[string]bool{
 		"http://api:8000/metrics":       true,

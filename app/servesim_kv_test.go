@@ -66,6 +66,7 @@ func metricValue(t *testing.T, base, name string) float64 {
 // The KV-cache flags reach the simulator: --no-prefix-caching stops the
 // prefix cache's counters, which move without it.
 func TestServeSimPrefixCachingFlag(t *testing.T) {
+	t.Parallel()
 	prompt := strings.Repeat("the same long opening again ", 20) // 100 words: 134 tokens, 8 full blocks
 	body := `{"messages":[{"role":"user","content":"` + prompt + `"}],"max_tokens":2}`
 	for _, tt := range []struct {
@@ -92,6 +93,7 @@ func TestServeSimPrefixCachingFlag(t *testing.T) {
 
 // Bad KV-cache settings are a one-line usage error naming the setting.
 func TestServeSimBadKVFlags(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want string

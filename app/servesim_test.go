@@ -25,6 +25,7 @@ func freePort(t *testing.T) string {
 // the curl example of docs/guide.md ("The built-in simulator") does (stream with include_usage), and stops it
 // with a cancel, as Ctrl-C would: serve-sim exits 0.
 func TestServeSimDrivenLikeCurl(t *testing.T) {
+	t.Parallel()
 	addr := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -29,6 +29,7 @@ import (
 // them. The opening's prefill is 50 ms at the 20k tok/s configured here,
 // and the checks ask for half of it; a run that misses is retried.
 func TestSessionsShowPrefixCaching(t *testing.T) {
+	t.Parallel()
 	const out, prefillRate = 200, 20000.0
 	for _, caching := range []bool{true, false} {
 		t.Run(fmt.Sprintf("caching=%v", caching), func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSessionUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -34,6 +35,7 @@ func TestSessionUsageErrors(t *testing.T) {
 // earlier one's plus its reply (read back as the tokens generated) and a
 // new follow-up message; the figures and the console line are there.
 func TestSyntheticSessionsSweep(t *testing.T) {
+	t.Parallel()
 	const out = 8
 	url := steadySim(t, nil)
 	dir := t.TempDir()

@@ -43,6 +43,7 @@ const (
 // clients' health ticker show a starved machine in every attempt is the
 // comparison skipped, with the figures logged.
 func TestShardedRunMatchesOneProcess(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 4 shards and a single sweep against the simulator")
 	}

@@ -22,6 +22,7 @@ import (
 // by the shard j mod 2 at its planned instant, and each level keeps its
 // offered rate.
 func TestShardedOpenLoopSendsThePlan(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 2 shard processes against the simulator")
 	}

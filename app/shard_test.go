@@ -13,6 +13,7 @@ import (
 )
 
 func TestShardGivenAPastStartFails(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "late")
 	past := time.Now().Add(-10 * time.Second).UTC().Format(time.RFC3339)
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", "http://127.0.0.1:9/v1", "--model", "m",
@@ -26,6 +27,7 @@ func TestShardGivenAPastStartFails(t *testing.T) {
 }
 
 func TestShardFlagsNeedTheirSchedule(t *testing.T) {
+	t.Parallel()
 	soon := time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339)
 	for _, args := range [][]string{
 		{"--shard", "4/4", "--start-at", soon, "--level-duration", "2s"},
@@ -70,6 +72,7 @@ func TestShardFarStartIsBounded(t *testing.T) {
 // TestShardSplitTakesItsPart: shard i of N sends, as its request m, the
 // prompt of the run's request m×N + i, and draws its part of every plan.
 func TestShardSplitTakesItsPart(t *testing.T) {
+	t.Parallel()
 	s := shardOptions{Index: 1, Count: 4}
 	cfg := sweep.Config{Prompt: func(seq int) client.Prompt { return client.Prompt{ID: seq} }}
 	s.split(&cfg)

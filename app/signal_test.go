@@ -141,6 +141,7 @@ func (r *interruptible) wait(t *testing.T) {
 // file valid. Two signals within 500 ms (timeout -s INT signals the child
 // and then its process group) are one interrupt, not a hard exit.
 func TestInterruptBuiltBinary(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	signals := []struct {
 		name string
@@ -188,6 +189,7 @@ func TestInterruptBuiltBinary(t *testing.T) {
 // partial line. A test build holds every append open in its middle for
 // $TOKSWEEP_TEST_MIDWRITE_PAUSE.
 func TestHardExitWaitsForTheWrite(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t, "toksweep_testhooks")
 	out := filepath.Join(t.TempDir(), "run")
 	const pause = time.Second
@@ -290,6 +292,7 @@ func checkFilesValid(t *testing.T, out string) {
 // with SIGPIPE before summary.json and report.html are written, and must
 // not change the exit status of a run whose files are complete.
 func TestClosedPipeFinishesTheRun(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := toksweepCmd(bin, "sweep", "--sim", "--sim-preset", "fast", "--levels", "1,2",

@@ -13,6 +13,7 @@ import (
 // exited 0 with aggregate 0.0. Empty answers are now err_empty, and a level
 // without a single token makes the run exit 1 naming it.
 func TestEmptyAnswersFailTheRun(t *testing.T) {
+	t.Parallel()
 	empty := streamFault{kind: faultErrorEvent, after: 0, event: "[DONE]"} // role chunk, [DONE]
 	cases := []struct {
 		name      string

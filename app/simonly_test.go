@@ -11,6 +11,7 @@ import (
 )
 
 func TestSimOnlyFlagWithURLIsAUsageError(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -30,6 +31,7 @@ func TestSimOnlyFlagWithURLIsAUsageError(t *testing.T) {
 }
 
 func TestCheckSimOnly(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		sim   bool
 		given []string

@@ -12,6 +12,7 @@ import (
 // of --input-tokens 64, 3 of 4 blocks) hit with the cache on, and never
 // with it off.
 func TestSweepSimPrefixCachingFlag(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		args   []string

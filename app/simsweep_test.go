@@ -17,6 +17,7 @@ import (
 // tried again; when the machine starved the process (the health ticker ran
 // late) in every attempt, the figures are not held to the model.
 func TestSweepAgainstSimMatchesItsModel(t *testing.T) {
+	t.Parallel()
 	const maxTokens = 64
 	cfg, err := sim.Preset("default")
 	if err != nil {

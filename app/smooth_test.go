@@ -58,6 +58,7 @@ func (p *pausingServer) chat(w http.ResponseWriter, _ *http.Request) {
 // End to end over loopback: requests.jsonl, levels.csv and --slo-max-gap,
 // against the server's own send times, with generous tolerances.
 func TestSweepSeesAPause(t *testing.T) {
+	t.Parallel()
 	p := &pausingServer{before: 10, after: 10, itl: 20 * time.Millisecond, pause: 2 * time.Second}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", p.chat)
@@ -115,6 +116,7 @@ func TestSweepSeesAPause(t *testing.T) {
 
 // TestSLOMaxGapFlag: a bad --slo-max-gap is a one-line usage error.
 func TestSLOMaxGapFlag(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--slo-max-gap", "-1s", "--out", t.TempDir())
 	if code != ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "invalid --slo-max-gap -1s") {
 		t.Errorf("exit %d, stderr %q: want a one-line usage error naming --slo-max-gap", code, stderr)

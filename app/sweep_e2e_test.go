@@ -17,6 +17,7 @@ import (
 // descheduled once), and runs in which the server itself ran late (a
 // starved machine) are checked for behaviour only, up to timingAttempts.
 func TestSweepMatchesClosedForm(t *testing.T) {
+	t.Parallel()
 	p := startPaced(t, 200*time.Millisecond, 20*time.Millisecond, 20)
 	for attempt := 1; ; attempt++ {
 		problems := closedFormRun(t, p)

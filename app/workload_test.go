@@ -41,6 +41,7 @@ func steadySim(t *testing.T, mut func(*sim.Config)) string {
 }
 
 func TestWorkloadUsageErrors(t *testing.T) {
+	t.Parallel()
 	ds := func(name string) string { return filepath.Join("..", "testdata", "datasets", name) }
 	tests := []struct {
 		name string
@@ -88,6 +89,7 @@ func TestWorkloadUsageErrors(t *testing.T) {
 // slow prefill (50ms for 500 tokens) makes TTFT large against a busy
 // machine's hiccups.
 func TestSyntheticWorkloadBothAPIs(t *testing.T) {
+	// Serial: the server's queue figure needs a metrics scrape inside each level.
 	const n, out = 500, 20
 	url := steadySim(t, func(c *sim.Config) { c.PrefillTokensPerSec = 1e4 })
 	rows := map[string][]map[string]string{}
@@ -161,6 +163,7 @@ func TestSyntheticWorkloadBothAPIs(t *testing.T) {
 // TestShareGPTReplay replays the ShareGPT sample: each conversation's model
 // turn sets its request's max_tokens, which the simulator honours exactly.
 func TestShareGPTReplay(t *testing.T) {
+	t.Parallel()
 	url := steadySim(t, nil)
 	dir := t.TempDir()
 	path := filepath.Join("..", "testdata", "datasets", "sharegpt.json")
@@ -205,6 +208,7 @@ func TestShareGPTReplay(t *testing.T) {
 // TestEarlyStopsAreWarned: a server whose model stops after 4 tokens gets
 // a warning per level; with --ignore-eos the outputs run to max_tokens.
 func TestEarlyStopsAreWarned(t *testing.T) {
+	t.Parallel()
 	url := steadySim(t, func(c *sim.Config) { c.EOSAfter = 4 })
 	base := []string{"sweep", "--url", url, "--levels", "1", "--requests", "3", "--max-tokens", "12", "--metrics-url", "off"}
 
@@ -233,6 +237,7 @@ func TestEarlyStopsAreWarned(t *testing.T) {
 // swept anyway; an explicit --metrics-url that does not answer fails before
 // any load.
 func TestMetricsEndpointDiscovery(t *testing.T) {
+	t.Parallel()
 	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4)
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", p.url(), "--levels", "1", "--requests", "2",
@@ -253,6 +258,7 @@ func TestMetricsEndpointDiscovery(t *testing.T) {
 }
 
 func TestMetricsURLFor(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"http://127.0.0.1:8000/v1":         "http://127.0.0.1:8000/metrics",
 		"http://127.0.0.1:8000/v1/":        "http://127.0.0.1:8000/metrics",
@@ -268,6 +274,7 @@ func TestMetricsURLFor(t *testing.T) {
 }
 
 func TestMetricsHeaderStaysOnTheAPIHost(t *testing.T) {
+	t.Parallel()
 	o := &options{URL: "http://api:8000/v1", APIKey: "k", Headers: http.Header{"X-Team": {"a"}}}
 	if h := metricsHeader("http://api:8000/metrics", o); h.Get("Authorization") != "Bearer k" || h.Get("X-Team") != "a" {
 		t.Errorf("same host: %v", h)
@@ -280,6 +287,7 @@ func TestMetricsHeaderStaysOnTheAPIHost(t *testing.T) {
 // A messages dataset sent to the completions API is flattened, and says so;
 // sent to the chat API it is not.
 func TestMessagesDatasetWithCompletionsWarnsFlattened(t *testing.T) {
+	t.Parallel()
 	url := steadySim(t, nil)
 	path := filepath.Join("..", "testdata", "datasets", "requests.jsonl")
 	set, err := workload.Load(workload.Options{Dataset: path})

@@ -81,6 +81,7 @@ func TestReportWriteFails(t *testing.T) {
 // fit, the charts do not (root on Linux only; skipped where no tmpfs can be
 // mounted).
 func TestFullDiskWhileCharting(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
 		t.Skip("needs root on Linux to mount a tmpfs")
 	}

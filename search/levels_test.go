@@ -26,6 +26,7 @@ func runPlan(p *Levels) []int {
 }
 
 func TestAutoPlanFindsTheLimit(t *testing.T) {
+	t.Parallel()
 	for _, limit := range []int{1, 2, 3, 5, 17, 24, 63, 64, 100, 255} {
 		p := NewLevels(256, 1, scripted(limit, 10000))
 		levels := runPlan(p)
@@ -50,6 +51,7 @@ func TestAutoPlanFindsTheLimit(t *testing.T) {
 }
 
 func TestAutoPlanLevelOneFails(t *testing.T) {
+	t.Parallel()
 	levels := runPlan(NewLevels(256, 1, scripted(0, 100)))
 	if len(levels) != 1 || levels[0] != 1 {
 		t.Errorf("levels %v, want [1]: nothing passes, nothing to bisect", levels)
@@ -57,6 +59,7 @@ func TestAutoPlanLevelOneFails(t *testing.T) {
 }
 
 func TestAutoPlanStopsAtSaturation(t *testing.T) {
+	t.Parallel()
 	// Without an SLO every level passes: the search doubles until doubling
 	// adds less than 10% (saturation at 12: 16 gives 1200 against 800 at 8,
 	// 32 gives 1200 against 1200 at 16).
@@ -73,6 +76,7 @@ func TestAutoPlanStopsAtSaturation(t *testing.T) {
 }
 
 func TestAutoPlanRespectsMaxAndGranularity(t *testing.T) {
+	t.Parallel()
 	levels := runPlan(NewLevels(48, 1, scripted(1<<30, 1<<30)))
 	if last := levels[len(levels)-1]; last != 48 {
 		t.Errorf("levels %v: want the search capped at --auto-max 48", levels)
@@ -85,6 +89,7 @@ func TestAutoPlanRespectsMaxAndGranularity(t *testing.T) {
 }
 
 func TestAutoPlanStopsWhenNothingIsDelivered(t *testing.T) {
+	t.Parallel()
 	// Every request fails from C=4 on (aggregate 0, or NaN without any
 	// window): the search must not double on to --auto-max.
 	dead := func(c int) (bool, float64) {
