@@ -87,6 +87,11 @@ type Config struct {
 	// MaxConcurrency caps the requests in flight of an open-loop level
 	// (0: no cap); it is the level's Concurrency.
 	MaxConcurrency int
+	// Replay, when set, makes every rate level a replay of a trace at
+	// speed rate / Replay.MeanRate (replay.go): Rates (or RatePlan) are
+	// then the speeds' offered rates, and a level sends the trace's
+	// requests, less Warmup, at most Requests when that is set.
+	Replay *Replay
 	// Sessions, when set, makes each closed-loop worker a loop of
 	// multi-turn sessions (session.go); each ticket is then one turn, and
 	// the prompts come from the sessions, not from Prompt.
@@ -259,6 +264,8 @@ func beforeLevel(ctx context.Context, cfg Config, k, c int) (int, error) {
 // (unlimited: bounded by Duration only).
 func measuredCount(cfg Config, spec levelSpec) int {
 	switch {
+	case cfg.Replay != nil && spec.rate > 0:
+		return cfg.Replay.measured(cfg.Warmup, cfg.Requests)
 	case cfg.Requests <= 0 && cfg.Duration > 0:
 		return unlimited
 	case spec.rate > 0 && cfg.Requests <= 0:
@@ -280,6 +287,9 @@ func arrivals(cfg Config, spec levelSpec, measured, repeat int) (Arrivals, error
 	}
 	if spec.rate == 0 {
 		return ClosedLoop(spec.c), nil
+	}
+	if cfg.Replay != nil {
+		return replayLoop(cfg.Replay, cfg.Replay.Speed(spec.rate), spec.c, levelSalt(spec.rate, repeat)), nil
 	}
 	var plan []time.Duration
 	var err error
