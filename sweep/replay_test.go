@@ -215,3 +215,80 @@ func beyond(off []time.Duration, tol time.Duration) (n int, worst time.Duration)
 }
 
 func absDur(d time.Duration) time.Duration { return max(d, -d) }
+
+// A Bailian-format session trace whose follow-ups are stamped before their
+// parents can have finished (10 ms after, with 40-token replies at 2 ms a
+// token): no turn is sent before its parent's end, its scheduled instant
+// is that end, and its history holds the parent's prompt and the reply the
+// parent streamed (the simulator counts the tokens).
+func TestReplayBailianWaitsForParents(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for s := range 4 {
+		base := float64(s) * 0.05
+		fmt.Fprintf(&b, `{"chat_id": %d, "parent_chat_id": -1, "timestamp": %g, "input_length": 60, "output_length": 40, "turn": 1, "hash_ids": [%d, %d, %d, %d]}`+"\n", 10*s, base, 100*s, 100*s+1, 100*s+2, 100*s+3)
+		fmt.Fprintf(&b, `{"chat_id": %d, "parent_chat_id": %d, "timestamp": %g, "input_length": 130, "output_length": 40, "turn": 2, "hash_ids": [%d, %d, %d]}`+"\n", 10*s+1, 10*s, base+0.01, 100*s, 100*s+1, 100*s+2)
+		fmt.Fprintf(&b, `{"chat_id": %d, "parent_chat_id": %d, "timestamp": %g, "input_length": 200, "output_length": 5, "turn": 3}`+"\n", 10*s+2, 10*s+1, base+0.02)
+	}
+	tr, err := trace.Read(strings.NewReader(b.String()), "bailian", trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := simtest.NewServer(sim.Config{Model: "m", MaxModelLen: 4096, MaxNumSeqs: 64, PrefillTokensPerSec: 1e8, DecodeBase: 2 * time.Millisecond})
+	defer srv.Close()
+	cl, err := client.New(client.Config{BaseURL: srv.URL + "/v1", Model: "m", ExtraBody: map[string]any{"ignore_eos": true}, RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := map[int64]int{}
+	rp := &sweep.Replay{MeanRate: trace.Summarize(tr).MeanRate}
+	for i, r := range tr.Requests {
+		index[r.ID] = i
+		parent, ok := index[r.Parent]
+		if !ok {
+			parent = -1
+		}
+		rp.Requests = append(rp.Requests, sweep.ReplayRequest{At: r.At, Parent: parent, Session: int(r.ID/10) + 1, Turn: r.Turn})
+	}
+	rp.Prompt = func(i int, parent *sweep.ReplayTurn, salt uint64) client.Prompt {
+		pb := trace.Prompts{BlockSize: tr.BlockSize, Salt: salt, TokensPerWord: 1.3, MessageTokens: sim.ChatMessageOverhead}
+		if parent == nil {
+			return pb.Prompt(&tr.Requests[i])
+		}
+		return pb.FollowUp(&tr.Requests[i], parent.Prompt, parent.Reply, parent.Record.OutputTokens())
+	}
+	var lvl sweep.Level
+	cfg := sweep.Config{Rates: []float64{rp.Rate(1)}, Replay: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+	if err := sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	byIndex := map[int]client.Record{}
+	for _, r := range lvl.Records {
+		if !r.OK() {
+			t.Fatalf("request %d: %s %s", r.Worker, r.ErrorClass, r.Error)
+		}
+		byIndex[r.Worker] = r
+	}
+	if len(byIndex) != len(tr.Requests) {
+		t.Fatalf("%d records, want %d", len(byIndex), len(tr.Requests))
+	}
+	for i, rq := range rp.Requests {
+		if rq.Parent < 0 {
+			continue
+		}
+		rec, parent := byIndex[i], byIndex[rq.Parent]
+		if rec.Start < parent.End || rec.Sched != parent.End {
+			t.Errorf("turn %d of session %d: sent %v, scheduled %v, parent ended %v", rq.Turn, rq.Session, rec.Start, rec.Sched, parent.End)
+		}
+		if rec.Session != rq.Session || rec.Turn != rq.Turn {
+			t.Errorf("record session %d turn %d, want %d %d", rec.Session, rec.Turn, rq.Session, rq.Turn)
+		}
+		// The history is the parent's prompt and its 40-token reply.
+		if min := parent.PromptTokens + 40; rec.PromptTokens <= min {
+			t.Errorf("turn %d of session %d: %d prompt tokens, want more than the parent's %d and its reply", rq.Turn, rq.Session, rec.PromptTokens, parent.PromptTokens)
+		}
+		if e := math.Abs(float64(rec.PromptTokens)/float64(tr.Requests[i].Input) - 1); e > 0.05 {
+			t.Errorf("turn %d of session %d: %d prompt tokens for the trace's %d", rq.Turn, rq.Session, rec.PromptTokens, tr.Requests[i].Input)
+		}
+	}
+}

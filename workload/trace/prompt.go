@@ -40,6 +40,10 @@ type Prompts struct {
 	// TokensPerWord scales a text prompt: Input tokens are written as
 	// about Input / TokensPerWord words (0 means DefaultTokensPerWord).
 	TokensPerWord float64
+	// MessageTokens is what the chat template adds per message, in tokens
+	// (measured with TokensPerWord); a chat prompt's words are scaled to
+	// Input less the template's tokens.
+	MessageTokens float64
 	// MinTokens asks the server to generate the full output length
 	// (min_tokens = output_length), for servers that accept it.
 	MinTokens bool
@@ -54,10 +58,13 @@ func (b *Prompts) Prompt(r *Request) client.Prompt {
 	if b.TokenIDs {
 		p.TokenIDs = b.ids(r, 0, r.Input)
 	} else {
-		p.Text = b.text(r, 0, r.Input)
+		p.Text = b.text(r, 0, max(r.Input-b.overhead(1), 1))
 	}
 	return p
 }
+
+// overhead is the template tokens of n chat messages.
+func (b *Prompts) overhead(n int) int { return int(math.Round(float64(n) * b.MessageTokens)) }
 
 // FollowUp is turn r's prompt in a session whose previous turn was parent
 // (its prompt) and streamed reply (replyTokens of output): the parent's
@@ -81,7 +88,7 @@ func (b *Prompts) FollowUp(r *Request, parent client.Prompt, reply string, reply
 	if len(msgs) == 0 {
 		msgs = []client.Message{{Role: "user", Content: parent.Text}}
 	}
-	histTokens := int(math.Round(float64(words(msgs)+len(strings.Fields(reply))) * b.tpw()))
+	histTokens := int(math.Round(float64(words(msgs)+len(strings.Fields(reply)))*b.tpw())) + b.overhead(len(msgs)+2)
 	p.Messages = append(append([]client.Message(nil), msgs...),
 		client.Message{Role: "assistant", Content: reply},
 		client.Message{Role: "user", Content: b.text(r, min(histTokens, r.Input-1), r.Input)})
