@@ -50,19 +50,6 @@ func (o *options) capacity() error {
 	return nil
 }
 
-// judge returns whether every repeat of level c passed the SLO, and the
-// level's mean aggregate output tok/s, from the levels finished so far.
-func judge(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float64) {
-	return func(c int) (bool, float64) {
-		for _, g := range report.GroupByConcurrency(*stats) {
-			if g.C == c {
-				return g.Passes(slo), g.Aggregate
-			}
-		}
-		return true, 0
-	}
-}
-
 // highestLevel is the highest concurrency the sweep may reach.
 func (o *options) highestLevel() int {
 	if o.Auto {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 // TestSweepSLORecommendationAgreesWithCSV runs an SLO sweep against the
@@ -87,7 +88,7 @@ func TestSweepAutoLevelsWithSim(t *testing.T) {
 		t.Errorf("auto levels ran %d levels; want 1,2,4,8 at most", len(rows))
 	}
 	var sum report.Summary
-	readJSON(t, filepath.Join(out, report.SummaryFile), &sum)
+	readJSON(t, filepath.Join(out, rundir.SummaryFile), &sum)
 	if c := sum.Config; c == nil || !c.LevelsAuto || c.AutoMax != 8 || c.Levels != nil {
 		t.Errorf("summary.json config = %+v; want levels_auto, auto_max 8 and no levels", c)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/compare"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 // CompareFile is the CSV that compare writes in its output directory.
@@ -97,9 +98,9 @@ func runCompare(dirs []string, out string, opts compare.Options, stdout, stderr 
 	runs := make([]compare.Run, len(dirs))
 	series := make([]chart.Series, len(dirs))
 	var base *report.RunConfig
-	var scanned []report.SavedRun
+	var scanned []rundir.SavedRun
 	for i, dir := range dirs {
-		saved, err := report.ScanRunDir(dir) // the records stay on disk
+		saved, err := rundir.ScanRunDir(dir) // the records stay on disk
 		if err != nil {
 			return err
 		}

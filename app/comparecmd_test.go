@@ -16,6 +16,7 @@ import (
 	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
 )
 
@@ -65,12 +66,12 @@ func stampedCopy(t *testing.T, dir string) string {
 func rewrittenCopy(t *testing.T, dir string, edit func(*client.Record)) string {
 	t.Helper()
 	out := t.TempDir()
-	f, err := os.Open(filepath.Join(dir, report.RequestsFile))
+	f, err := os.Open(filepath.Join(dir, rundir.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := report.ReadRecords(f)
+	recs, err := rundir.ReadRecords(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +79,14 @@ func rewrittenCopy(t *testing.T, dir string, edit func(*client.Record)) string {
 		edit(&recs[i])
 	}
 	var b bytes.Buffer
-	if err := report.WriteRecords(&b, recs); err != nil {
+	if err := rundir.WriteRecords(&b, recs); err != nil {
 		t.Fatal(err)
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, report.SummaryFile))
+	summary, err := os.ReadFile(filepath.Join(dir, rundir.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string][]byte{report.RequestsFile: b.Bytes(), report.SummaryFile: summary} {
+	for name, body := range map[string][]byte{rundir.RequestsFile: b.Bytes(), rundir.SummaryFile: summary} {
 		if err := os.WriteFile(filepath.Join(out, name), body, 0o644); err != nil {
 			t.Fatal(err)
 		}

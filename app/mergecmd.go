@@ -10,6 +10,7 @@ import (
 
 	"github.com/toksweep/toksweep/htmlreport"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 func mergeCommand(stdout, stderr io.Writer) *cli.Command {
@@ -22,7 +23,7 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 			"or empty directory; it gets the files of a single run (levels.csv, requests.jsonl,\n" +
 			"summary.json, charts, report.html), so report, compare and plan read it as one.",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "allow-skew", Destination: &allowSkew, Usage: fmt.Sprintf("merge even when a shard's clock error is unknown or above %v", report.MaxClockError)},
+			&cli.BoolFlag{Name: "allow-skew", Destination: &allowSkew, Usage: fmt.Sprintf("merge even when a shard's clock error is unknown or above %v", rundir.MaxClockError)},
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
@@ -41,27 +42,27 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 // runMerge reads, checks and pools the shards in dirs and writes the merged
 // run into out, as a sweep writes its run.
 func runMerge(out string, dirs []string, allowSkew bool, stdout, stderr io.Writer) error {
-	shards := make([]report.Shard, len(dirs))
+	shards := make([]rundir.Shard, len(dirs))
 	for i, d := range dirs {
-		info, err := report.ReadShardInfo(d)
+		info, err := rundir.ReadShardInfo(d)
 		if err != nil {
 			return err
 		}
-		run, err := report.ReadRunDir(d)
+		run, err := rundir.ReadRunDir(d)
 		if err != nil {
 			return err
 		}
 		for _, w := range run.Warnings {
 			fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", d, w)
 		}
-		shards[i] = report.Shard{Info: info, Run: run}
+		shards[i] = rundir.Shard{Info: info, Run: run}
 	}
-	if err := report.CheckShards(shards, allowSkew); err != nil {
+	if err := rundir.CheckShards(shards, allowSkew); err != nil {
 		return fmt.Errorf("merge refused: %w", err)
 	}
-	levels, sum := report.PoolShards(shards)
-	dir, err := report.ReserveRunDir(out, report.RunDirOptions{})
-	if errors.Is(err, report.ErrRunDirNotEmpty) {
+	levels, sum := rundir.PoolShards(shards)
+	dir, err := rundir.ReserveRunDir(out, rundir.RunDirOptions{})
+	if errors.Is(err, rundir.ErrRunDirNotEmpty) {
 		return usagef("%s: choose another output directory", err)
 	} else if err != nil {
 		return err

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/atomicfile"
-	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 // Signal handling, as main does it (docs/guide.md, "Exit status and errors": status 130).
@@ -26,12 +26,12 @@ func SettleFiles(timeout time.Duration) bool { return atomicfile.Quiesce(timeout
 // unique (results/YYYYMMDD-HHMMSS, then -2, -3, ...), a given --out must be
 // new or empty unless --overwrite replaces the run in it, and one in use by
 // another toksweep is refused. o.Out becomes the directory taken.
-func reserveOut(o *options) (*report.RunDir, error) {
-	dir, err := report.ReserveRunDir(o.Out, report.RunDirOptions{Overwrite: o.Overwrite, Unique: o.OutDefault})
+func reserveOut(o *options) (*rundir.RunDir, error) {
+	dir, err := rundir.ReserveRunDir(o.Out, rundir.RunDirOptions{Overwrite: o.Overwrite, Unique: o.OutDefault})
 	switch {
-	case errors.Is(err, report.ErrRunDirNotEmpty):
+	case errors.Is(err, rundir.ErrRunDirNotEmpty):
 		return nil, usagef("%s: choose another --out, or give --overwrite to replace that run", err)
-	case errors.Is(err, report.ErrRunDirInUse):
+	case errors.Is(err, rundir.ErrRunDirInUse):
 		return nil, fmt.Errorf("%w; choose another --out", err)
 	case err != nil:
 		return nil, err

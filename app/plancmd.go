@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/plan"
-	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 // planFlagValues are the plan flags as given, bound by planCommand.
@@ -94,19 +94,19 @@ func runFleetPlan(dir string, o plan.Options, stdout io.Writer) error {
 // readFinishedRun reads dir, refusing a directory that is not a whole,
 // finished run: a plan must not rest on a run still writing or cut short
 // before its summary caught up.
-func readFinishedRun(dir string) (report.SavedRun, error) {
-	if _, err := os.Stat(filepath.Join(dir, report.LevelsFile)); err != nil {
+func readFinishedRun(dir string) (rundir.SavedRun, error) {
+	if _, err := os.Stat(filepath.Join(dir, rundir.LevelsFile)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return report.SavedRun{}, fmt.Errorf("%s is not a finished run directory: no %s", dir, report.LevelsFile)
+			return rundir.SavedRun{}, fmt.Errorf("%s is not a finished run directory: no %s", dir, rundir.LevelsFile)
 		}
-		return report.SavedRun{}, err
+		return rundir.SavedRun{}, err
 	}
-	run, err := report.ScanRunDir(dir) // the records stay on disk
+	run, err := rundir.ScanRunDir(dir) // the records stay on disk
 	switch {
 	case err != nil:
 		return run, err
 	case run.Summary.Finished.IsZero():
-		return run, fmt.Errorf("run %s is not finished (%s has no finish time): plan needs a finished run", dir, report.SummaryFile)
+		return run, fmt.Errorf("run %s is not finished (%s has no finish time): plan needs a finished run", dir, rundir.SummaryFile)
 	case len(run.Warnings) > 0:
 		return run, fmt.Errorf("run %s is incomplete: %s", dir, run.Warnings[0])
 	case len(run.Levels) == 0:

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/toksweep/toksweep/plan"
-	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 const sloRun = "../testdata/runs/slo"
@@ -23,7 +23,7 @@ const sloRun = "../testdata/runs/slo"
 func copyRun(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	for _, name := range []string{report.LevelsFile, report.SummaryFile, report.RequestsFile} {
+	for _, name := range []string{rundir.LevelsFile, rundir.SummaryFile, rundir.RequestsFile} {
 		b, err := os.ReadFile(filepath.Join(src, name))
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func TestPlanUsage(t *testing.T) {
 // run gets one line, exit 1, and keeps its files as they were.
 func TestPlanRefusesIncompleteRun(t *testing.T) {
 	unfinished := func(dir string) error {
-		p := filepath.Join(dir, report.SummaryFile)
+		p := filepath.Join(dir, rundir.SummaryFile)
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
@@ -138,13 +138,13 @@ func TestPlanRefusesIncompleteRun(t *testing.T) {
 		spoil func(string) error
 		want  string
 	}{
-		{"no levels.csv", remove(report.LevelsFile), "no levels.csv"},
-		{"no summary.json", remove(report.SummaryFile), report.SummaryFile},
-		{"no requests.jsonl", remove(report.RequestsFile), report.RequestsFile},
+		{"no levels.csv", remove(rundir.LevelsFile), "no levels.csv"},
+		{"no summary.json", remove(rundir.SummaryFile), rundir.SummaryFile},
+		{"no requests.jsonl", remove(rundir.RequestsFile), rundir.RequestsFile},
 		{"unfinished", unfinished, "not finished"},
 		{"bad summary", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, report.SummaryFile), []byte("{\n"), 0o644)
-		}, report.SummaryFile},
+			return os.WriteFile(filepath.Join(dir, rundir.SummaryFile), []byte("{\n"), 0o644)
+		}, rundir.SummaryFile},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -121,7 +122,7 @@ func (r rateSettings) on() bool { return len(r.Rates) > 0 || r.Auto }
 
 // text describes the rates for the start-up line.
 func (r rateSettings) text() string {
-	s := joinRates(r.Rates) + " req/s (" + string(r.Spec.Arrival)
+	s := search.JoinRates(r.Rates) + " req/s (" + string(r.Spec.Arrival)
 	if r.Auto {
 		s = "auto (" + string(r.Spec.Arrival)
 	}
@@ -132,14 +133,6 @@ func (r rateSettings) text() string {
 		s += fmt.Sprintf(", at most %d in flight", r.MaxConcurrency)
 	}
 	return s + ")"
-}
-
-func joinRates(rs []float64) string {
-	s := make([]string, len(rs))
-	for i, r := range rs {
-		s[i] = strconv.FormatFloat(r, 'g', -1, 64)
-	}
-	return strings.Join(s, ",")
 }
 
 // parse reads --rates: "auto" or a list of rates.
@@ -158,7 +151,7 @@ func (r *rateSettings) parse(raw string, warnings *[]string) error {
 	}
 	sorted := slices.Compact(slices.Sorted(slices.Values(r.Rates)))
 	if !slices.Equal(sorted, r.Rates) {
-		*warnings = append(*warnings, fmt.Sprintf("--rates %q sorted and de-duplicated to %s", raw, joinRates(sorted)))
+		*warnings = append(*warnings, fmt.Sprintf("--rates %q sorted and de-duplicated to %s", raw, search.JoinRates(sorted)))
 	}
 	r.Rates = sorted
 	return nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 // TestReadingSpeedRerendered: a sweep at a non-default --reading-speed
@@ -27,7 +27,7 @@ func TestReadingSpeedRerendered(t *testing.T) {
 	if !strings.Contains(stdout, "reader: 1e+06 tok/s)") {
 		t.Errorf("the smoothness table does not name the reader:\n%s", stdout)
 	}
-	run, err := report.ReadRunDir(dir)
+	run, err := rundir.ReadRunDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestReadingSpeedRerendered(t *testing.T) {
 	var line struct {
 		RebufferRatio float64 `json:"rebuffer_ratio"`
 	}
-	b, err := os.ReadFile(filepath.Join(dir, report.RequestsFile))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestReadingSpeedRerendered(t *testing.T) {
 	if code, _, stderr := runCLI(t, context.Background(), "report", "--out", out, dir); code != ExitOK {
 		t.Fatalf("report: exit %d\n%s", code, stderr)
 	}
-	for _, name := range []string{report.LevelsFile, report.SummaryFile} {
+	for _, name := range []string{rundir.LevelsFile, rundir.SummaryFile} {
 		want, _ := os.ReadFile(filepath.Join(dir, name))
 		got, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil || !bytes.Equal(got, want) {

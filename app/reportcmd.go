@@ -14,6 +14,7 @@ import (
 	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/htmlreport"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 func reportCommand(stdout, stderr io.Writer) *cli.Command {
@@ -66,7 +67,7 @@ func flagsFirst(args []string, cmd string) error {
 // summary.json, the charts and report.html into out, and the console tables
 // to stdout.
 func runReport(dir, out string, stdout, stderr io.Writer) error {
-	run, err := report.ScanRunDir(dir) // the records stay on disk
+	run, err := rundir.ScanRunDir(dir) // the records stay on disk
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("output directory %s: %w", out, err)
 	}
-	release, err := report.LockRunDir(out) // never beside a sweep writing there
+	release, err := rundir.LockRunDir(out) // never beside a sweep writing there
 	if err != nil {
 		return err
 	}
@@ -97,10 +98,10 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 	if err := report.WriteSummaryJSON(&summary, sum); err != nil {
 		return err
 	}
-	if err := replaceFile(filepath.Join(out, report.LevelsFile), levels.Bytes()); err != nil {
+	if err := replaceFile(filepath.Join(out, rundir.LevelsFile), levels.Bytes()); err != nil {
 		return err
 	}
-	if err := replaceFile(filepath.Join(out, report.SummaryFile), summary.Bytes()); err != nil {
+	if err := replaceFile(filepath.Join(out, rundir.SummaryFile), summary.Bytes()); err != nil {
 		return err
 	}
 	opts := htmlreport.Options{Answer: recommendation(sum)}
@@ -119,8 +120,8 @@ func runReport(dir, out string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stderr, "toksweep: re-rendered %d levels from %s into %s (%s, %s, %s, %s/)\n",
-		len(stats), filepath.Join(dir, report.RequestsFile), out,
-		report.LevelsFile, report.SummaryFile, htmlreport.File, htmlreport.ChartsDir)
+		len(stats), filepath.Join(dir, rundir.RequestsFile), out,
+		rundir.LevelsFile, rundir.SummaryFile, htmlreport.File, htmlreport.ChartsDir)
 	return nil
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/htmlreport"
-	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 var updateRun = flag.Bool("update-run", false, "re-record the saved run in ../testdata/runs/small with the simulator")
@@ -48,7 +48,7 @@ func TestReportReproducesSavedRun(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
-	for _, name := range []string{report.LevelsFile, report.SummaryFile} {
+	for _, name := range []string{rundir.LevelsFile, rundir.SummaryFile} {
 		want, err := os.ReadFile(filepath.Join(savedRun, name))
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +79,7 @@ func TestReportReproducesSavedRun(t *testing.T) {
 // TestReportInPlace re-renders a copy of the saved run into itself.
 func TestReportInPlace(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{report.LevelsFile, report.RequestsFile, report.SummaryFile} {
+	for _, name := range []string{rundir.LevelsFile, rundir.RequestsFile, rundir.SummaryFile} {
 		b, err := os.ReadFile(filepath.Join(savedRun, name))
 		if err != nil {
 			t.Fatal(err)
@@ -91,8 +91,8 @@ func TestReportInPlace(t *testing.T) {
 	if code, _, stderr := runCLI(t, context.Background(), "report", dir); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	want, _ := os.ReadFile(filepath.Join(savedRun, report.LevelsFile))
-	got, _ := os.ReadFile(filepath.Join(dir, report.LevelsFile))
+	want, _ := os.ReadFile(filepath.Join(savedRun, rundir.LevelsFile))
+	got, _ := os.ReadFile(filepath.Join(dir, rundir.LevelsFile))
 	if !bytes.Equal(got, want) {
 		t.Error("levels.csv changed when re-rendered in place")
 	}

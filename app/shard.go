@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -131,17 +131,6 @@ func (o *options) checkShardLevels() error {
 	return nil
 }
 
-// ShardWorkers is shard i of n's part of concurrency c at level k: c/n,
-// plus one for c mod n of the shards, a set that rotates with k so that no
-// shard always carries the remainder.
-func ShardWorkers(c, k, i, n int) int {
-	w := c / n
-	if ((i-k)%n+n)%n < c%n {
-		w++
-	}
-	return w
-}
-
 // levelStart is the wall-clock instant at which level k starts.
 func (s *shardOptions) levelStart(k int) time.Time {
 	return s.Start.Add(time.Duration(k) * (s.LevelDuration + s.Grace))
@@ -176,13 +165,13 @@ func (s *shardOptions) beforeLevel(ctx context.Context, k, c int) (int, error) {
 		return 0, context.Cause(ctx)
 	case <-t.C:
 	}
-	return ShardWorkers(c, k, s.Index, s.Count), nil
+	return sweep.Part{Index: s.Index, Of: s.Count}.Workers(c, k), nil
 }
 
 // shardInfo is shard.json for a run whose records count from epoch.
-func (o *options) shardInfo(epoch time.Time) report.ShardInfo {
+func (o *options) shardInfo(epoch time.Time) rundir.ShardInfo {
 	s := &o.Shard
-	info := report.ShardInfo{
+	info := rundir.ShardInfo{
 		Index: s.Index, Count: s.Count, StartAt: s.Start.UTC().Format(time.RFC3339Nano),
 		LevelDuration: s.LevelDuration.String(), Grace: s.Grace.String(), Levels: o.Levels,
 		EpochUnixNS: epoch.UnixNano(), Clock: clockSync(),
@@ -195,7 +184,7 @@ func (o *options) shardInfo(epoch time.Time) report.ShardInfo {
 	k := 0
 	for _, c := range levels {
 		for range max(o.Repeat, 1) {
-			info.Workers = append(info.Workers, ShardWorkers(c, k, s.Index, s.Count))
+			info.Workers = append(info.Workers, sweep.Part{Index: s.Index, Of: s.Count}.Workers(c, k))
 			k++
 		}
 	}
@@ -247,13 +236,13 @@ func (o *options) shardRates() error {
 // a func that records the clock's drift in shard.json at the end.
 func (o *options) startShard(epoch time.Time) (hook func(context.Context, int, int) (int, error), done func() error, err error) {
 	info := o.shardInfo(epoch)
-	if err := report.WriteShardInfo(o.Out, info); err != nil {
+	if err := rundir.WriteShardInfo(o.Out, info); err != nil {
 		return nil, nil, err
 	}
 	done = func() error {
 		// time.Since uses the monotonic reading; Now().UnixNano the wall clock.
 		info.WallMinusMonoNS = time.Now().UnixNano() - (info.EpochUnixNS + int64(time.Since(epoch)))
-		return report.WriteShardInfo(o.Out, info)
+		return rundir.WriteShardInfo(o.Out, info)
 	}
 	return o.Shard.beforeLevel, done, nil
 }

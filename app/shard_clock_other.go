@@ -2,7 +2,9 @@
 
 package app
 
-import "github.com/toksweep/toksweep/report"
+import (
+	"github.com/toksweep/toksweep/rundir"
+)
 
 // clockSync is unknown off Linux: the merge then needs --allow-skew.
-func clockSync() report.ClockSync { return report.ClockSync{} }
+func clockSync() rundir.ClockSync { return rundir.ClockSync{} }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 // The one-machine sharded test (issue 15 §4): C=64 as 4 shard processes
@@ -209,7 +210,7 @@ func checkPooledPercentiles(t *testing.T, merged string, shards []string, c int)
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, err := report.ReadRecords(f)
+		recs, err := rundir.ReadRecords(f)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -232,7 +233,7 @@ func checkPooledPercentiles(t *testing.T, merged string, shards []string, c int)
 			}
 		}
 	}
-	run, err := report.ReadRunDir(merged)
+	run, err := rundir.ReadRunDir(merged)
 	if err != nil {
 		t.Fatal(err)
 	}

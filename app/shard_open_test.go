@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -38,7 +39,7 @@ func TestShardedOpenLoopSendsThePlan(t *testing.T) {
 		dir := filepath.Join(base, fmt.Sprintf("shard%d", i))
 		dirs = append(dirs, dir)
 		wg.Go(func() {
-			out, err := exec.Command(bin, "sweep", "--url", url, "--rates", joinRates(rates), "--seed", fmt.Sprint(seed),
+			out, err := exec.Command(bin, "sweep", "--url", url, "--rates", search.JoinRates(rates), "--seed", fmt.Sprint(seed),
 				"--max-tokens", "16", "--metrics-url", "off", "--shard", fmt.Sprintf("%d/%d", i, shards),
 				"--reading-speed", "1e6", "--percentiles", "90", // a reader that always waits: its figures show whose reader the merge used
 				"--start-at", start, "--level-duration", dur.String(), "--grace", "1s", "--out", dir).CombinedOutput()

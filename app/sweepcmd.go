@@ -16,6 +16,8 @@ import (
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/htmlreport"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
+	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -107,7 +109,7 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 }
 
 // sweepAndReport runs the levels and writes everything out.
-func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *report.RunDir, stdout, stderr io.Writer) error {
+func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rundir.RunDir, stdout, stderr io.Writer) error {
 	plan := newSweepPlan(o, o.Work.Set.Prompts)
 	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr, plan, o.streamed)}
 	run.sum = report.Summary{
@@ -127,13 +129,13 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 		Record: dir.Record, // each record to disk as it finishes
 	}
 	if o.Auto {
-		cfg.Plan = newAutoPlan(o.SLO, o.AutoMax, o.AutoGranularity, judge(&run.stats, o.SLO))
+		cfg.Plan = search.NewLevels(o.SLO, o.AutoMax, o.AutoGranularity, search.JudgeLevels(&run.stats, o.SLO))
 	}
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
 	o.Open.apply(&cfg)
 	if o.Open.Auto {
-		run.rateAuto = newRateAutoPlan(judgeRate(&run.stats, o.SLO))
+		run.rateAuto = search.NewRates(search.JudgeRates(&run.stats, o.SLO), maxRate)
 		cfg.RatePlan = run.rateAuto
 	}
 	shardDone := func() error { return nil }
@@ -155,11 +157,11 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rep
 // sweepRun is the state of one sweep command between levels.
 type sweepRun struct {
 	o        *options
-	dir      *report.RunDir
+	dir      *rundir.RunDir
 	stderr   io.Writer
 	progress *progress
 	stats    []report.LevelStats
-	rateAuto *rateAutoPlan // --rates auto's search; nil otherwise
+	rateAuto *search.Rates // --rates auto's search; nil otherwise
 	sum      report.Summary
 }
 

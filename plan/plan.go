@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -109,7 +110,7 @@ type Plan struct {
 // Make plans from run with o (which must pass Check). It fails when no
 // level can be planned on: none met the SLO, or, without an SLO, the run
 // found no knee.
-func Make(run report.SavedRun, o Options) (Plan, error) {
+func Make(run rundir.SavedRun, o Options) (Plan, error) {
 	var slo string
 	if run.Summary.Recommendation != nil {
 		slo = run.Summary.Recommendation.SLO

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -27,7 +28,7 @@ const sloRun = "../testdata/runs/slo"
 // csvLevels reads dir/levels.csv into one map per row.
 func csvLevels(t *testing.T, dir string) []map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, report.LevelsFile))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.LevelsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func cell(t *testing.T, row map[string]string, col string) float64 {
 // says is the largest passing one, and its replica counts, tokens per day
 // and cost are those computed here by hand from that row's figures.
 func TestPlanOnSavedRun(t *testing.T) {
-	run, err := report.ReadRunDir(sloRun)
+	run, err := rundir.ReadRunDir(sloRun)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestPlanOnSavedRun(t *testing.T) {
 // TestPlanJSON: plan.json is valid JSON with the plan's figures, and
 // leaves the users and price out when they were not asked for.
 func TestPlanJSON(t *testing.T) {
-	run, err := report.ReadRunDir(sloRun)
+	run, err := rundir.ReadRunDir(sloRun)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func TestLevelsCSVCells(t *testing.T) {
 // session figures in a run without sessions, the SLO and client-limit
 // texts when there is nothing to say, the open-loop figures and goodput).
 func TestSavedRunCSVCells(t *testing.T) {
-	f, err := os.Open("../testdata/runs/small/" + LevelsFile)
+	f, err := os.Open("../testdata/runs/small/levels.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

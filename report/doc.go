@@ -2,7 +2,8 @@
 // outcome of a level (sweep.Level, a slice of client.Record) into figures,
 // and writes those figures out. It knows nothing about HTTP or scheduling.
 //
-// It has three parts, with plain data between them:
+// It has two parts, with plain data between them (the run directory that
+// persists them, requests.jsonl included, is package rundir's):
 //
 //   - Summarize (pure) computes a LevelStats from a sweep.Level. Every figure
 //     is defined once, in docs/metrics.md, and tested against hand-made
@@ -10,16 +11,12 @@
 //     rank, the one method used everywhere (sweep's timer p99 included).
 //   - Renderers write to an io.Writer and never print on their own:
 //     WriteConsole (aligned tables), LevelsCSV (levels.csv, one row per
-//     level, appendable), WriteRecords/ReadRecords (requests.jsonl) and
-//     WriteSummaryJSON (summary.json). Every per-level figure is one entry
-//     of Columns, the registry that levels.csv, summary.json, the console
-//     tables, report.html (LevelTables) and the docs' column lists are
-//     rendered from. Ms, Num, CSVNum and Mean are the one "no value" rule.
-//   - RunDir persists a run as it goes: each level's row and records are
-//     appended and fsync'd as the level ends, and summary.json is replaced
-//     atomically, so an interrupted run leaves valid files. ReadRunDir reads
-//     one back (SavedRun): the records are the source of truth, and every
-//     figure is recomputed from them by Summarize.
+//     level, appendable), RecordFigures (each request's own figures in
+//     requests.jsonl) and WriteSummaryJSON (summary.json). Every per-level
+//     figure is one entry of Columns, the registry that levels.csv,
+//     summary.json, the console tables, report.html (LevelTables) and the
+//     docs' column lists are rendered from. Ms, Num, CSVNum and Mean are the
+//     one "no value" rule.
 //
 // Only measured requests count: warm-up records are excluded from every
 // figure. Percentiles and means are over successful measured requests unless

@@ -1,10 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"testing"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -104,20 +100,4 @@ func figures(s LevelStats) map[string]string {
 		m[LevelsCSVHeader[i]] = cell
 	}
 	return m
-}
-
-// checkSavedRerender: got, the figures of run read back from dir, render
-// the levels.csv and summary.json saved there, byte for byte.
-func checkSavedRerender(t *testing.T, dir string, run SavedRun, got []LevelStats) {
-	t.Helper()
-	orig, _ := os.ReadFile(filepath.Join(dir, LevelsFile))
-	if g := csvOf(t, got); g != string(orig) {
-		t.Errorf("re-rendered levels.csv differs from the saved one:\n got %s\nwant %s", g, orig)
-	}
-	var b bytes.Buffer
-	WriteSummaryJSON(&b, run.Resummarized(got))
-	saved, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
-	if b.String() != string(saved) {
-		t.Errorf("re-rendered summary.json differs from the saved one:\n got %s\nwant %s", b.String(), saved)
-	}
 }

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -99,31 +97,6 @@ func TestSummarizeSmoothness(t *testing.T) {
 	}
 }
 
-// TestRecordLinesCarrySmoothness: requests.jsonl has each request's
-// max_gap_ms, stalls and rebuffer_ratio, null when undefined.
-func TestRecordLinesCarrySmoothness(t *testing.T) {
-	var buf bytes.Buffer
-	recs := []client.Record{chunked(5, 0, 100, 200, 1500, 1600), failed(client.HTTP5xx, 0, 0, 10*msec)}
-	if err := WriteRecords(&buf, recs); err != nil {
-		t.Fatal(err)
-	}
-	want := []map[string]any{
-		{"max_gap_ms": 1300.0, "stalls": 1.0, "rebuffer_ratio": 1.2},
-		{"max_gap_ms": nil, "stalls": 0.0, "rebuffer_ratio": nil},
-	}
-	for i, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range want[i] {
-			if m[k] != v {
-				t.Errorf("line %d: %s = %v, want %v", i+1, k, m[k], v)
-			}
-		}
-	}
-}
-
 // TestSLOMaxGap: --slo-max-gap D passes when max_gap_p95 ≤ D, and a level
 // without the figure fails it.
 func TestSLOMaxGap(t *testing.T) {
@@ -174,15 +147,8 @@ func TestReadingSpeed(t *testing.T) {
 		if title := LevelTables([]LevelStats{s})[1].Title; !strings.Contains(title, "reader: "+tc.reader+")") {
 			t.Errorf("speed %v: smoothness table title %q", tc.speed, title)
 		}
-		b, err := appendRecords(nil, l.Records, readingSpeed(&l))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var line struct {
-			RebufferRatio float64 `json:"rebuffer_ratio"`
-		}
-		if err := json.Unmarshal(b, &line); err != nil || math.Abs(line.RebufferRatio-tc.ratio) > 1e-4 {
-			t.Errorf("speed %v: requests.jsonl rebuffer_ratio %v (%v), want %v", tc.speed, line.RebufferRatio, err, tc.ratio)
+		if got := NewRecordFigures(&l.Records[0], readingSpeed(&l)).RebufferRatio; got == nil || math.Abs(*got-tc.ratio) > 1e-4 {
+			t.Errorf("speed %v: requests.jsonl rebuffer_ratio %v, want %v", tc.speed, got, tc.ratio)
 		}
 	}
 }

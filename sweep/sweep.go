@@ -60,7 +60,7 @@ type Config struct {
 	// Record, when set, is handed every finished request's record instead
 	// of the sweep keeping it in Level.Records (which it leaves nil), so
 	// that a level's memory does not grow with its requests and tokens: the
-	// caller writes the record out (report.RunDir.Record) and reads it back
+	// caller writes the record out (rundir.RunDir.Record) and reads it back
 	// at the level's end. It runs on the workers' goroutines, concurrently,
 	// before Observe; it must not keep r.
 	Record func(r *client.Record)

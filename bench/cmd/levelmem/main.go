@@ -3,7 +3,7 @@
 // finishes) and reports where its memory goes, phase by phase: the peak RSS
 // (VmHWM) after the load, after report.Summarize (two passes over the level
 // file), and after appending the level to requests.jsonl
-// (report.RunDir.AddLevel), with the Go heap's figures at each point.
+// (rundir.RunDir.AddLevel), with the Go heap's figures at each point.
 // bench/run.sh runs it at C=1000 to explain toksweep's peak RSS per stream.
 // The run directory is a temporary one, removed at the end.
 //
@@ -25,6 +25,7 @@ import (
 	"github.com/toksweep/toksweep/bench/internal/procstat"
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -131,7 +132,7 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	dir, err := report.OpenRunDir(filepath.Join(tmp, "run"))
+	dir, err := rundir.OpenRunDir(filepath.Join(tmp, "run"))
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 		if err := dir.AddLevel(l, s); err != nil {
 			return err
 		}
-		phase("report.RunDir.AddLevel")
+		phase("rundir.RunDir.AddLevel")
 		return nil
 	})
 	return res, err

@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/internal/pct"
-	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 type usage struct {
@@ -124,7 +124,7 @@ func lags(path string) (first, later []float64, tokens int, err error) {
 		return nil, nil, 0, err
 	}
 	defer f.Close()
-	recs, err := report.ReadRecords(bufio.NewReaderSize(f, 1<<20))
+	recs, err := rundir.ReadRecords(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("%s: %w", path, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 )
 
 // usage is what cmd/measure writes about one process.
@@ -149,7 +150,7 @@ func (r *rep) readRecords(path string, c int, itl time.Duration, l *lags) error 
 		return err
 	}
 	defer f.Close()
-	recs, err := report.ReadRecords(bufio.NewReaderSize(f, 1<<20))
+	recs, err := rundir.ReadRecords(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -22,7 +23,7 @@ func shardOf(i, n int, epochMS int64, spans ...[2]int) Shard {
 	return Shard{
 		Info: ShardInfo{Index: i, Count: n, StartAt: "2030-01-01T00:00:00Z", LevelDuration: "1s", Grace: "1s", Levels: []int{4},
 			Workers: []int{len(spans)}, EpochUnixNS: 1e18 + epochMS*1e6, Clock: ClockSync{Known: true, Synced: true, EstErrorUS: 100}},
-		Run: SavedRun{Path: "shard" + string(rune('0'+i)), Summary: Summary{EndReason: "completed", Config: &RunConfig{Model: "m"}},
+		Run: SavedRun{Path: "shard" + string(rune('0'+i)), Summary: report.Summary{EndReason: "completed", Config: &report.RunConfig{Model: "m"}},
 			Levels: []sweep.Level{{Concurrency: len(spans), EndReason: sweep.Deadline, Records: recs}}},
 	}
 }
@@ -51,7 +52,7 @@ func TestPoolShardsPutsRecordsOnOneTimeline(t *testing.T) {
 	}
 	// The union's window: the latest first start (35 ms) to the earliest
 	// last end (130 ms: shard 1's worker 0, at 100 + 30).
-	s := Summarize(l)
+	s := report.Summarize(l)
 	if s.WindowFallback || s.WindowStart != 35*time.Millisecond || s.WindowEnd != 130*time.Millisecond {
 		t.Errorf("window [%v, %v] fallback %v, want [35ms, 130ms]", s.WindowStart, s.WindowEnd, s.WindowFallback)
 	}
@@ -92,7 +93,7 @@ func TestPoolShardsOpenLoop(t *testing.T) {
 		}
 	}
 	// Offered: 3 gaps over the scheduled instants 8 ms to 33 ms.
-	if s := Summarize(l); s.OfferedRPS != 3/0.025 || s.DispatchDelayP99 != 2*time.Millisecond {
+	if s := report.Summarize(l); s.OfferedRPS != 3/0.025 || s.DispatchDelayP99 != 2*time.Millisecond {
 		t.Errorf("offered %v req/s, dispatch delay p99 %v: want %v and 2ms", s.OfferedRPS, s.DispatchDelayP99, 3/0.025)
 	}
 	// A cap splits like C: the shards' parts add up to it.
@@ -116,7 +117,7 @@ func TestCheckShardsRefuses(t *testing.T) {
 		{"twice", func(s []Shard) []Shard { return append(s, s[1]) }, "given twice"},
 		{"other N", func(s []Shard) []Shard { s[1].Info.Count = 4; return s }, "not the same run"},
 		{"other start", func(s []Shard) []Shard { s[2].Info.StartAt = "2031-01-01T00:00:00Z"; return s }, "different schedules"},
-		{"other config", func(s []Shard) []Shard { s[2].Run.Summary.Config = &RunConfig{Model: "x"}; return s }, "different configurations"},
+		{"other config", func(s []Shard) []Shard { s[2].Run.Summary.Config = &report.RunConfig{Model: "x"}; return s }, "different configurations"},
 		{"short run", func(s []Shard) []Shard { s[0].Info.Workers = []int{2, 2}; return s }, "ran 1 of its 2 levels"},
 		{"skew", func(s []Shard) []Shard { s[1].Info.Clock.EstErrorUS = 6000; return s }, "above the 5ms bound"},
 		{"unsynced", func(s []Shard) []Shard { s[1].Info.Clock.Synced = false; return s }, "unsynchronised"},

@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toksweep/toksweep/report"
 )
 
 // earlierRun plants the files of an earlier run in dir and returns them.
@@ -250,9 +252,9 @@ func TestPartialLastLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	levels := goldenLevels()[:2]
-	var stats []LevelStats
+	var stats []report.LevelStats
 	for _, l := range levels {
-		s := Summarize(l)
+		s := report.Summarize(l)
 		stats = append(stats, s)
 		if err := d.AddLevel(l, s); err != nil {
 			t.Fatal(err)

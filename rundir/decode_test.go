@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 )
 
 // decodeRecord gives what json.Unmarshal gives, record for record, on
@@ -23,7 +24,7 @@ func TestDecodeRecordIsUnmarshal(t *testing.T) {
 	for i := range 500 {
 		r := client.Record{Concurrency: i, Seq: i, Start: time.Duration(i) * time.Second, ChunkAt: durations(), SendLag: durations(),
 			Error: `a "chunk_ns":[1,2] in the text`, FinishReason: "stop"}
-		b, err := appendRecord(nil, &r, ReadingSpeed)
+		b, err := appendRecord(nil, &r, report.ReadingSpeed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +65,7 @@ func TestDecodeRecordFastPath(t *testing.T) {
 	for i := range r.ChunkAt {
 		r.ChunkAt[i], r.SendLag[i] = time.Duration(i)*12_345_678, time.Duration(i%997)*1000
 	}
-	line, _ := appendRecord(nil, &r, ReadingSpeed)
+	line, _ := appendRecord(nil, &r, report.ReadingSpeed)
 	if _, _, ok := cutArray(line, chunkKey); !ok {
 		t.Fatal("chunk_ns of toksweep's own line not parsed")
 	}

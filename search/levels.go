@@ -1,10 +1,10 @@
-package app
+package search
 
 import (
 	"github.com/toksweep/toksweep/report"
 )
 
-// autoPlan is the adaptive level search of --levels auto. It doubles the
+// Levels is the adaptive level search of --levels auto. It doubles the
 // concurrency from 1 until a level fails the SLO, the aggregate throughput
 // saturates (doubling adds less than report.KneeGain), or Max is reached;
 // then, if a level failed, it bisects between the last passing and the first
@@ -12,7 +12,7 @@ import (
 // that delivers output passes, so it stops at saturation; a level that
 // delivers nothing (every request failed) fails. It needs about log2(Max) levels to
 // bracket the answer and log2(fail−pass) more to pin it down.
-type autoPlan struct {
+type Levels struct {
 	slo         report.SLO
 	max         int
 	granularity int
@@ -28,12 +28,12 @@ type autoPlan struct {
 	done      bool
 }
 
-func newAutoPlan(slo report.SLO, maxLevel, granularity int, judge func(int) (bool, float64)) *autoPlan {
-	return &autoPlan{slo: slo, max: maxLevel, granularity: max(granularity, 1), judge: judge}
+func NewLevels(slo report.SLO, maxLevel, granularity int, judge func(int) (bool, float64)) *Levels {
+	return &Levels{slo: slo, max: maxLevel, granularity: max(granularity, 1), judge: judge}
 }
 
 // Next implements sweep.Planner.
-func (p *autoPlan) Next() (int, bool) {
+func (p *Levels) Next() (int, bool) {
 	if p.done {
 		return 0, false
 	}
@@ -47,13 +47,13 @@ func (p *autoPlan) Next() (int, bool) {
 	return p.double(pass, agg)
 }
 
-func (p *autoPlan) hand(c int) (int, bool) {
+func (p *Levels) hand(c int) (int, bool) {
 	p.last = c
 	return c, true
 }
 
 // double handles the doubling phase after level p.last finished.
-func (p *autoPlan) double(pass bool, agg float64) (int, bool) {
+func (p *Levels) double(pass bool, agg float64) (int, bool) {
 	c := p.last
 	saturated := c > 1 && agg < (1+report.KneeGain)*p.lastAgg
 	p.lastAgg = agg
@@ -70,7 +70,7 @@ func (p *autoPlan) double(pass bool, agg float64) (int, bool) {
 }
 
 // bisect narrows [lo, hi] after the level p.last finished.
-func (p *autoPlan) bisect(pass bool) (int, bool) {
+func (p *Levels) bisect(pass bool) (int, bool) {
 	if p.last != p.hi { // the level just run was a midpoint
 		if pass {
 			p.lo = p.last

@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -73,11 +74,11 @@ type RunDir struct {
 	buf      bytes.Buffer // staging for one levels.csv row
 	// Extra are levels.csv columns after the registry's (--percentiles);
 	// set before Begin.
-	Extra []Column
+	Extra []report.Column
 	// ReadingSpeed is the reader of the smoothness fields of the lines
 	// Record writes (0: the default ReadingSpeed); set before Begin.
 	ReadingSpeed float64
-	csv          *LevelsCSV // writes into buf
+	csv          *report.LevelsCSV // writes into buf
 }
 
 // OpenRunDir reserves a fresh or empty directory path and begins a run in
@@ -224,7 +225,7 @@ func (d *RunDir) Begin() error {
 	if d.level, err = openLevelFile(d.path); err != nil {
 		return err
 	}
-	if d.csv, err = NewLevelsCSVExtra(&d.buf, d.Extra); err == nil {
+	if d.csv, err = report.NewLevelsCSVExtra(&d.buf, d.Extra); err == nil {
 		err = d.flushCSV()
 	}
 	if err != nil {
@@ -288,7 +289,7 @@ func (d *RunDir) Path() string { return d.path }
 // that a level's records are not held in memory. It is safe for concurrent
 // use; an error is kept, and AddLevel returns it.
 func (d *RunDir) Record(r *client.Record) {
-	d.level.add(r, paceOrDefault(d.ReadingSpeed))
+	d.level.add(r, report.PaceOrDefault(d.ReadingSpeed))
 }
 
 // LevelRecords reads back the records given to Record since the last
@@ -303,12 +304,12 @@ func (d *RunDir) LevelRecords() iter.Seq[*client.Record] { return d.level.record
 // holds them (l.Records), those; they reach requests.jsonl through the
 // level file, streamed, so that the level lands whole and memory does not
 // grow with it.
-func (d *RunDir) AddLevel(l sweep.Level, s LevelStats) error {
+func (d *RunDir) AddLevel(l sweep.Level, s report.LevelStats) error {
 	if d.levels == nil {
 		return fmt.Errorf("run directory %s: closed", d.path)
 	}
 	for i := range l.Records {
-		d.level.add(&l.Records[i], readingSpeed(&l))
+		d.level.add(&l.Records[i], report.PaceOrDefault(l.ReadingSpeed))
 	}
 	if err := d.level.appendTo(d.requests); err != nil {
 		return err
@@ -327,9 +328,9 @@ func (d *RunDir) flushCSV() error {
 
 // WriteSummary replaces summary.json with s atomically (atomicfile.Write):
 // readers see either the old or the new summary, never a partial one.
-func (d *RunDir) WriteSummary(s Summary) error {
+func (d *RunDir) WriteSummary(s report.Summary) error {
 	err := atomicfile.Write(filepath.Join(d.path, SummaryFile), func(w io.Writer) error {
-		return WriteSummaryJSON(w, s)
+		return report.WriteSummaryJSON(w, s)
 	})
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", SummaryFile, unwrapPath(err))

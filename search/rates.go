@@ -1,9 +1,10 @@
-package app
+package search
 
 import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/toksweep/toksweep/report"
 )
@@ -12,31 +13,32 @@ import (
 const (
 	rateAutoStart     = 1    // req/s: the first, near-synchronous level
 	rateAutoGrowth    = 4    // the ramp's factor while every level passes
-	rateAutoLevels    = 8    // at most this many levels in all
+	RateAutoLevels    = 8    // at most this many levels in all
 	rateAutoSpread    = 1.10 // stop bisecting when fail/pass ≤ this ratio
 	rateAutoBackoff   = 0.9  // the first guess after an unstable level: this share of its achieved rate
 	rateAutoSaturated = 0.8  // an unstable level measured the maximum throughput only if achieved ≤ this share of offered
 )
 
-// rateVerdict is what the search needs of a finished rate level.
-type rateVerdict struct {
+// RateVerdict is what the search needs of a finished rate level.
+type RateVerdict struct {
 	Pass     bool    // stable in every repeat and met the SLO
 	Unstable bool    // some repeat fell behind its arrivals
 	Achieved float64 // mean achieved completion rate (req/s); NaN if none
 	Offered  float64 // mean realised arrival rate (req/s); NaN if none
 }
 
-// rateAutoPlan is the search of --rates auto (a sweep.RatePlanner). It
+// Rates is the search of --rates auto (a sweep.RatePlanner). It
 // first runs a low, near-synchronous rate (1 req/s), then ramps ×4 while
 // levels pass, so that within a few levels one fails. A failing level that
 // was unstable measured the server's maximum throughput: its achieved rate;
 // the next guess is 90% of it, and no rate above it / (1 − ShortfallMax) can
 // be stable. From then on it bisects geometrically between the highest
 // passing rate and the lower of the lowest failing rate and that ceiling,
-// until they are within 10% of each other. It runs at most rateAutoLevels levels. Rates
+// until they are within 10% of each other. It runs at most RateAutoLevels levels. Rates
 // are rounded to 3 significant digits.
-type rateAutoPlan struct {
-	judge  func(rate float64) rateVerdict
+type Rates struct {
+	judge  func(rate float64) RateVerdict
+	max    float64 // the highest rate it may try
 	tried  []float64
 	lo, hi float64 // highest passing, lowest failing (0: none yet)
 	// ceil is the highest rate that can be stable given the lowest maximum
@@ -49,12 +51,12 @@ type rateAutoPlan struct {
 	done bool
 }
 
-func newRateAutoPlan(judge func(float64) rateVerdict) *rateAutoPlan {
-	return &rateAutoPlan{judge: judge}
+func NewRates(judge func(float64) RateVerdict, maxRate float64) *Rates {
+	return &Rates{judge: judge, max: maxRate}
 }
 
 // NextRate implements sweep.RatePlanner.
-func (p *rateAutoPlan) NextRate() (float64, bool) {
+func (p *Rates) NextRate() (float64, bool) {
 	if p.done {
 		return 0, false
 	}
@@ -68,7 +70,7 @@ func (p *rateAutoPlan) NextRate() (float64, bool) {
 	case v.Pass:
 		p.lo = max(p.lo, last)
 		if p.hi == 0 && p.ceil == 0 {
-			guess = min(last*rateAutoGrowth, maxRate) // the ramp: not rounded
+			guess = min(last*rateAutoGrowth, p.max) // the ramp: not rounded
 		}
 	default:
 		if p.hi == 0 || last < p.hi {
@@ -82,7 +84,7 @@ func (p *rateAutoPlan) NextRate() (float64, bool) {
 		}
 	}
 	top := p.top()
-	if p.lo == 0 || len(p.tried) >= rateAutoLevels || (top > 0 && top <= rateAutoSpread*p.lo) {
+	if p.lo == 0 || len(p.tried) >= RateAutoLevels || (top > 0 && top <= rateAutoSpread*p.lo) {
 		p.done = true
 		return 0, false
 	}
@@ -101,26 +103,26 @@ func (p *rateAutoPlan) NextRate() (float64, bool) {
 
 // top is the upper end of the search: the lowest failing rate, or the
 // ceiling below it (0: neither known yet).
-func (p *rateAutoPlan) top() float64 {
+func (p *Rates) top() float64 {
 	if p.ceil > 0 && (p.hi == 0 || p.ceil < p.hi) {
 		return p.ceil
 	}
 	return p.hi
 }
 
-func (p *rateAutoPlan) hand(r float64) (float64, bool) {
+func (p *Rates) hand(r float64) (float64, bool) {
 	p.tried = append(p.tried, r)
 	return r, true
 }
 
 // Sentence is the search's answer for the closing paragraph.
-func (p *rateAutoPlan) Sentence() string {
-	tried := joinRates(p.tried)
+func (p *Rates) Sentence() string {
+	tried := JoinRates(p.tried)
 	switch {
 	case p.lo == 0:
 		return fmt.Sprintf("--rates auto: no rate tried was stable and met the SLO (tried %s req/s).", tried)
 	case p.hi == 0:
-		return fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is at least %g req/s, the last tried within %d levels (tried %s req/s).", p.lo, rateAutoLevels, tried)
+		return fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is at least %g req/s, the last tried within %d levels (tried %s req/s).", p.lo, RateAutoLevels, tried)
 	}
 	s := fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is %g req/s; %g req/s failed", p.lo, p.hi)
 	if p.ceil > 0 {
@@ -129,37 +131,17 @@ func (p *rateAutoPlan) Sentence() string {
 	return s + fmt.Sprintf(" (tried %s req/s).", tried)
 }
 
+// JoinRates lists rates as the flags take them: "1,2.5,4".
+func JoinRates(rs []float64) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
 // round3 rounds r to 3 significant digits.
 func round3(r float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
 	return v
-}
-
-// judgeRate returns the verdict of rate level r from the levels finished so
-// far: it passes when every repeat is stable and meets the SLO.
-func judgeRate(stats *[]report.LevelStats, slo report.SLO) func(r float64) rateVerdict {
-	return func(r float64) rateVerdict {
-		v := rateVerdict{Pass: true}
-		var sum, offered float64
-		n := 0
-		for _, s := range *stats {
-			if s.Rate != r {
-				continue
-			}
-			n++
-			if s.Unstable {
-				v.Unstable, v.Pass = true, false
-			}
-			if !report.CheckSLO(s, slo).Pass || s.RequestsOK == 0 {
-				v.Pass = false
-			}
-			sum += s.AchievedRPS
-			offered += s.OfferedRPS
-		}
-		if n == 0 {
-			return rateVerdict{Achieved: math.NaN(), Offered: math.NaN()}
-		}
-		v.Achieved, v.Offered = sum/float64(n), offered/float64(n)
-		return v
-	}
 }

@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 )
 
 // appendRecordStd is what appendRecord must write: json.Marshal of the
@@ -38,7 +39,7 @@ func TestAppendRecordIsMarshal(t *testing.T) {
 		recs = append(recs, r)
 	}
 	for i := range recs {
-		for _, speed := range []float64{ReadingSpeed, 0, 1e6} {
+		for _, speed := range []float64{report.ReadingSpeed, 0, 1e6} {
 			got, err := appendRecord([]byte("prefix"), &recs[i], speed)
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +70,7 @@ func benchAppend(b *testing.B, f func([]byte, *client.Record, float64) ([]byte, 
 	b.ReportAllocs()
 	for b.Loop() {
 		var err error
-		if line, err = f(line[:0], &r, ReadingSpeed); err != nil {
+		if line, err = f(line[:0], &r, report.ReadingSpeed); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -21,7 +22,7 @@ import (
 // from its records rather than from the rounded figures in levels.csv.
 type SavedRun struct {
 	Path    string
-	Summary Summary
+	Summary report.Summary
 	Levels  []sweep.Level // in run order
 	// Warnings are non-fatal remarks about the directory, for stderr.
 	Warnings []string
@@ -30,7 +31,7 @@ type SavedRun struct {
 	// Levels order. Stats restores them as recorded, so a re-render
 	// reproduces the run's files byte for byte (the numeric SLO is in the
 	// saved config, which only the command line reads).
-	verdicts []*SLOResult
+	verdicts []*report.SLOResult
 }
 
 // levelKey identifies a level within a run: its concurrency (an open
@@ -162,7 +163,7 @@ func (r *SavedRun) addLevels(order []levelKey, level func(levelKey, sweep.EndRea
 		if listed[k] {
 			continue
 		}
-		name := LevelName(LevelStats{Concurrency: k.concurrency, Rate: k.rate})
+		name := report.LevelName(report.LevelStats{Concurrency: k.concurrency, Rate: k.rate})
 		r.Warnings = append(r.Warnings, fmt.Sprintf("level %s repeat %d has records but is not in %s (the run stopped while writing it, or is still writing): ignored",
 			name, k.repeat, SummaryFile))
 	}
@@ -186,12 +187,12 @@ func newLevel(k levelKey, end sweep.EndReason, h sweep.Health, recs []client.Rec
 
 // Stats summarizes every level of the run, in order, with the SLO verdict
 // each level was given when it ran.
-func (r SavedRun) Stats() []LevelStats {
-	stats := make([]LevelStats, len(r.Levels))
+func (r SavedRun) Stats() []report.LevelStats {
+	stats := make([]report.LevelStats, len(r.Levels))
 	for i, l := range r.Levels {
-		stats[i] = Summarize(l)
+		stats[i] = report.Summarize(l)
 		if c := r.Summary.Config; c != nil {
-			AddPercentiles(&stats[i], l, c.Percentiles)
+			report.AddPercentiles(&stats[i], l, c.Percentiles)
 		}
 		if i < len(r.verdicts) {
 			stats[i].SLO = r.verdicts[i]
@@ -202,11 +203,11 @@ func (r SavedRun) Stats() []LevelStats {
 
 // recordedVerdict reads a level's SLO verdict back from summary.json, nil
 // when the run had no SLO.
-func recordedVerdict(lj LevelJSON) *SLOResult {
+func recordedVerdict(lj report.LevelJSON) *report.SLOResult {
 	if lj.SLOPass == nil {
 		return nil
 	}
-	v := &SLOResult{Pass: *lj.SLOPass, GoodputRPS: math.NaN(), GoodputRatio: math.NaN()}
+	v := &report.SLOResult{Pass: *lj.SLOPass, GoodputRPS: math.NaN(), GoodputRatio: math.NaN()}
 	if lj.GoodputRPS != nil {
 		v.GoodputRPS = *lj.GoodputRPS
 	}
@@ -221,11 +222,11 @@ func recordedVerdict(lj LevelJSON) *SLOResult {
 
 // Resummarized is the run's summary with every level's figures recomputed
 // from stats (normally r.Stats()); the run's metadata is kept as read.
-func (r SavedRun) Resummarized(stats []LevelStats) Summary {
+func (r SavedRun) Resummarized(stats []report.LevelStats) report.Summary {
 	s := r.Summary
-	s.Levels = make([]LevelJSON, len(stats))
+	s.Levels = make([]report.LevelJSON, len(stats))
 	for i, st := range stats {
-		s.Levels[i] = NewLevelJSON(st)
+		s.Levels[i] = report.NewLevelJSON(st)
 	}
 	return s
 }

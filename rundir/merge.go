@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -123,7 +124,7 @@ func ranPlan(s Shard) error {
 // indices in the whole plan (shard i's m-th is arrival m×N + i). The
 // summary is shard 0's, with the run's first start, last finish and worst
 // end reason; its Levels are left to the caller.
-func PoolShards(shards []Shard) ([]sweep.Level, Summary) {
+func PoolShards(shards []Shard) ([]sweep.Level, report.Summary) {
 	shards = slices.SortedFunc(slices.Values(shards), func(a, b Shard) int { return cmp.Compare(a.Info.Index, b.Info.Index) })
 	origin := shards[0].Info.EpochUnixNS
 	for _, s := range shards {

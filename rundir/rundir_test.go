@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"encoding/csv"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 )
 
 func TestRunDir(t *testing.T) {
@@ -22,10 +23,10 @@ func TestRunDir(t *testing.T) {
 	}
 	defer d.Close()
 	levels := goldenLevels()[:2]
-	var stats []LevelStats
+	var stats []report.LevelStats
 	var recs []client.Record
 	for i, l := range levels {
-		s := Summarize(l)
+		s := report.Summarize(l)
 		if err := d.AddLevel(l, s); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +70,7 @@ func checkLevelsCSV(t *testing.T, path string, levels int) {
 	if err != nil {
 		t.Fatalf("levels.csv: %v", err)
 	}
-	if len(rows) != levels+1 || !slices.Equal(rows[0], LevelsCSVHeader) {
+	if len(rows) != levels+1 || !slices.Equal(rows[0], report.LevelsCSVHeader) {
 		t.Fatalf("levels.csv has %d lines (header %v), want a header and %d rows", len(rows), rows[0], levels)
 	}
 }
@@ -96,7 +97,7 @@ func checkSummary(t *testing.T, path string, levels int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s Summary
+	var s report.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("summary.json: %v", err)
 	}

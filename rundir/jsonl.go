@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 )
 
 // WriteRecords writes recs as JSON lines (requests.jsonl): one
@@ -22,7 +23,7 @@ import (
 // lines are encoded before anything is written, and written with a single
 // Write call.
 func WriteRecords(w io.Writer, recs []client.Record) error {
-	b, err := appendRecords(nil, recs, ReadingSpeed)
+	b, err := appendRecords(nil, recs, report.ReadingSpeed)
 	if err != nil {
 		return err
 	}
@@ -33,13 +34,7 @@ func WriteRecords(w io.Writer, recs []client.Record) error {
 // recordLine is one line of requests.jsonl: the record and its figures.
 type recordLine struct {
 	*client.Record
-	TTFTMs    *float64 `json:"ttft_ms"`
-	DecodeTPS *float64 `json:"decode_tps"`
-	E2ETPS    *float64 `json:"e2e_tps"`
-	// Smoothness (smooth.go), against a reader at the level's reading speed.
-	MaxGapMs      *float64 `json:"max_gap_ms"`
-	Stalls        int      `json:"stalls"`
-	RebufferRatio *float64 `json:"rebuffer_ratio"`
+	report.RecordFigures
 }
 
 func appendRecords(b []byte, recs []client.Record, speed float64) ([]byte, error) {
@@ -108,10 +103,7 @@ func appendDurations(b []byte, ds []time.Duration) []byte {
 // newRecordLine is rec's line, with the figures of r (the same request)
 // against a reader at speed tok/s.
 func newRecordLine(rec, r *client.Record, speed float64) recordLine {
-	sm := RequestSmoothness(r, speed)
-	return recordLine{Record: rec, TTFTMs: msJSON(RequestTTFT(r)),
-		DecodeTPS: rounded(RequestDecodeTPS(r), tpsDecimals), E2ETPS: rounded(RequestE2ETPS(r), tpsDecimals),
-		MaxGapMs: msJSON(sm.MaxGap), Stalls: sm.Stalls, RebufferRatio: rounded(sm.RebufferRatio, fracDecimals)}
+	return recordLine{Record: rec, RecordFigures: report.NewRecordFigures(r, speed)}
 }
 
 // ErrPartialLastLine: the records end in a line with no newline that is not

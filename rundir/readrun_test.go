@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -33,12 +34,12 @@ func testRoundTrip(t *testing.T, read func(string) (SavedRun, error)) {
 	tests := []struct {
 		name       string
 		listed     int // levels written to summary.json
-		slo        SLO
+		slo        report.SLO
 		wantWarned int
 	}{
-		{"complete", 4, SLO{}, 0},
-		{"with an SLO", 4, SLO{DecodeTPS: 50, TTFTP95: 400 * time.Millisecond, ErrorRate: new(0.1)}, 0},
-		{"summary behind records", 3, SLO{}, 1},
+		{"complete", 4, report.SLO{}, 0},
+		{"with an SLO", 4, report.SLO{DecodeTPS: 50, TTFTP95: 400 * time.Millisecond, ErrorRate: new(0.1)}, 0},
+		{"summary behind records", 3, report.SLO{}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,7 +47,7 @@ func testRoundTrip(t *testing.T, read func(string) (SavedRun, error)) {
 			levels, stats := goldenLevels(), goldenStats()
 			for i := range stats {
 				if tt.slo.Set() {
-					v := CheckSLO(stats[i], tt.slo)
+					v := report.CheckSLO(stats[i], tt.slo)
 					stats[i].SLO = &v
 				}
 			}
@@ -95,10 +96,10 @@ func testRoundTrip(t *testing.T, read func(string) (SavedRun, error)) {
 	}
 }
 
-func csvOf(t *testing.T, stats []LevelStats) string {
+func csvOf(t *testing.T, stats []report.LevelStats) string {
 	t.Helper()
 	var b bytes.Buffer
-	c, err := NewLevelsCSV(&b)
+	c, err := report.NewLevelsCSV(&b)
 	for _, s := range stats {
 		if err == nil {
 			err = c.Write(s)
@@ -165,7 +166,7 @@ func TestScanRunDirInterleavedAndPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum bytes.Buffer
-	WriteSummaryJSON(&sum, goldenSummary([]LevelStats{Summarize(levels[0]), Summarize(levels[1])}))
+	report.WriteSummaryJSON(&sum, goldenSummary([]report.LevelStats{report.Summarize(levels[0]), report.Summarize(levels[1])}))
 	if err := os.WriteFile(filepath.Join(dir, SummaryFile), sum.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -226,13 +227,13 @@ func TestReadRunDirListedLevelWithoutRecords(t *testing.T) {
 			dir := t.TempDir()
 			levels := goldenLevels()[:2]
 			empty := sweep.Level{Concurrency: 64, EndReason: sweep.Aborted}
-			stats := []LevelStats{Summarize(levels[0]), Summarize(empty), Summarize(levels[1])}
+			stats := []report.LevelStats{report.Summarize(levels[0]), report.Summarize(empty), report.Summarize(levels[1])}
 			var buf bytes.Buffer
 			if err := WriteRecords(&buf, append(slices.Clone(levels[0].Records), levels[1].Records...)); err != nil {
 				t.Fatal(err)
 			}
 			var sum bytes.Buffer
-			WriteSummaryJSON(&sum, goldenSummary(stats))
+			report.WriteSummaryJSON(&sum, goldenSummary(stats))
 			for name, b := range map[string][]byte{RequestsFile: buf.Bytes(), SummaryFile: sum.Bytes()} {
 				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 					t.Fatal(err)

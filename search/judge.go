@@ -1,0 +1,49 @@
+package search
+
+import (
+	"math"
+
+	"github.com/toksweep/toksweep/report"
+)
+
+// JudgeLevels returns whether every repeat of level c passed the SLO, and the
+// level's mean aggregate output tok/s, from the levels finished so far.
+func JudgeLevels(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float64) {
+	return func(c int) (bool, float64) {
+		for _, g := range report.GroupByConcurrency(*stats) {
+			if g.C == c {
+				return g.Passes(slo), g.Aggregate
+			}
+		}
+		return true, 0
+	}
+}
+
+// JudgeRates returns the verdict of rate level r from the levels finished so
+// far: it passes when every repeat is stable and meets the SLO.
+func JudgeRates(stats *[]report.LevelStats, slo report.SLO) func(r float64) RateVerdict {
+	return func(r float64) RateVerdict {
+		v := RateVerdict{Pass: true}
+		var sum, offered float64
+		n := 0
+		for _, s := range *stats {
+			if s.Rate != r {
+				continue
+			}
+			n++
+			if s.Unstable {
+				v.Unstable, v.Pass = true, false
+			}
+			if !report.CheckSLO(s, slo).Pass || s.RequestsOK == 0 {
+				v.Pass = false
+			}
+			sum += s.AchievedRPS
+			offered += s.OfferedRPS
+		}
+		if n == 0 {
+			return RateVerdict{Achieved: math.NaN(), Offered: math.NaN()}
+		}
+		v.Achieved, v.Offered = sum/float64(n), offered/float64(n)
+		return v
+	}
+}
