@@ -60,6 +60,9 @@ func (o *options) highestLevel() int {
 
 // levelsText describes the levels for the start-up line.
 func (o *options) levelsText() string {
+	if o.Replay.on() {
+		return o.Replay.text()
+	}
 	if o.Open.on() {
 		return o.Open.text()
 	}

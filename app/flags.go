@@ -50,7 +50,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Destination: &o.RequestTimeout, Usage: "deadline for one whole request, stalls included"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
-	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), sessionFlags(o), rateFlags(o), shardFlags(o), percentileFlags(o))...)
+	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), sessionFlags(o), rateFlags(o), replayFlags(o), shardFlags(o), percentileFlags(o))...)
 }
 
 // given is a flag Action recording that the flag was on the command line:

@@ -116,6 +116,9 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.runConfig(),
 	}
+	if o.Replay.on() {
+		run.sum.Trace = &o.Replay.sum
+	}
 	// An in-progress summary.json (no levels, no finish time) from the start,
 	// so that even a run killed during its first level leaves all three files.
 	if err := dir.WriteSummary(run.sum); err != nil {
@@ -134,6 +137,8 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
 	o.Open.apply(&cfg)
+	o.Replay.prepare(ctx, cl, stderr)
+	o.Replay.apply(&cfg, o.API)
 	if o.Open.Auto {
 		run.rateAuto = search.NewRates(search.JudgeRates(&run.stats, o.SLO), maxRate)
 		cfg.RatePlan = run.rateAuto
@@ -214,6 +219,11 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	}
 	if err := r.dir.WriteSummary(r.sum); err != nil {
 		runErr = r.outputFailed(ctx, runErr, err)
+	}
+	if r.o.Replay.on() {
+		if err := writeTraceSummary(stdout, r.o.Replay.File, r.o.Replay.sum); err != nil && runErr == nil {
+			runErr = err
+		}
 	}
 	if len(r.stats) > 0 {
 		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil {

@@ -1,0 +1,139 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toksweep/toksweep/workload/trace"
+)
+
+// smallTrace writes a 40-request Mooncake-format trace of about 40
+// requests per second: prompts of 200 to 1500 tokens opening with a shared
+// block, outputs of 4 tokens.
+func smallTrace(t *testing.T) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(22, 40))
+	var b strings.Builder
+	next := int64(10)
+	for i := range 40 {
+		in := 200 + rng.IntN(1300)
+		ids := []int64{1}
+		for len(ids) < (in+511)/512 {
+			ids = append(ids, next)
+			next++
+		}
+		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": %d, "output_length": 4, "hash_ids": %s}`+"\n", i*25, in, strings.ReplaceAll(fmt.Sprint(ids), " ", ", "))
+	}
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// inputErrors is the worst relative error of the run's prompt lengths
+// against the trace's, and how many requests succeeded.
+func inputErrors(t *testing.T, out, path string) (worst float64, ok int) {
+	t.Helper()
+	tr, err := trace.ReadFile(path, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLine := map[int]int{}
+	for _, r := range tr.Requests {
+		byLine[r.Line-1] = r.Input
+	}
+	for _, r := range readRecords(t, out) {
+		if !r.OK() {
+			continue
+		}
+		ok++
+		worst = math.Max(worst, math.Abs(float64(r.PromptTokens)/float64(byLine[r.PromptID])-1))
+	}
+	return worst, ok
+}
+
+// A replay through the command line against the simulator: two speeds are
+// two levels of every request of the trace; with --prompt-token-ids the
+// input lengths are the trace's exactly, and with chat (scaled by the
+// pre-flight's tokens per word) within 5%; the trace summary is on the
+// console and in summary.json.
+func TestReplayCommandLine(t *testing.T) {
+	t.Parallel()
+	path := smallTrace(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		tol  float64
+	}{
+		{"token ids", []string{"--api", "completions", "--prompt-token-ids"}, 0},
+		{"chat", nil, 0.05},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			args := append([]string{"sweep", "--sim", "--sim-preset", "fast", "--trace", path, "--replay-speed", "1,2", "--out", out, "--metrics-url", "off"}, c.args...)
+			code, stdout, stderr := runCLI(t, context.Background(), args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			if rows := readLevels(t, out); len(rows) != 2 {
+				t.Errorf("%d levels, want 2", len(rows))
+			}
+			worst, ok := inputErrors(t, out, path)
+			if ok != 80 || worst > c.tol {
+				t.Errorf("%d requests ok (want 80), worst input length error %.4f (want ≤ %g)", ok, worst, c.tol)
+			}
+			t.Logf("worst input length error %.4f", worst)
+			if !strings.Contains(stdout, "trace "+path+" (mooncake, blocks of 512 tokens): 40 requests (0 lines skipped) over 1.0 s") ||
+				!strings.Contains(stdout, "best possible prefix-hit rate") {
+				t.Errorf("no trace summary on the console:\n%s", stdout)
+			}
+			var sum struct {
+				Trace *trace.Summary `json:"trace"`
+			}
+			data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			if err != nil || json.Unmarshal(data, &sum) != nil || sum.Trace == nil || sum.Trace.Requests != 40 {
+				t.Errorf("summary.json's trace: %+v (%v)", sum.Trace, err)
+			}
+		})
+	}
+}
+
+// The replay flags' mistakes are usage errors, before any load.
+func TestReplayFlagErrors(t *testing.T) {
+	t.Parallel()
+	path := smallTrace(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--prompt-token-ids"}, "apply to a trace replay"},
+		{[]string{"--trace", path, "--rates", "1"}, "--trace and --rates are exclusive"},
+		{[]string{"--trace", path, "--levels", "1"}, "--trace and --levels are exclusive"},
+		{[]string{"--trace", path, "--arrival", "constant"}, "do not apply to --trace"},
+		{[]string{"--trace", path, "--prompt-token-ids"}, "needs --api completions"},
+		{[]string{"--trace", path, "--replay-speed", "2,1"}, "increasing order"},
+		{[]string{"--trace", path, "--replay-speed", "0"}, `"0" is not a speed`},
+		{[]string{"--trace", path, "--trace-format", "csv"}, "unknown trace format"},
+		{[]string{"--trace", path, "--trace-window", "1h:1s"}, "holds no request"},
+		{[]string{"--trace", path, "--trace-block-size", "100000"}, "hash ids for"},
+		{[]string{"--trace", filepath.Join(t.TempDir(), "none.jsonl")}, "no such file"},
+		{[]string{"--trace", path, "--api", "completions", "--prompt-token-ids", "--vocab-size", "10"}, "invalid --vocab-size"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--out", t.TempDir()}, c.args...)...)
+			if code != ExitUsage || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, want %d with %q:\n%s", code, ExitUsage, c.want, stderr)
+			}
+		})
+	}
+}
