@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
 	"github.com/toksweep/toksweep/workload"
@@ -230,4 +231,29 @@ func writeTraceSummary(w io.Writer, path string, s trace.Summary) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// autoStart is the first rate of --replay-speed auto: speed 1 (0 without
+// a replay: the search's own start).
+func (r *replaySettings) autoStart() float64 {
+	if !r.on() {
+		return 0
+	}
+	return round3(r.sum.MeanRate)
+}
+
+// round3 rounds to 3 significant digits, as the rate search names rates.
+func round3(v float64) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return f
+}
+
+// speedsSentence turns the levels' rates back into speeds, for the
+// closing paragraph.
+func (r *replaySettings) speedsSentence(stats []report.LevelStats) string {
+	var parts []string
+	for _, s := range stats {
+		parts = append(parts, fmt.Sprintf("%g req/s = %.3g×", s.Rate, s.Rate/r.sum.MeanRate))
+	}
+	return fmt.Sprintf("Replay speeds (speed = rate / the trace's mean rate, %.4g req/s): %s.", r.sum.MeanRate, strings.Join(parts, ", "))
 }

@@ -141,6 +141,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	o.Replay.apply(&cfg, o.API)
 	if o.Open.Auto {
 		run.rateAuto = search.NewRates(search.JudgeRates(&run.stats, o.SLO), maxRate)
+		run.rateAuto.Start = o.Replay.autoStart()
 		cfg.RatePlan = run.rateAuto
 	}
 	shardDone := func() error { return nil }
@@ -232,6 +233,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
 		if r.rateAuto != nil {
 			fmt.Fprintln(stdout, r.rateAuto.Sentence())
+		}
+		if r.o.Replay.on() {
+			fmt.Fprintln(stdout, r.o.Replay.speedsSentence(r.stats))
 		}
 	}
 	if errors.Is(runErr, Interrupted) {

@@ -16,7 +16,8 @@ type Summary struct {
 	Requests  int           `json:"requests"`
 	Skipped   int           `json:"skipped"`
 	Span      time.Duration `json:"span_ns"`
-	// MeanRate is Requests / Span (requests per second); 0 when Span is 0.
+	// MeanRate is (Requests − 1) / Span (requests per second), the rate
+	// offered_rps measures a level by; 0 when Span is 0.
 	MeanRate float64 `json:"mean_rate"`
 	// PeakRate1s is the most requests whose instants fall in any one
 	// second [t, t+1s), t a request's instant.
@@ -70,7 +71,7 @@ func Summarize(t *Trace) Summary {
 	}
 	s.Span = rs[len(rs)-1].At - rs[0].At
 	if s.Span > 0 {
-		s.MeanRate = float64(len(rs)) / s.Span.Seconds()
+		s.MeanRate = float64(len(rs)-1) / s.Span.Seconds()
 	}
 	s.PeakRate1s = peak(rs, time.Second)
 	in, out := make([]int, len(rs)), make([]int, len(rs))

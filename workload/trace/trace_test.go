@@ -235,7 +235,7 @@ func TestSummarize(t *testing.T) {
 	// 1100 + 512 = 3312. The second request finds block 0 (512 tokens)
 	// sent; the third blocks 0 and 1 (1024); the fourth nothing.
 	m := Summarize(read(t, "testdata/mooncake.jsonl", Options{}))
-	want := Summary{Format: Mooncake, BlockSize: 512, Requests: 4, Skipped: 1, Span: 3 * time.Second, MeanRate: 4.0 / 3, PeakRate1s: 3,
+	want := Summary{Format: Mooncake, BlockSize: 512, Requests: 4, Skipped: 1, Span: 3 * time.Second, MeanRate: 1, PeakRate1s: 3,
 		Input:  Distribution{Mean: 828, Min: 512, P50: 600, P90: 1100, P99: 1100, Max: 1100},
 		Output: Distribution{Mean: 16.25, Min: 5, P50: 10, P90: 30, P99: 30, Max: 30}, HasHashes: true}
 	if math.Abs(m.PrefixReuse-1536.0/3312) > 1e-12 {
@@ -249,7 +249,7 @@ func TestSummarize(t *testing.T) {
 	// tokens of 102 that request 10 sent; request 13 finds 100-103 in full
 	// and the 6 tokens of 104: (40 + 70) / 220.
 	b := Summarize(read(t, "testdata/bailian.jsonl", Options{}))
-	if b.PrefixReuse != 0.5 || b.Sessions != 1 || b.Turns != 3 || b.MaxTurns != 3 || b.PeakRate1s != 2 || b.MeanRate != 1 {
+	if b.PrefixReuse != 0.5 || b.Sessions != 1 || b.Turns != 3 || b.MaxTurns != 3 || b.PeakRate1s != 2 || b.MeanRate != 0.75 {
 		t.Errorf("bailian: %+v", b)
 	}
 	a := Summarize(read(t, "testdata/azure.csv", Options{}))
