@@ -137,3 +137,27 @@ func TestReplayFlagErrors(t *testing.T) {
 		})
 	}
 }
+
+// --replay-speed auto answers a speed: the search starts at speed 1 (the
+// trace's mean rate, 40 req/s), and the closing paragraph names the
+// levels' speeds.
+func TestReplaySpeedAuto(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a search of up to 8 replays")
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast", "--api", "completions", "--prompt-token-ids",
+		"--trace", smallTrace(t), "--replay-speed", "auto", "--slo-ttft-p95", "2s", "--out", out, "--metrics-url", "off")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	rows := readLevels(t, out)
+	if len(rows) < 2 || rows[0]["rate"] != "40.0000" {
+		t.Fatalf("%d levels, the first at rate %q: want a search starting at 40 req/s", len(rows), rows[0]["rate"])
+	}
+	if !strings.Contains(stdout, "Replay speeds (speed = rate / the trace's mean rate, 40 req/s): 40 req/s = 1×, 160 req/s = 4×") ||
+		!strings.Contains(stdout, "--rates auto: the highest stable rate meeting the SLO is") {
+		t.Errorf("no speed answered:\n%s", stdout)
+	}
+}
