@@ -257,3 +257,31 @@ func (r *replaySettings) speedsSentence(stats []report.LevelStats) string {
 	}
 	return fmt.Sprintf("Replay speeds (speed = rate / the trace's mean rate, %.4g req/s): %s.", r.sum.MeanRate, strings.Join(parts, ", "))
 }
+
+// lengthNote is a replay level's input and output length errors against
+// the trace (docs/metrics.md, "Trace replay"), over its successful
+// measured requests, for the level's progress line.
+func (r *replaySettings) lengthNote(l sweep.Level) string {
+	if !r.on() {
+		return ""
+	}
+	byLine := make(map[int]*trace.Request, len(r.trace.Requests))
+	for i := range r.trace.Requests {
+		byLine[r.trace.Requests[i].Line-1] = &r.trace.Requests[i]
+	}
+	var gotIn, wantIn, gotOut, wantOut []int
+	for rec := range l.All() {
+		q := byLine[rec.PromptID]
+		if rec.Warmup || !rec.OK() || q == nil {
+			continue
+		}
+		gotIn, wantIn = append(gotIn, rec.PromptTokens), append(wantIn, q.Input)
+		gotOut, wantOut = append(gotOut, rec.OutputTokens()), append(wantOut, q.Output)
+	}
+	in, out := trace.LengthErrors(gotIn, wantIn), trace.LengthErrors(gotOut, wantOut)
+	if in.N == 0 && out.N == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n  lengths against the trace: input error mean %+.1f%% p99 %.1f%% (%d requests), output error mean %+.1f%% p99 %.1f%% (%d)",
+		100*in.Mean, 100*in.P99, in.N, 100*out.Mean, 100*out.P99, out.N)
+}

@@ -92,6 +92,9 @@ func TestReplayCommandLine(t *testing.T) {
 				t.Errorf("%d requests ok (want 80), worst input length error %.4f (want ≤ %g)", ok, worst, c.tol)
 			}
 			t.Logf("worst input length error %.4f", worst)
+			if c.tol == 0 && !strings.Contains(stderr, "lengths against the trace: input error mean +0.0% p99 0.0% (40 requests)") {
+				t.Errorf("no exact length errors on the progress line:\n%s", stderr)
+			}
 			if !strings.Contains(stdout, "trace "+path+" (mooncake, blocks of 512 tokens): 40 requests (0 lines skipped) over 1.0 s") ||
 				!strings.Contains(stdout, "best possible prefix-hit rate") {
 				t.Errorf("no trace summary on the console:\n%s", stdout)

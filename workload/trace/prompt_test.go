@@ -86,3 +86,16 @@ func TestFollowUp(t *testing.T) {
 		t.Errorf("new message of %d words, want 26", n)
 	}
 }
+
+// Hand-computed: errors +10%, −20%, 0 (the unknown length left out):
+// mean −10/3 %, p99 of |e| the largest, 20%.
+func TestLengthErrors(t *testing.T) {
+	t.Parallel()
+	e := LengthErrors([]int{110, 80, 50, 0}, []int{100, 100, 50, 70})
+	if e.N != 3 || math.Abs(e.Mean-(-0.1/3)) > 1e-12 || e.P99 != 0.2 {
+		t.Errorf("%+v", e)
+	}
+	if none := LengthErrors(nil, nil); none.N != 0 || !math.IsNaN(none.Mean) || !math.IsNaN(none.P99) {
+		t.Errorf("no requests: %+v", none)
+	}
+}
