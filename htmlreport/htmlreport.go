@@ -82,7 +82,7 @@ func Write(w io.Writer, sum report.Summary, stats []report.LevelStats, opts Opti
 //go:embed page.html.tmpl
 var pageText string
 
-var page = template.Must(template.New("page").Parse(pageText))
+var page = template.Must(template.New("page").Funcs(template.FuncMap{"pct": func(v float64) float64 { return 100 * v }}).Parse(pageText))
 
 // view is what the page template reads.
 type view struct {
