@@ -164,3 +164,47 @@ func TestReplaySpeedAuto(t *testing.T) {
 		t.Errorf("no speed answered:\n%s", stdout)
 	}
 }
+
+// plan --peak-speed K on a replay run: λ = K × the trace's mean rate, shown,
+// and the plan is --peak-rps λ's: the replicas ceil(λ / (X × h)) by hand
+// from plan.json's X. A run that is no replay is a usage error.
+func TestPlanPeakSpeed(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast", "--api", "completions", "--prompt-token-ids",
+		"--trace", smallTrace(t), "--replay-speed", "1", "--slo-ttft-p95", "10s", "--out", out, "--metrics-url", "off")
+	if code != ExitOK {
+		t.Fatalf("sweep: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, context.Background(), "plan", "--peak-speed", "3", out)
+	if code != ExitOK {
+		t.Fatalf("plan: exit %d\n%s", code, stderr)
+	}
+	// The trace: 40 requests 25 ms apart, (40 − 1) / 0.975 s = 40 req/s.
+	if !strings.Contains(stdout, "peak rate λ = 3 (--peak-speed) × 40 req/s (the trace's mean rate) = 120 req/s") {
+		t.Errorf("no conversion shown:\n%s", stdout)
+	}
+	var p struct {
+		PeakRPS  float64 `json:"peak_rps"`
+		Headroom float64 `json:"headroom"`
+		Replicas int     `json:"replicas"`
+		Level    struct {
+			RequestsPerS float64 `json:"requests_per_s"`
+		} `json:"level"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err != nil || json.Unmarshal(data, &p) != nil {
+		t.Fatalf("plan.json: %v %s", err, data)
+	}
+	want := int(math.Ceil(120 / (p.Level.RequestsPerS * p.Headroom)))
+	if math.Abs(p.PeakRPS-120) > 1e-9 || p.Level.RequestsPerS <= 0 || p.Replicas != want {
+		t.Errorf("plan.json: peak %v, X %v, h %v, replicas %d; want peak 120 and ceil(120 / (X × h)) = %d", p.PeakRPS, p.Level.RequestsPerS, p.Headroom, p.Replicas, want)
+	}
+	closed := t.TempDir()
+	if code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast", "--levels", "1", "--requests", "2", "--max-tokens", "4", "--out", closed, "--metrics-url", "off"); code != ExitOK {
+		t.Fatalf("closed sweep: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, context.Background(), "plan", "--peak-speed", "3", closed); code != ExitUsage || !strings.Contains(stderr, "needs a trace replay run") {
+		t.Errorf("plan --peak-speed on a closed-loop run: exit %d\n%s", code, stderr)
+	}
+}
