@@ -66,7 +66,6 @@ func inputErrors(t *testing.T, out, path string) (worst float64, ok int) {
 // pre-flight's tokens per word) within 5%; the trace summary is on the
 // console and in summary.json.
 func TestReplayCommandLine(t *testing.T) {
-	t.Parallel()
 	path := smallTrace(t)
 	for _, c := range []struct {
 		name string
@@ -77,7 +76,6 @@ func TestReplayCommandLine(t *testing.T) {
 		{"chat", nil, 0.05},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
 			out := t.TempDir()
 			args := append([]string{"sweep", "--sim", "--sim-preset", "fast", "--trace", path, "--replay-speed", "1,2", "--out", out, "--metrics-url", "off"}, c.args...)
 			code, stdout, stderr := runCLI(t, context.Background(), args...)
@@ -112,7 +110,6 @@ func TestReplayCommandLine(t *testing.T) {
 
 // The replay flags' mistakes are usage errors, before any load.
 func TestReplayFlagErrors(t *testing.T) {
-	t.Parallel()
 	path := smallTrace(t)
 	for _, c := range []struct {
 		args []string
@@ -132,7 +129,6 @@ func TestReplayFlagErrors(t *testing.T) {
 		{[]string{"--trace", path, "--api", "completions", "--prompt-token-ids", "--vocab-size", "10"}, "invalid --vocab-size"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			t.Parallel()
 			code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--out", t.TempDir()}, c.args...)...)
 			if code != ExitUsage || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, want %d with %q:\n%s", code, ExitUsage, c.want, stderr)
@@ -145,7 +141,6 @@ func TestReplayFlagErrors(t *testing.T) {
 // trace's mean rate, 20 req/s), and the closing paragraph names the
 // levels' speeds.
 func TestReplaySpeedAuto(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("a search of up to 8 replays")
 	}
@@ -175,7 +170,6 @@ func TestReplaySpeedAuto(t *testing.T) {
 // and the plan is --peak-rps λ's: the replicas ceil(λ / (X × h)) by hand
 // from plan.json's X. A run that is no replay is a usage error.
 func TestPlanPeakSpeed(t *testing.T) {
-	t.Parallel()
 	// A starved machine can make the one level unstable, and then there is
 	// nothing to plan on: that is retried.
 	var out, stdout string
