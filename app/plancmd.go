@@ -81,6 +81,9 @@ func runFleetPlan(dir string, o plan.Options, stdout io.Writer) error {
 	if err == nil {
 		err = run.ScanErr()
 	}
+	if errors.Is(err, plan.ErrCannotAnswer) {
+		return usagef("plan %s: %v", dir, err)
+	}
 	if err != nil {
 		return fmt.Errorf("plan %s: %w", dir, err)
 	}

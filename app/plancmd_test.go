@@ -106,6 +106,11 @@ func TestPlanUsage(t *testing.T) {
 		{[]string{"--peak-rps", "10", dir, dir}, "one run directory"},
 		{[]string{dir, "--peak-rps", "10"}, "put flags first"},
 		{[]string{"--peak-rps", "10", "--bogus", dir}, "unknown flag"},
+		// Counts the run cannot give (issue 25, item 16): refused, never
+		// printed or stored as -9223372036854775808.
+		{[]string{"--peak-rps", "1e308", dir}, "--peak-rps needs"},
+		{[]string{"--peak-rps", "10", "--headroom", "1e-300", dir}, "--peak-rps needs"},
+		{[]string{"--peak-rps", "10", "--users", "1000000000000000000", dir}, "--users"},
 	}
 	for _, tc := range cases {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"plan"}, tc.args...)...)

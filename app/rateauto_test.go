@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,13 +34,13 @@ func TestRatesAutoAgainstSim(t *testing.T) {
 		tried = append(tried, num(t, r, "rate"))
 	}
 	line := strings.TrimSpace(stdout[strings.LastIndex(strings.TrimRight(stdout, "\n"), "\n")+1:])
-	var answer float64
-	if _, err := fmt.Sscanf(line, "--rates auto: the highest stable rate meeting the SLO is %g req/s", &answer); err != nil {
+	var offered, answer float64
+	if _, err := fmt.Sscanf(line, "--rates auto: the highest stable rate meeting the SLO is %g req/s offered (nominal %g req/s)", &offered, &answer); err != nil {
 		t.Fatalf("closing line %q: %v", line, err)
 	}
 	for _, r := range rows {
 		if num(t, r, "rate") == answer {
-			if r["unstable"] != "false" || r["slo_pass"] != "true" {
+			if r["unstable"] != "false" || r["slo_pass"] != "true" || math.Abs(num(t, r, "offered_rps")-offered) > 0.0005*offered+0.001 {
 				t.Errorf("the answer %s: unstable %s slo_pass %s", r["rate"], r["unstable"], r["slo_pass"])
 			}
 		}

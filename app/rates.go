@@ -18,6 +18,11 @@ import (
 // be a usage error, not a plan of a billion arrivals.
 const maxRate = 10000
 
+// minRate is the lowest offered rate (requests per second): one request
+// every 1000 s. Below it a level is a wait, not a load (a mistyped 1e-300
+// would wait forever and then be "the highest stable rate").
+const minRate = 0.001
+
 // rateFlags are the open-loop flags, bound into o.Flags.
 func rateFlags(o *options) []cli.Flag {
 	f := &o.Flags
@@ -144,8 +149,8 @@ func (r *rateSettings) parse(raw string, warnings *[]string) error {
 	for _, f := range strings.Split(raw, ",") {
 		f = strings.TrimSpace(f)
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || !(v > 0) || v > maxRate || math.IsInf(v, 0) {
-			return usagef("invalid --rates %q: %q is not a rate (want numbers of requests per second above 0 and up to %d, e.g. 0.5,1,2,4)", raw, f, maxRate)
+		if err != nil || !(v >= minRate) || v > maxRate || math.IsInf(v, 0) {
+			return usagef("invalid --rates %q: %q is not a rate (want numbers of requests per second from %g to %d, e.g. 0.5,1,2,4)", raw, f, minRate, maxRate)
 		}
 		r.Rates = append(r.Rates, v)
 	}

@@ -17,6 +17,8 @@ func TestRateFlagErrors(t *testing.T) {
 		{[]string{"--rates", "0"}, "invalid --rates"},
 		{[]string{"--rates", "1,x"}, `"x" is not a rate`},
 		{[]string{"--rates", "1e9"}, "invalid --rates"},
+		{[]string{"--rates", "1e-300"}, "from 0.001 to 10000"}, // the floor (issue 25, item 5)
+		{[]string{"--rates", "0.0009,1"}, "invalid --rates"},
 		{[]string{"--rates", "auto,2"}, `"auto" is not a rate`},
 		{[]string{"--rates", "1", "--levels", "1,2"}, "exclusive"},
 		{[]string{"--rates", "1", "--arrival", "lumpy"}, "invalid --arrival"},

@@ -53,9 +53,9 @@ type replaySettings struct {
 
 func (r *replaySettings) on() bool { return r.File != "" }
 
-// replay checks the replay flags, reads the trace and makes the sweep an
-// open loop over the speeds' rates (speed × the trace's mean rate), so
-// that o.rates checks the rest.
+// replay checks the replay flags and reads the trace; the speeds go
+// through the open-loop flags' checks (o.rates: --rates auto or the list,
+// --max-concurrency), and apply turns them into the replay mode's levels.
 func (o *options) replay() error {
 	r, f := &o.Replay, &o.Flags
 	if !r.on() {
@@ -100,11 +100,7 @@ func (o *options) replay() error {
 	if err := r.parseSpeeds(); err != nil {
 		return err
 	}
-	rates := make([]string, len(r.speeds))
-	for i, s := range r.speeds {
-		rates[i] = strconv.FormatFloat(s*r.sum.MeanRate, 'g', 6, 64) // six figures: the level's name
-	}
-	f.Rates, f.RatesSet = strings.Join(rates, ","), true
+	f.Rates, f.RatesSet = search.JoinRates(r.speeds), true
 	if r.auto {
 		f.Rates = "auto"
 	}
@@ -159,13 +155,21 @@ func (r *replaySettings) prepare(ctx context.Context, cl *client.Client, stderr 
 	fmt.Fprintf(stderr, "toksweep: the server counts %.3f tokens per filler word and %.1f per message; trace prompts are scaled by them\n", r.tpw, r.perMessage)
 }
 
-// apply makes cfg replay the trace, its levels the speeds' rates.
-func (r *replaySettings) apply(cfg *sweep.Config, api client.API) {
+// apply makes cfg a replay of the trace (sweep.ReplayMode), its levels
+// the speeds, or, for auto, the speed search judged on stats, which it
+// returns (nil otherwise).
+func (r *replaySettings) apply(cfg *sweep.Config, api client.API, stats *[]report.LevelStats, slo report.SLO) *search.Speeds {
 	if !r.on() {
-		return
+		return nil
 	}
 	tr := r.trace
-	rp := &sweep.Replay{MeanRate: r.sum.MeanRate}
+	rp := &sweep.Replay{MeanRate: r.sum.MeanRate, Speeds: cfg.Rates}
+	var auto *search.Speeds
+	if r.auto {
+		auto = search.NewSpeeds(stats, slo, r.sum.MeanRate, maxSpeed)
+		rp.Plan = auto
+	}
+	cfg.Rates, cfg.RatePlan = nil, nil
 	index := make(map[int64]int, len(tr.Requests))
 	sessions := map[int64]int{} // a conversation's first turn: its session number
 	for i, q := range tr.Requests {
@@ -194,7 +198,8 @@ func (r *replaySettings) apply(cfg *sweep.Config, api client.API) {
 		}
 		return b.FollowUp(&tr.Requests[i], parent.Prompt, parent.Reply, parent.Record.OutputTokens())
 	}
-	cfg.Replay = rp
+	cfg.Mode, cfg.ModeSpec = sweep.ReplayMode, rp
+	return auto
 }
 
 // text describes the replay for the start-up line.
@@ -233,29 +238,14 @@ func writeTraceSummary(w io.Writer, path string, s trace.Summary) error {
 	return err
 }
 
-// autoStart is the first rate of --replay-speed auto: speed 1 (0 without
-// a replay: the search's own start).
-func (r *replaySettings) autoStart() float64 {
-	if !r.on() {
-		return 0
-	}
-	return round3(r.sum.MeanRate)
-}
-
-// round3 rounds to 3 significant digits, as the rate search names rates.
-func round3(v float64) float64 {
-	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
-	return f
-}
-
-// speedsSentence turns the levels' rates back into speeds, for the
-// closing paragraph.
+// speedsSentence names the levels' speeds with their offered rates, for
+// the closing paragraph.
 func (r *replaySettings) speedsSentence(stats []report.LevelStats) string {
 	var parts []string
 	for _, s := range stats {
-		parts = append(parts, fmt.Sprintf("%g req/s = %.3g×", s.Rate, s.Rate/r.sum.MeanRate))
+		parts = append(parts, fmt.Sprintf("%g× = %.4g req/s", s.Rate, s.Rate*r.sum.MeanRate))
 	}
-	return fmt.Sprintf("Replay speeds (speed = rate / the trace's mean rate, %.4g req/s): %s.", r.sum.MeanRate, strings.Join(parts, ", "))
+	return fmt.Sprintf("Replay speeds (offered rate = speed × the trace's mean rate, %.4g req/s): %s.", r.sum.MeanRate, strings.Join(parts, ", "))
 }
 
 // lengthNote is a replay level's input and output length errors against

@@ -150,19 +150,19 @@ func TestReplaySpeedAuto(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if rows := readLevels(t, out); len(rows) == 0 || rows[0]["rate"] != "20.0000" {
-		t.Fatalf("the first level at rate %v: want a search starting at 20 req/s", rows)
+	if rows := readLevels(t, out); len(rows) == 0 || rows[0]["rate"] != "1.0000" {
+		t.Fatalf("the first level at speed %v: want a search starting at speed 1", rows)
 	}
-	if !strings.Contains(stdout, "Replay speeds (speed = rate / the trace's mean rate, 20 req/s): 20 req/s = 1×") {
+	if !strings.Contains(stdout, "Replay speeds (offered rate = speed × the trace's mean rate, 20 req/s): 1× = 20 req/s") {
 		t.Errorf("no speeds named:\n%s", stdout)
 	}
 	// A starved machine can make speed 1 itself fall behind; then the
 	// search has no passing speed to answer, and says so.
-	if !strings.Contains(stdout, "--rates auto: the highest stable rate meeting the SLO is") {
-		if !strings.Contains(stdout, "--rates auto: no rate tried was stable") {
+	if !strings.Contains(stdout, "--replay-speed auto: the highest stable speed meeting the SLO is") {
+		if !strings.Contains(stdout, "--replay-speed auto: no speed tried was stable") {
 			t.Errorf("no answer:\n%s", stdout)
 		}
-		t.Logf("speed 1 failed on this machine: %s", stdout[strings.LastIndex(stdout, "--rates auto"):])
+		t.Logf("speed 1 failed on this machine: %s", stdout[strings.LastIndex(stdout, "--replay-speed auto"):])
 	}
 }
 

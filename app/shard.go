@@ -219,7 +219,7 @@ func (o *options) shardRates() error {
 	// Every shard draws every plan now, so all of them refuse alike.
 	for _, rate := range o.Open.Rates {
 		for r := range max(o.Repeat, 1) {
-			n, err := o.Open.Spec.PlanLen(rate, s.LevelDuration, r)
+			n, err := o.Open.Spec.PlanLen(rate, s.LevelDuration, r, s.Count)
 			if err != nil {
 				return usagef("--rates %g: %v", rate, err)
 			}

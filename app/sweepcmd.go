@@ -137,12 +137,13 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	cfg.Server = o.Work.serverSampler()
 	cfg.Sessions = o.Work.sessions(o.API)
 	o.Open.apply(&cfg)
-	o.Replay.prepare(ctx, cl, stderr)
-	o.Replay.apply(&cfg, o.API)
 	if o.Open.Auto {
-		run.rateAuto = search.NewRates(search.JudgeRates(&run.stats, o.SLO), maxRate)
-		run.rateAuto.Start = o.Replay.autoStart()
-		cfg.RatePlan = run.rateAuto
+		rates := search.NewRates(search.JudgeRates(&run.stats, o.SLO), maxRate)
+		run.rateAuto, cfg.RatePlan = rates, rates
+	}
+	o.Replay.prepare(ctx, cl, stderr)
+	if speeds := o.Replay.apply(&cfg, o.API, &run.stats, o.SLO); speeds != nil {
+		run.rateAuto = speeds
 	}
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
@@ -167,7 +168,7 @@ type sweepRun struct {
 	stderr   io.Writer
 	progress *progress
 	stats    []report.LevelStats
-	rateAuto *search.Rates // --rates auto's search; nil otherwise
+	rateAuto interface{ Sentence() string } // --rates or --replay-speed auto's search; nil otherwise
 	sum      report.Summary
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,19 @@ const DefaultHeadroom = 0.75
 
 // SecondsPerDay converts a rate per second into one per day.
 const SecondsPerDay = 86400
+
+// MaxUsers bounds --users: beyond it a count is no longer exact in the
+// float arithmetic of the sizing.
+const MaxUsers = 1_000_000_000_000
+
+// MaxReplicas is the largest replica count a plan states; a question whose
+// answer is above it (or not a finite count) is refused (ErrCannotAnswer).
+const MaxReplicas = 1_000_000_000
+
+// ErrCannotAnswer: the run cannot answer the question asked (the count
+// would be infinite, not a number, negative or beyond MaxReplicas); the
+// command exits 2.
+var ErrCannotAnswer = errors.New("the run cannot answer this question")
 
 // Options are what the user asks the plan for.
 type Options struct {
@@ -44,8 +58,8 @@ func (o Options) Check() error {
 	switch {
 	case !(o.PeakRPS > 0) || !finite(o.PeakRPS):
 		return fmt.Errorf("invalid --peak-rps %v: want a rate > 0 (requests per second)", o.PeakRPS)
-	case o.Users < 0:
-		return fmt.Errorf("invalid --users %d: want a count ≥ 1", o.Users)
+	case o.Users < 0 || o.Users > MaxUsers:
+		return fmt.Errorf("invalid --users %d: want a count from 1 to %d", o.Users, MaxUsers)
 	case !(o.Headroom > 0 && o.Headroom <= 1):
 		return fmt.Errorf("invalid --headroom %v: want a share in (0, 1], e.g. 0.75", o.Headroom)
 	case (o.GPUsPerReplica != 0) != (o.GPUHourUSD != 0):
@@ -70,13 +84,19 @@ const (
 
 // Level is the chosen level's measured figures, pooled over its repeats.
 type Level struct {
-	Key         string // how the run names it, e.g. "C=4"
+	Key         string // how the run names it, e.g. "C=4", "rate=16/s"
 	Concurrency int
+	Rate        float64 // an open-loop level's nominal offered rate (req/s); 0 otherwise
+	Open        bool    // an open-loop level: X is its achieved rate, Users its mean in flight
 	Repeats     int
 	// Users is the number of requests in flight the level held: C in a
-	// closed loop. It is N's unit in the users sizing and L in Little's law.
-	Users        float64
-	RequestsPerS float64 // X, mean over repeats (steady window)
+	// closed loop, the measured mean in flight in an open loop. It is N's
+	// unit in the users sizing and L in Little's law.
+	Users float64
+	// RequestsPerS is X, mean over repeats: the steady window's completion
+	// rate in a closed loop, the achieved rate in an open loop.
+	RequestsPerS float64
+	OfferedRPS   float64 // an open-loop level's realised offered rate, mean over repeats; 0 otherwise
 	OutputTPS    float64 // T, aggregate_output_tps, mean over repeats
 	// MeanE2E is E[E2E], the mean End − Start over the successful measured
 	// requests of every repeat, and E2ERequests their number.
@@ -125,7 +145,7 @@ func fromParts(path, slo string, stats []report.LevelStats, levels []sweep.Level
 		return Plan{}, err
 	}
 	p := Plan{Run: path, SLO: slo, Options: o, CostPerMTok: math.NaN()}
-	chosen, err := p.choose(stats)
+	chosen, err := p.choose(stats, levels)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -134,10 +154,17 @@ func fromParts(path, slo string, stats []report.LevelStats, levels []sweep.Level
 	if !(l.RequestsPerS > 0) || !(l.OutputTPS > 0) || l.MeanE2E <= 0 {
 		return Plan{}, fmt.Errorf("level %s delivered no throughput to plan on", l.Key)
 	}
-	p.Replicas = ceil(o.PeakRPS / (l.RequestsPerS * o.Headroom))
+	if p.Replicas, err = count("--peak-rps", o.PeakRPS/(l.RequestsPerS*o.Headroom)); err != nil {
+		return Plan{}, err
+	}
 	p.ReplicasN1 = p.Replicas + 1
 	if o.Users > 0 {
-		p.UserReplicas = ceil(float64(o.Users) / (l.Users * o.Headroom))
+		if !(l.Users > 0) {
+			return Plan{}, fmt.Errorf("%w: --users needs the requests level %s held in flight, and it measured none", ErrCannotAnswer, l.Key)
+		}
+		if p.UserReplicas, err = count("--users", float64(o.Users)/(l.Users*o.Headroom)); err != nil {
+			return Plan{}, err
+		}
 		p.UserReplicasN1 = p.UserReplicas + 1
 	}
 	p.LittleRPS = l.Users / l.MeanE2E.Seconds()
@@ -148,6 +175,15 @@ func fromParts(path, slo string, stats []report.LevelStats, levels []sweep.Level
 	return p, nil
 }
 
+// count is the replica count ceil(x), refused (ErrCannotAnswer) when x
+// is not a finite number from 0 to MaxReplicas.
+func count(flag string, x float64) (int, error) {
+	if !(x >= 0 && x <= MaxReplicas) {
+		return 0, fmt.Errorf("%w: %s needs %g replicas, beyond the %d a plan states", ErrCannotAnswer, flag, x, MaxReplicas)
+	}
+	return ceil(x), nil
+}
+
 // ceil rounds x up, taking a value within 1e-9 of an integer for that
 // integer: an exact multiple of a replica's capacity needs no extra replica
 // from floating-point noise.
@@ -155,44 +191,38 @@ func ceil(x float64) int {
 	return int(math.Ceil(x - 1e-9*math.Max(1, math.Abs(x))))
 }
 
-// levelKey names a level as the run does. A rate-keyed level (open loop)
-// will name its offered rate here.
-func levelKey(s report.LevelStats) string { return fmt.Sprintf("C=%d", s.Concurrency) }
-
 // stable reports whether a level reached a steady state that a plan may
-// rest on. A closed-loop level always does (its window says how steady it
-// was, which report.Untrusted judges); an open-loop level flagged unstable
-// (a queue that grew for the whole level) will not.
-func stable(report.LevelStats) bool { return true }
-
-// users is the number of requests the level held in flight: C for a
-// closed loop (an open-loop level will give its mean in-flight, L = λW).
-func users(s report.LevelStats) float64 { return float64(s.Concurrency) }
+// rest on: an open-loop level flagged unstable (a queue that grew for the
+// whole level) does not; a closed-loop level is never flagged (its window
+// says how steady it was, which report.Untrusted judges).
+func stable(s report.LevelStats) bool { return !s.Unstable }
 
 // group is every repeat of one level, as indices into the run's stats.
 type group struct {
-	key  string
+	key  sweep.LevelKey
+	name string
 	runs []int
 }
 
-// groups groups stats by level key, in ascending concurrency.
-func groups(stats []report.LevelStats) []group {
+// groups groups the levels by key, in the keys' order.
+func groups(stats []report.LevelStats, levels []sweep.Level) []group {
 	var gs []group
-	for _, g := range report.GroupByConcurrency(stats) {
-		var idx []int
-		for i, s := range stats {
-			if s.Concurrency == g.C {
-				idx = append(idx, i)
-			}
+	for i := range stats {
+		k := levels[i].Key()
+		at := slices.IndexFunc(gs, func(g group) bool { return g.key == k })
+		if at < 0 {
+			gs = append(gs, group{key: k, name: k.Name()})
+			at = len(gs) - 1
 		}
-		gs = append(gs, group{key: levelKey(stats[idx[0]]), runs: idx})
+		gs[at].runs = append(gs[at].runs, i)
 	}
+	slices.SortStableFunc(gs, func(a, b group) int { return a.key.Compare(b.key) })
 	return gs
 }
 
 // choose picks the level to plan on and sets p.Basis and p.Why.
-func (p *Plan) choose(stats []report.LevelStats) (group, error) {
-	gs := groups(stats)
+func (p *Plan) choose(stats []report.LevelStats, levels []sweep.Level) (group, error) {
+	gs := groups(stats, levels)
 	if len(gs) == 0 {
 		return group{}, errors.New("the run has no level to plan on")
 	}
@@ -205,11 +235,11 @@ func (p *Plan) choose(stats []report.LevelStats) (group, error) {
 	for i := range gs {
 		g := &gs[i]
 		if why := failed(stats, g); why != "" {
-			limit = fmt.Sprintf("%s failed the SLO: %s", g.key, why)
+			limit = fmt.Sprintf("%s failed the SLO: %s", g.name, why)
 			break
 		}
 		if why := unfit(stats, g); why != "" {
-			limit = fmt.Sprintf("%s cannot bear a verdict (%s), so the limit above it is not known", g.key, why)
+			limit = fmt.Sprintf("%s cannot bear a verdict (%s), so the limit above it is not known", g.name, why)
 			break
 		}
 		chosen = g
@@ -220,7 +250,7 @@ func (p *Plan) choose(stats []report.LevelStats) (group, error) {
 	if limit == "" {
 		limit = "every level run passed, so the limit is above it and was not measured"
 	}
-	p.Why = fmt.Sprintf("%s is the largest tested level that met the SLO with every lower level passing; %s.", chosen.key, limit)
+	p.Why = fmt.Sprintf("%s is the largest tested level that met the SLO with every lower level passing; %s.", chosen.name, limit)
 	return *chosen, nil
 }
 
@@ -230,10 +260,10 @@ func (p *Plan) chooseKnee(stats []report.LevelStats, gs []group) (group, error) 
 	p.Basis = BasisKnee
 	rec := report.Recommend(stats, report.SLO{})
 	for _, g := range gs {
-		if stats[g.runs[0]].Concurrency != rec.Knee || unfit(stats, &g) != "" {
+		if g.key.IsOpen() || stats[g.runs[0]].Concurrency != rec.Knee || unfit(stats, &g) != "" {
 			continue
 		}
-		p.Why = fmt.Sprintf("the run has no SLO; %s is its knee: the next level at least twice as high adds less than %.0f%% throughput.", g.key, 100*report.KneeGain)
+		p.Why = fmt.Sprintf("the run has no SLO; %s is its knee: the next level at least twice as high adds less than %.0f%% throughput.", g.name, 100*report.KneeGain)
 		return g, nil
 	}
 	return group{}, errors.New("the run has no SLO and no knee within its levels: nothing to plan on without extrapolating (re-run with --slo-* or higher levels)")
@@ -280,12 +310,22 @@ func unfit(stats []report.LevelStats, g *group) string {
 // pool gathers g's figures over its repeats.
 func pool(levels []sweep.Level, stats []report.LevelStats, g group) Level {
 	first := stats[g.runs[0]]
-	l := Level{Key: g.key, Concurrency: first.Concurrency, Repeats: len(g.runs), Users: users(first)}
+	l := Level{Key: g.name, Concurrency: first.Concurrency, Rate: g.key.Load, Open: g.key.IsOpen(), Repeats: len(g.runs)}
+	if !l.Open {
+		l.Rate, l.Users = 0, float64(first.Concurrency)
+	}
 	var e2e time.Duration
+	n := float64(len(g.runs))
 	for _, i := range g.runs {
 		s := stats[i]
-		l.RequestsPerS += s.RequestsPerS / float64(len(g.runs))
-		l.OutputTPS += s.AggregateOutputTPS / float64(len(g.runs))
+		if l.Open {
+			l.RequestsPerS += s.AchievedRPS / n
+			l.OfferedRPS += s.OfferedRPS / n
+			l.Users += s.InflightMean / n
+		} else {
+			l.RequestsPerS += s.RequestsPerS / n
+		}
+		l.OutputTPS += s.AggregateOutputTPS / n
 		l.ClientLimited = l.ClientLimited || s.ClientLimited
 		for r := range levels[i].All() {
 			if r.Warmup || !r.OK() {

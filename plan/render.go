@@ -21,7 +21,12 @@ func (p Plan) WriteText(w io.Writer) error {
 	}
 	ew.printf("Level: %s\n\n", p.Why)
 	ew.printf("Measured at %s (%s, per replica):\n", l.Key, plural(l.Repeats, "repeat"))
-	ew.printf("  X       requests_per_s        %.4f req/s (steady window)\n", l.RequestsPerS)
+	if l.Open {
+		ew.printf("  X       achieved_rps          %.4f req/s (offered %.4f req/s [%g nominal])\n", l.RequestsPerS, l.OfferedRPS, l.Rate)
+		ew.printf("  L       inflight_mean         %.4f requests in flight (measured)\n", l.Users)
+	} else {
+		ew.printf("  X       requests_per_s        %.4f req/s (steady window)\n", l.RequestsPerS)
+	}
 	ew.printf("  T       aggregate_output_tps  %.3f tok/s\n", l.OutputTPS)
 	ew.printf("  E[E2E]  mean e2e latency      %.4f s (over %s)\n", l.MeanE2E.Seconds(), plural(l.E2ERequests, "successful request"))
 	if l.ClientLimited {
@@ -32,12 +37,12 @@ func (p Plan) WriteText(w io.Writer) error {
 		o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas, p.ReplicasN1)
 	if o.Users > 0 {
 		ew.printf("\nReplicas for N = %d concurrent users at headroom h = %g:\n", o.Users, o.Headroom)
-		ew.printf("  replicas = ceil(N / (C × h)) = ceil(%d / (%g × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
-			o.Users, l.Users, o.Headroom, float64(o.Users)/(l.Users*o.Headroom), p.UserReplicas, p.UserReplicasN1)
+		ew.printf("  replicas = ceil(N / (%s × h)) = ceil(%d / (%g × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
+			l.usersSymbol(), o.Users, l.Users, o.Headroom, float64(o.Users)/(l.Users*o.Headroom), p.UserReplicas, p.UserReplicasN1)
 	}
-	ew.printf("\nLittle's law links users and rate, X = C / E[E2E]:\n")
-	ew.printf("  %g / %.4f s = %.4f req/s predicted; requests_per_s measured %.4f req/s (%+.1f%%)\n",
-		l.Users, l.MeanE2E.Seconds(), p.LittleRPS, l.RequestsPerS, 100*(p.LittleRPS/l.RequestsPerS-1))
+	ew.printf("\nLittle's law links users and rate, X = %s / E[E2E]:\n", l.usersSymbol())
+	ew.printf("  %.6g / %.4f s = %.4f req/s predicted; %s measured %.4f req/s (%+.1f%%)\n",
+		l.Users, l.MeanE2E.Seconds(), p.LittleRPS, l.xName(), l.RequestsPerS, 100*(p.LittleRPS/l.RequestsPerS-1))
 	ew.printf("\nTokens per day per replica:\n")
 	ew.printf("  T × 86400 = %.3f × 86400 = %.0f output tokens/day (%.1fM)\n", l.OutputTPS, p.TokensPerDay, p.TokensPerDay/1e6)
 	if o.priced() {
@@ -46,6 +51,23 @@ func (p Plan) WriteText(w io.Writer) error {
 			o.GPUsPerReplica, o.GPUHourUSD, l.OutputTPS, p.CostPerMTok)
 	}
 	return ew.err
+}
+
+// usersSymbol is what Users is: C, or L, the measured mean in flight of
+// an open-loop level.
+func (l Level) usersSymbol() string {
+	if l.Open {
+		return "L"
+	}
+	return "C"
+}
+
+// xName is X's column: requests_per_s, or an open loop's achieved_rps.
+func (l Level) xName() string {
+	if l.Open {
+		return "achieved_rps"
+	}
+	return "requests_per_s"
 }
 
 // JSON is the plan as plan.json holds it.
@@ -76,6 +98,8 @@ type JSON struct {
 type LevelJSON struct {
 	Key           string  `json:"key"`
 	Concurrency   int     `json:"concurrency"`
+	Rate          float64 `json:"rate,omitempty"`        // open loop: the nominal offered rate
+	OfferedRPS    float64 `json:"offered_rps,omitempty"` // open loop: the realised offered rate
 	Repeats       int     `json:"repeats"`
 	Users         float64 `json:"users"`
 	RequestsPerS  float64 `json:"requests_per_s"`
@@ -101,7 +125,7 @@ func (p Plan) ToJSON() JSON {
 	l, o := p.Level, p.Options
 	j := JSON{
 		Run: p.Run, SLO: p.SLO, Basis: p.Basis, Why: p.Why,
-		Level: LevelJSON{Key: l.Key, Concurrency: l.Concurrency, Repeats: l.Repeats, Users: l.Users,
+		Level: LevelJSON{Key: l.Key, Concurrency: l.Concurrency, Rate: l.Rate, OfferedRPS: l.OfferedRPS, Repeats: l.Repeats, Users: l.Users,
 			RequestsPerS: l.RequestsPerS, OutputTPS: l.OutputTPS, E2EMeanS: l.MeanE2E.Seconds(),
 			E2ERequests: l.E2ERequests, ClientLimited: l.ClientLimited},
 		PeakRPS: o.PeakRPS, Headroom: o.Headroom, Replicas: p.Replicas, ReplicasN1: p.ReplicasN1,

@@ -1,6 +1,10 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/toksweep/toksweep/sweep"
+)
 
 // LevelTable is one table of per-level figures as people see it: on the
 // console (WriteConsole) and in report.html. LevelTables builds them from
@@ -35,7 +39,7 @@ type TableCell struct {
 // The tables' titles: each says what its figures include.
 var tableTitles = map[Table]string{
 	SingleTable:    "Single stream (what one user sees; successful requests; percentiles by nearest rank)",
-	AggregateTable: "Aggregate (what the server delivers; steady-state window, all C in flight)",
+	AggregateTable: "Aggregate (what the server delivers; steady-state window, %s)",                                            // the mode's words: Words.Aggregate
 	SmoothTable:    "Smoothness (what a reader sees after the first token; successful requests; stall: gap > 1 s; reader: %s)", // the reader: ReaderText
 	ServerTable:    "Server (its own metrics over each level, vLLM names; empty when not scraped)",
 }
@@ -52,8 +56,11 @@ func LevelTables(stats []LevelStats) []LevelTable {
 			continue // every column hidden: nothing to show
 		}
 		title := tableTitles[t]
-		if t == SmoothTable {
+		switch t {
+		case SmoothTable:
 			title = fmt.Sprintf(title, ReaderText(stats))
+		case AggregateTable:
+			title = fmt.Sprintf(title, runWords(stats).Aggregate)
 		}
 		lt := buildTable(title, cols, stats)
 		lt.Table = t
@@ -111,4 +118,13 @@ func buildTable(title string, cols []Column, stats []LevelStats) LevelTable {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// runWords are the words of the run's mode: its first level's (a run is
+// one mode), the closed loop's without levels.
+func runWords(stats []LevelStats) sweep.Words {
+	if len(stats) == 0 {
+		return sweep.LevelKey{}.Words()
+	}
+	return stats[0].Key().Words()
 }

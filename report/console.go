@@ -131,13 +131,7 @@ func verdictNotes(stats []LevelStats) []string {
 // LevelName names a level in notes and status lines: "C=8", "C=8 rep 1",
 // or for an open-loop level "rate=4/s" (with its cap, "rate=4/s C≤2").
 func LevelName(s LevelStats) string {
-	name := fmt.Sprintf("C=%d", s.Concurrency)
-	if s.Rate > 0 {
-		name = fmt.Sprintf("rate=%g/s", s.Rate)
-		if s.Concurrency > 0 {
-			name += fmt.Sprintf(" C≤%d", s.Concurrency)
-		}
-	}
+	name := s.Key().Name()
 	if s.Repeat != 0 {
 		name += fmt.Sprintf(" rep %d", s.Repeat+1) // runs count from 1 for people
 	}

@@ -26,7 +26,7 @@ func TestConsoleDetails(t *testing.T) {
 		{"undefined figures print as -", []LevelStats{empty},
 			[]string{"2 0 0 - - - - - - - - - - -", "2 - - - - - - completed"}, []string{"NaN"}},
 		{"no levels: titles and heads only", nil,
-			[]string{tableTitles[SingleTable], tableTitles[AggregateTable]}, []string{tableTitles[ServerTable]}},
+			[]string{tableTitles[SingleTable], "Aggregate (what the server delivers; steady-state window, all C in flight)"}, []string{tableTitles[ServerTable]}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -127,3 +127,21 @@ func TestGoodput(t *testing.T) {
 		t.Errorf("summary.json goodput_ratio %v, rate %v", lj.GoodputRatio, lj.Rate)
 	}
 }
+
+// A rate run's tables and names speak of rates, not of C: the Aggregate
+// header says "at the offered rate", a level is "rate=10/s".
+func TestRateRunWords(t *testing.T) {
+	s := Summarize(openLevel(10, 30, constant(0), constant(200*msec)))
+	var title string
+	for _, lt := range LevelTables([]LevelStats{s}) {
+		if lt.Table == AggregateTable {
+			title = lt.Title
+		}
+	}
+	if !strings.Contains(title, "at the offered rate") || strings.Contains(title, "all C in flight") {
+		t.Errorf("Aggregate title %q", title)
+	}
+	if s.Mode != sweep.RateMode || LevelName(s) != "rate=10/s" {
+		t.Errorf("mode %q, name %q", s.Mode, LevelName(s))
+	}
+}

@@ -33,6 +33,7 @@ const MismatchTolerance = 0.02
 // and means are float64 (NaN when undefined), time figures time.Duration
 // (NoSample when undefined). docs/metrics.md defines each field.
 type LevelStats struct {
+	Mode        string  // the level's mode (sweep.LevelKey.Mode)
 	Concurrency int     // closed loop: the workers; open loop: the cap (0: none)
 	Rate        float64 // open loop: the offered rate, req/s; 0 closed loop
 	Repeat      int
@@ -141,6 +142,29 @@ func (s *LevelStats) Window() time.Duration { return s.WindowEnd - s.WindowStart
 // Summarize computes the figures of one level. It is pure: the same level
 // always gives the same stats. It reads the level's records twice
 // (gather.go), one at a time.
+// Key is the level's key: its mode, concurrency and rate.
+func (s LevelStats) Key() sweep.LevelKey {
+	k := sweep.LevelKey{Mode: s.Mode, Concurrency: s.Concurrency, Load: s.Rate}
+	if k.Mode == "" { // a LevelStats made by hand: the mode its settings show
+		k.Mode = sweep.ClaimMode(&sweep.Level{Concurrency: s.Concurrency, Rate: s.Rate})
+	}
+	return k
+}
+
+// levelMode is l's mode: its Mode, else the mode that claims it, judged on
+// its first measured request (its records are not read twice).
+func levelMode(l sweep.Level, g *gathered) string {
+	if l.Mode != "" {
+		return l.Mode
+	}
+	probe := sweep.Level{Concurrency: l.Concurrency, Rate: l.Rate, Records: []client.Record{}}
+	if len(g.measured) > 0 {
+		m := g.measured[0]
+		probe.Records = []client.Record{{Concurrency: l.Concurrency, Rate: l.Rate, Session: m.session, Turn: m.turn, Mode: m.mode}}
+	}
+	return sweep.ClaimMode(&probe)
+}
+
 func Summarize(l sweep.Level) LevelStats {
 	s := LevelStats{
 		Concurrency: l.Concurrency,
@@ -150,6 +174,7 @@ func Summarize(l sweep.Level) LevelStats {
 		Health:      l.Health,
 	}
 	g := gather(l.All(), readingSpeed(&l))
+	s.Mode = levelMode(l, g)
 	s.countOutcomes(g.measured)
 	s.countTokens(g.ok)
 	s.singleStream(g)

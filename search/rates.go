@@ -53,6 +53,9 @@ type Rates struct {
 	// Start is the first rate tried; 0 means 1 req/s. A trace replay
 	// starts at its speed 1.
 	Start float64
+	// offered is each passing rate's mean realised arrival rate, what the
+	// answer quotes (its plan offered it; the nominal rate is in brackets).
+	offered map[float64]float64
 }
 
 func NewRates(judge func(float64) RateVerdict, maxRate float64) *Rates {
@@ -73,6 +76,10 @@ func (p *Rates) NextRate() (float64, bool) {
 	switch {
 	case v.Pass:
 		p.lo = max(p.lo, last)
+		if p.offered == nil {
+			p.offered = map[float64]float64{}
+		}
+		p.offered[last] = v.Offered
 		if p.hi == 0 && p.ceil == 0 {
 			guess = min(last*rateAutoGrowth, p.max) // the ramp: not rounded
 		}
@@ -126,9 +133,9 @@ func (p *Rates) Sentence() string {
 	case p.lo == 0:
 		return fmt.Sprintf("--rates auto: no rate tried was stable and met the SLO (tried %s req/s).", tried)
 	case p.hi == 0:
-		return fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is at least %g req/s, the last tried within %d levels (tried %s req/s).", p.lo, RateAutoLevels, tried)
+		return fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is at least %s, the last tried within %d levels (tried %s req/s).", p.answer(), RateAutoLevels, tried)
 	}
-	s := fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is %g req/s; %g req/s failed", p.lo, p.hi)
+	s := fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is %s; %g req/s failed", p.answer(), p.hi)
 	if p.ceil > 0 {
 		s += fmt.Sprintf(", and no rate above %.3g req/s can be stable (maximum throughput measured %.3g req/s)", p.ceil, p.ceil*(1-report.ShortfallMax))
 	}
@@ -142,6 +149,17 @@ func JoinRates(rs []float64) string {
 		s[i] = strconv.FormatFloat(r, 'g', -1, 64)
 	}
 	return strings.Join(s, ",")
+}
+
+// answer is the highest passing rate as offered, the nominal in brackets:
+// "23.93 req/s offered (nominal 25.1 req/s)".
+func (p *Rates) answer() string {
+	off, ok := p.offered[p.lo]
+	if !ok || !(off > 0) {
+		off = p.lo
+	}
+	off, _ = strconv.ParseFloat(strconv.FormatFloat(off, 'g', 4, 64), 64)
+	return fmt.Sprintf("%g req/s offered (nominal %g req/s)", off, p.lo)
 }
 
 // round3 rounds r to 3 significant digits.

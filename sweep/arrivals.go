@@ -42,6 +42,10 @@ type Sender interface {
 	Send(ctx context.Context, t Ticket, w int, sched time.Duration)
 	// Now is the Doer's clock, the one sched is on.
 	Now() time.Duration
+	// Closed is closed when the level takes no more requests because its
+	// Duration ran out, so that a feeder waiting for a far arrival stops
+	// at the deadline rather than at the arrival.
+	Closed() <-chan struct{}
 }
 
 // ClosedLoop is the closed-loop arrival process at concurrency c: c
@@ -66,13 +70,15 @@ func ClosedLoop(c int) Arrivals {
 }
 
 // OpenLoop is the open-loop arrival process: request i is scheduled at
-// start + plan[i], where start is the instant Arrive is called, whatever
-// the server does. One feeder sleeps until each absolute deadline, claims
+// start + the plan's i-th offset, where start is the instant Arrive is
+// called, whatever the server does. The plan is drawn as the feeder goes,
+// so no level holds its plan in memory. One feeder sleeps until each
+// absolute deadline (or until the level closes at its Duration), claims
 // the request and hands it to a goroutine of its own. With maxInFlight > 0
 // at most that many are in flight; the others wait for a slot in the client
 // (in arrival order), and that wait is part of their latency, which is
 // measured from the scheduled instant.
-func OpenLoop(plan []time.Duration, maxInFlight int) Arrivals {
+func OpenLoop(plan Schedule, maxInFlight int) Arrivals {
 	return ArrivalsFunc(func(ctx context.Context, s Sender) {
 		var slots chan struct{}
 		if maxInFlight > 0 {
@@ -84,12 +90,18 @@ func OpenLoop(plan []time.Duration, maxInFlight int) Arrivals {
 		timer := time.NewTimer(0)
 		defer timer.Stop()
 		<-timer.C
-		for i, at := range plan {
+		for i := 0; ; i++ {
+			at, ok := plan()
+			if !ok {
+				return
+			}
 			sched := start + at
 			if wait := sched - s.Now(); wait > 0 {
 				timer.Reset(wait)
 				select {
 				case <-ctx.Done():
+					return
+				case <-s.Closed():
 					return
 				case <-timer.C:
 				}

@@ -16,9 +16,10 @@
 // than hammer a server that refuses the requests).
 //
 // An open-loop level at rate λ draws its plan of scheduled instants from
-// the seed before it starts (RateSpec.ArrivalPlan); one feeder sleeps until
-// each absolute instant and hands the request to a goroutine of its own, so
-// a slow server never delays later arrivals. Each record carries its
+// the seed as it goes (RateSpec.Schedule); one feeder sleeps until each
+// absolute instant, or until the level's Duration runs out, and hands the
+// request to a goroutine of its own, so a slow server never delays later
+// arrivals. Each record carries its
 // scheduled instant (Sched), from which its latency counts.
 //
 // The records are collected under one lock and sorted by start time when the

@@ -23,6 +23,9 @@ const (
 // the loop and consumed by report. It holds no figures; report.Summarize
 // turns it into them.
 type Level struct {
+	// Mode is the registered mode that ran the level (LevelKey.Mode);
+	// empty in a level read back from disk: Key recovers it.
+	Mode        string
 	Concurrency int
 	Rate        float64 // offered req/s of an open-loop level; 0 closed loop
 	Repeat      int

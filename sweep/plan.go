@@ -36,42 +36,71 @@ type RateSpec struct {
 // plan one process would run. The zero Part keeps everything.
 type Part struct{ Index, Of int }
 
-// of returns the part's arrivals of a whole plan, in order: its i-th is the
-// plan's arrival i×Of + Index.
-func (p Part) of(plan []time.Duration) []time.Duration {
-	if p.Of <= 1 {
-		return plan
-	}
-	part := make([]time.Duration, 0, len(plan)/p.Of+1)
-	for j := p.Index; j < len(plan); j += p.Of {
-		part = append(part, plan[j])
-	}
-	return part
-}
-
 // ArrivalPlan draws n scheduled instants at mean rate λ (requests per
 // second), as offsets from the level's start: the first at 0, then one gap
 // per request. The plan depends on the spec, λ, n and the repeat only, so
-// the same seed gives the same plan. It is drawn before the level starts.
-// A shard (sp.Part) gets its part of the n arrivals.
+// the same seed gives the same plan. A shard (sp.Part) gets its part of the
+// n arrivals. The sweep itself draws its plans lazily (Schedule); this
+// collects one, and refuses one longer than MaxPlan.
 func (sp RateSpec) ArrivalPlan(rate float64, n, repeat int) ([]time.Duration, error) {
-	plan, err := sp.wholePlan(rate, n, repeat)
-	return sp.Part.of(plan), err
+	if n > MaxPlan {
+		return nil, fmt.Errorf("sweep: a plan of %d arrivals is over the %d a collected plan holds", n, MaxPlan)
+	}
+	next, err := sp.Schedule(rate, n, 0, repeat)
+	if err != nil {
+		return nil, err
+	}
+	return drawAll(next), nil
 }
 
-// wholePlan is ArrivalPlan of the whole run, whatever sp.Part.
-func (sp RateSpec) wholePlan(rate float64, n, repeat int) ([]time.Duration, error) {
+// Schedule is an open-loop level's arrival plan, drawn lazily: each call
+// returns the next arrival's offset from the level's start, in order, and
+// false once the plan holds no more. Drawing lazily keeps a level's memory
+// independent of its rate and duration.
+type Schedule func() (at time.Duration, ok bool)
+
+// Schedule returns the plan of at most n arrivals (n ≤ 0: no count bound)
+// whose instants stay below d (d ≤ 0: no time bound; the first arrival, at
+// 0, is always in it). A shard (sp.Part) gets its part of that plan, which
+// may be empty. It fails only on a spec or rate that cannot be drawn.
+func (sp RateSpec) Schedule(rate float64, n int, d time.Duration, repeat int) (Schedule, error) {
+	gap, err := sp.gaps(rate, repeat)
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	var t float64 // seconds
+	whole := func() (time.Duration, bool) {
+		if n > 0 && i >= n {
+			return 0, false
+		}
+		if i > 0 {
+			t += gap()
+		}
+		ns := math.Round(t * 1e9)
+		if ns >= math.MaxInt64 || (d > 0 && i > 0 && time.Duration(ns) >= d) {
+			n, i = 1, 1 // the plan is over: every later call says so
+			return 0, false
+		}
+		i++
+		return time.Duration(ns), true
+	}
+	return sp.Part.schedule(whole), nil
+}
+
+// gaps returns the draw of one gap, in seconds, between consecutive
+// arrivals at mean rate λ.
+func (sp RateSpec) gaps(rate float64, repeat int) (func() float64, error) {
 	if !(rate > 0) || math.IsInf(rate, 0) {
 		return nil, fmt.Errorf("sweep: invalid rate %v", rate)
 	}
 	mean := 1 / rate // seconds
 	rng := rand.New(rand.NewPCG(uint64(sp.Seed), math.Float64bits(rate)^uint64(repeat)))
-	var gap func() float64
 	switch sp.Arrival {
 	case Constant, "":
-		gap = func() float64 { return mean }
+		return func() float64 { return mean }, nil
 	case Poisson:
-		gap = func() float64 { return mean * rng.ExpFloat64() }
+		return func() float64 { return mean * rng.ExpFloat64() }, nil
 	case Gamma:
 		b := sp.Burstiness
 		if b == 0 {
@@ -80,48 +109,70 @@ func (sp RateSpec) wholePlan(rate float64, n, repeat int) ([]time.Duration, erro
 		if !(b > 0) || math.IsInf(b, 0) {
 			return nil, fmt.Errorf("sweep: invalid burstiness %v", b)
 		}
-		gap = func() float64 { return mean / b * gammaVariate(rng, b) }
-	default:
-		return nil, fmt.Errorf("sweep: unknown arrival %q", sp.Arrival)
+		return func() float64 { return mean / b * gammaVariate(rng, b) }, nil
 	}
-	plan := make([]time.Duration, n)
-	var t float64
-	for i := range plan {
-		if i > 0 {
-			t += gap()
-		}
-		plan[i] = time.Duration(math.Round(t * 1e9))
-	}
-	return plan, nil
+	return nil, fmt.Errorf("sweep: unknown arrival %q", sp.Arrival)
 }
 
-// planUntil draws a plan whose instants stay below d (at least one); a
-// shard gets its part of it (which may be empty).
-func (sp RateSpec) planUntil(rate float64, d time.Duration, repeat int) ([]time.Duration, error) {
-	n := int(math.Ceil(rate*d.Seconds())) + 1
-	for {
-		plan, err := sp.wholePlan(rate, n, repeat)
-		if err != nil || plan[n-1] >= d || n >= maxPlan {
-			for len(plan) > 1 && plan[len(plan)-1] >= d {
-				plan = plan[:len(plan)-1]
-			}
-			return sp.Part.of(plan), err
-		}
-		n = min(2*n, maxPlan)
+// schedule returns the part's arrivals of a whole plan, in order: its i-th
+// is the plan's arrival i×Of + Index.
+func (p Part) schedule(whole Schedule) Schedule {
+	if p.Of <= 1 {
+		return whole
 	}
+	j := 0 // the whole plan's index of the next arrival drawn
+	return func() (time.Duration, bool) {
+		for {
+			at, ok := whole()
+			if !ok {
+				return 0, false
+			}
+			j++
+			if (j-1)%p.Of == p.Index {
+				return at, true
+			}
+		}
+	}
+}
+
+// drawAll draws the rest of a plan.
+func drawAll(next Schedule) []time.Duration {
+	var plan []time.Duration
+	for at, ok := next(); ok; at, ok = next() {
+		plan = append(plan, at)
+	}
+	return plan
+}
+
+// planUntil collects the plan whose instants stay below d (tests).
+func (sp RateSpec) planUntil(rate float64, d time.Duration, repeat int) ([]time.Duration, error) {
+	next, err := sp.Schedule(rate, MaxPlan, d, repeat)
+	if err != nil {
+		return nil, err
+	}
+	return drawAll(next), nil
 }
 
 // PlanLen is how many arrivals the whole plan of a level bounded by d
-// holds, whatever sp.Part: the arrivals the shards share out.
-func (sp RateSpec) PlanLen(rate float64, d time.Duration, repeat int) (int, error) {
+// holds, whatever sp.Part (the arrivals the shards share out), counted up
+// to atMost: the count is drawn, so it is bounded like everything else.
+func (sp RateSpec) PlanLen(rate float64, d time.Duration, repeat, atMost int) (int, error) {
 	sp.Part = Part{}
-	plan, err := sp.planUntil(rate, d, repeat)
-	return len(plan), err
+	next, err := sp.Schedule(rate, atMost, d, repeat)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, ok := next(); ok; _, ok = next() {
+		n++
+	}
+	return n, nil
 }
 
-// maxPlan bounds a level's plan: a mistyped rate or duration must not
-// allocate without bound.
-const maxPlan = 1 << 22
+// MaxPlan bounds a collected plan (ArrivalPlan): a mistyped count must not
+// allocate without bound. The sweep's own plans are drawn lazily and need
+// no such bound.
+const MaxPlan = 1 << 22
 
 // gammaVariate draws from Gamma(shape k, scale 1): Marsaglia and Tsang's
 // squeeze method, with the usual boost for k < 1 (draw at k+1, scale by

@@ -174,7 +174,7 @@ func TestPlanPartsMakeTheWholePlan(t *testing.T) {
 					}
 					got += len(part)
 				}
-				if n, _ := (RateSpec{Arrival: whole.Arrival, Burstiness: whole.Burstiness, Seed: whole.Seed, Part: Part{1, of}}).PlanLen(rate, d, 1); how == "duration" && n != len(plan) {
+				if n, _ := (RateSpec{Arrival: whole.Arrival, Burstiness: whole.Burstiness, Seed: whole.Seed, Part: Part{1, of}}).PlanLen(rate, d, 1, 1<<20); how == "duration" && n != len(plan) {
 					t.Errorf("%+v: PlanLen of a shard's spec is %d, the whole plan holds %d", whole, n, len(plan))
 				}
 				if got != len(plan) || !slices.Equal(union, plan) {

@@ -9,19 +9,22 @@ import (
 	"github.com/toksweep/toksweep/client"
 )
 
-// Replay makes the sweep replay a trace (Config.Replay): each level sends
-// the trace's requests at their instants divided by the level's speed.
-// A level is keyed by its offered rate, speed × MeanRate, so that
-// everything that reads a rate level (figures, the SLO search, plan) reads
-// a replay level as the open loop it is; Speed turns the rate back.
+// Replay is the replay mode's spec (Config.ModeSpec, mode_replay.go):
+// each level sends the trace's requests at their instants divided by the
+// level's speed. A level is keyed by its speed (LevelKey.Load); its
+// offered rate, speed × MeanRate, is a figure (Rate).
 type Replay struct {
 	Requests []ReplayRequest // in the trace's order (by At)
+	// Speeds are the levels' speeds, in run order; Plan, when set,
+	// chooses them one at a time instead (--replay-speed auto).
+	Speeds []float64
+	Plan   RatePlanner
 	// MeanRate is the trace's mean rate at speed 1 (requests per second,
 	// over its span); it must be positive.
 	MeanRate float64
 	// Prompt is request i's prompt. Parent, for a turn of a session, is
 	// its parent's turn as sent and streamed; nil otherwise. salt is the
-	// level's (its rate and repeat), for blocks unique to the level. It is
+	// level's (its speed and repeat), for blocks unique to the level. It is
 	// called from the senders' goroutines.
 	Prompt func(i int, parent *ReplayTurn, salt uint64) client.Prompt
 }
@@ -45,9 +48,6 @@ type ReplayTurn struct {
 	Record client.Record
 }
 
-// Speed is the replay speed of a level of offered rate.
-func (r *Replay) Speed(rate float64) float64 { return rate / r.MeanRate }
-
 // Rate is the offered rate of a replay at speed.
 func (r *Replay) Rate(speed float64) float64 { return speed * r.MeanRate }
 
@@ -61,9 +61,9 @@ func (r *Replay) measured(warmup, requests int) int {
 	return n
 }
 
-// levelSalt keys a replay level's prompts: its rate and repeat.
-func levelSalt(rate float64, repeat int) uint64 {
-	return math.Float64bits(rate)*0x9e3779b97f4a7c15 ^ uint64(repeat+1)
+// levelSalt keys a replay level's prompts: its speed and repeat.
+func levelSalt(speed float64, repeat int) uint64 {
+	return math.Float64bits(speed)*0x9e3779b97f4a7c15 ^ uint64(repeat+1)
 }
 
 // replayLoop is a replay level's arrival process at speed, at most

@@ -15,7 +15,8 @@ import (
 func runReplay(t *testing.T, rp *Replay, speed float64, maxConc int, took time.Duration) map[int]client.Record {
 	t.Helper()
 	d := newFake(took)
-	cfg := Config{Rates: []float64{rp.Rate(speed)}, Replay: rp, MaxConcurrency: maxConc, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+	rp.Speeds = []float64{speed}
+	cfg := Config{Mode: ReplayMode, ModeSpec: rp, MaxConcurrency: maxConc, Prompt: func(int) client.Prompt { return client.Prompt{} }}
 	got := map[int]client.Record{}
 	err := Run(context.Background(), cfg, d, func(l Level) error {
 		for _, r := range l.Records {

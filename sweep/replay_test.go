@@ -114,7 +114,8 @@ func replayOnce(t *testing.T, tr *trace.Trace, rp *sweep.Replay, speed, reuse fl
 		t.Fatal(err)
 	}
 	var lvl sweep.Level
-	cfg := sweep.Config{Rates: []float64{rp.Rate(speed)}, Replay: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+	rp.Speeds = []float64{speed}
+	cfg := sweep.Config{Mode: sweep.ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
 	if err := sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,8 @@ func TestReplayBailianWaitsForParents(t *testing.T) {
 		return pb.FollowUp(&tr.Requests[i], parent.Prompt, parent.Reply, parent.Record.OutputTokens())
 	}
 	var lvl sweep.Level
-	cfg := sweep.Config{Rates: []float64{rp.Rate(1)}, Replay: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+	rp.Speeds = []float64{1}
+	cfg := sweep.Config{Mode: sweep.ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
 	if err := sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func sessionLoop(c int, ss *Sessions) Arrivals {
 
 // sessions is worker w of a sessionLoop.
 func (s *sender) sessions(ctx context.Context, ss *Sessions, w int) {
-	rng := rand.New(rand.NewPCG(uint64(ss.Seed), uint64(s.spec.c)<<32^uint64(s.repeat)<<20^uint64(w)))
+	rng := rand.New(rand.NewPCG(uint64(ss.Seed), uint64(s.spec.Concurrency)<<32^uint64(s.repeat)<<20^uint64(w)))
 	var sw sessionWorker
 	for ctx.Err() == nil {
 		if sw.conv != nil && sw.turn < sw.conv.Turns() {

@@ -76,6 +76,14 @@ type Config struct {
 	// DefaultDrainTimeout. It has no effect without Duration.
 	DrainTimeout time.Duration
 
+	// Mode names the registered mode of the sweep (RegisterMode); empty:
+	// the first mode whose Selects takes this Config (the rate mode when
+	// Rates or RatePlan is set, multi-turn sessions with Sessions, else
+	// the closed loop). ModeSpec carries a mode's own settings, for modes
+	// that bring them (the built-in ones use the fields below).
+	Mode     string
+	ModeSpec any
+
 	// Rates, when set, makes the sweep open-loop: one level per offered
 	// rate (requests per second), run in this order instead of Levels, each
 	// with arrivals drawn from Rate. Requests zero means AutoRateRequests.
@@ -87,11 +95,6 @@ type Config struct {
 	// MaxConcurrency caps the requests in flight of an open-loop level
 	// (0: no cap); it is the level's Concurrency.
 	MaxConcurrency int
-	// Replay, when set, makes every rate level a replay of a trace at
-	// speed rate / Replay.MeanRate (replay.go): Rates (or RatePlan) are
-	// then the speeds' offered rates, and a level sends the trace's
-	// requests, less Warmup, at most Requests when that is set.
-	Replay *Replay
 	// Sessions, when set, makes each closed-loop worker a loop of
 	// multi-turn sessions (session.go); each ticket is then one turn, and
 	// the prompts come from the sessions, not from Prompt.
@@ -161,6 +164,7 @@ func AutoRateRequests(rate float64) int { return max(int(math.Ceil(10*rate)), 20
 // AbortError reports that a level was stopped because every request failed
 // with the same client-side error (a 4xx other than 429).
 type AbortError struct {
+	Key         LevelKey // the level's key
 	Concurrency int
 	Rate        float64 // the open-loop level's offered rate; 0 in a closed loop
 	Class       client.ErrorClass
@@ -168,11 +172,11 @@ type AbortError struct {
 }
 
 func (e *AbortError) Error() string {
-	at := fmt.Sprintf("concurrency %d", e.Concurrency)
-	if e.Rate > 0 {
-		at = fmt.Sprintf("rate %g req/s", e.Rate)
+	k := e.Key
+	if k == (LevelKey{}) {
+		k = LevelKey{Mode: ClosedMode, Concurrency: e.Concurrency}
 	}
-	return fmt.Sprintf("every request at %s failed (%s): %s", at, e.Class, e.Message)
+	return fmt.Sprintf("every request at %s failed (%s): %s", k.At(), e.Class, e.Message)
 }
 
 // Run runs every level in order and calls onLevel with each level (its
@@ -193,13 +197,13 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
-			workers, err := beforeLevel(ctx, cfg, k, spec.c)
+			workers, err := beforeLevel(ctx, cfg, k, spec.Concurrency)
 			if err != nil {
 				return err
 			}
 			k++
 			lspec := spec
-			lspec.c = workers // a shard runs its part of C
+			lspec.Concurrency = workers // a shard runs its part of C
 			lvl, abort := runLevel(ctx, cfg, d, lspec, r)
 			if err := onLevel(lvl); err != nil {
 				return err
@@ -215,40 +219,9 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 	return nil
 }
 
-// levelSpec keys one level: its concurrency (a closed loop's workers, an
-// open loop's cap) and, open-loop, its offered rate.
-type levelSpec struct {
-	c    int
-	rate float64
-}
-
-// levelSpecs returns the iterator over the sweep's levels: the rates, the
-// planner's choices or the fixed list.
-func levelSpecs(cfg Config) func() (levelSpec, bool) {
-	if cfg.RatePlan != nil {
-		return func() (levelSpec, bool) {
-			r, ok := cfg.RatePlan.NextRate()
-			return levelSpec{c: cfg.MaxConcurrency, rate: r}, ok
-		}
-	}
-	if len(cfg.Rates) > 0 {
-		i := 0
-		return func() (levelSpec, bool) {
-			if i >= len(cfg.Rates) {
-				return levelSpec{}, false
-			}
-			i++
-			return levelSpec{c: cfg.MaxConcurrency, rate: cfg.Rates[i-1]}, true
-		}
-	}
-	plan := cfg.Plan
-	if plan == nil {
-		plan = &fixedPlan{levels: cfg.Levels}
-	}
-	return func() (levelSpec, bool) {
-		c, ok := plan.Next()
-		return levelSpec{c: c}, ok
-	}
+// levelSpecs returns the iterator over the sweep's level keys, its mode's.
+func levelSpecs(cfg Config) func() (LevelKey, bool) {
+	return configMode(&cfg).Keys(&cfg)
 }
 
 // beforeLevel runs cfg.BeforeLevel, if any: the number of workers of
@@ -262,55 +235,23 @@ func beforeLevel(ctx context.Context, cfg Config, k, c int) (int, error) {
 
 // measuredCount is the planned number of measured requests of a level
 // (unlimited: bounded by Duration only).
-func measuredCount(cfg Config, spec levelSpec) int {
-	switch {
-	case cfg.Replay != nil && spec.rate > 0:
-		return cfg.Replay.measured(cfg.Warmup, cfg.Requests)
-	case cfg.Requests <= 0 && cfg.Duration > 0:
+func measuredCount(cfg Config, spec LevelKey) int {
+	if cfg.Requests <= 0 && cfg.Duration > 0 {
 		return unlimited
-	case spec.rate > 0 && cfg.Requests <= 0:
-		return AutoRateRequests(spec.rate)
-	case spec.rate > 0:
-		return cfg.Requests
-	case cfg.Requests <= 0:
-		return AutoRequests(spec.c)
 	}
-	return max(cfg.Requests, spec.c)
-}
-
-// arrivals is the level's arrival process: the closed loop at C, or the
-// open loop over a plan drawn now, before the level starts. An open-loop
-// plan bounded by Duration covers the warm-up arrivals plus Duration.
-func arrivals(cfg Config, spec levelSpec, measured, repeat int) (Arrivals, error) {
-	if spec.rate == 0 && cfg.Sessions != nil {
-		return sessionLoop(spec.c, cfg.Sessions), nil
-	}
-	if spec.rate == 0 {
-		return ClosedLoop(spec.c), nil
-	}
-	if cfg.Replay != nil {
-		return replayLoop(cfg.Replay, cfg.Replay.Speed(spec.rate), spec.c, levelSalt(spec.rate, repeat)), nil
-	}
-	var plan []time.Duration
-	var err error
-	if measured == unlimited {
-		warm := time.Duration(float64(cfg.Warmup) / spec.rate * float64(time.Second))
-		plan, err = cfg.Rate.planUntil(spec.rate, cfg.Duration+warm, repeat)
-	} else {
-		plan, err = cfg.Rate.ArrivalPlan(spec.rate, cfg.Warmup+measured, repeat)
-	}
-	return OpenLoop(plan, spec.c), err
+	return spec.mode().Measured(&cfg, spec)
 }
 
 // runLevel runs one level to its end and returns its records.
-func runLevel(ctx context.Context, cfg Config, d Doer, spec levelSpec, repeat int) (Level, *AbortError) {
-	c := spec.c
+func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int) (Level, *AbortError) {
+	c := spec.Concurrency
+	mode := spec.mode()
 	measured := measuredCount(cfg, spec)
-	arr, err := arrivals(cfg, spec, measured, repeat)
+	arr, err := mode.Arrivals(&cfg, spec, measured, repeat)
 	if err != nil {
 		// A plan that cannot be drawn is a bad Config: nothing is sent.
-		return Level{Concurrency: c, Rate: spec.rate, Repeat: repeat, EndReason: Aborted},
-			&AbortError{Concurrency: c, Rate: spec.rate, Message: err.Error()}
+		return Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat, EndReason: Aborted},
+			&AbortError{Key: spec, Concurrency: c, Rate: spec.Load, Message: err.Error()}
 	}
 	tk := newTickets(cfg.Warmup, measured, cfg.Duration, d.Now)
 	lctx, cancel := context.WithCancel(ctx)
@@ -324,23 +265,20 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec levelSpec, repeat in
 		}
 		cfg.Started(c, repeat, planned)
 	}
-	ab := newAborter(max(c, 1))
-	if spec.rate > 0 && c == 0 {
-		ab = newAborter(openAbortAfter)
-	}
+	ab := newAborter(mode.AbortAfter(spec))
 
 	if w, ok := d.(Warmer); ok {
-		_ = w.WarmConns(lctx, warmConns(spec))
+		_ = w.WarmConns(lctx, mode.WarmConns(spec))
 	}
 
 	stopServer := cfg.Server.start(ctx, c)
 	mon := startMonitor()
 	start := d.Now()
-	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, prevEnd: map[int]time.Duration{}}
+	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks, prevEnd: map[int]time.Duration{}}
 	arr.Arrive(rctx, s)
 	end := d.Now()
 
-	lvl := Level{Concurrency: c, Rate: spec.rate, Repeat: repeat, Start: start, End: end}
+	lvl := Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat, Start: start, End: end}
 	lvl.Server = stopServer()
 	lvl.Records = s.sorted()
 	lvl.Health = mon.stop()
@@ -352,7 +290,7 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec levelSpec, repeat in
 	case ab.tripped():
 		lvl.EndReason = Aborted
 		e := ab.err(c)
-		e.Rate = spec.rate
+		e.Key, e.Rate = spec, spec.Load
 		return lvl, e
 	case tk.expired(), errors.Is(context.Cause(rctx), errDrained):
 		lvl.EndReason = Deadline
@@ -363,15 +301,6 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec levelSpec, repeat in
 // openAbortAfter is how many requests of an uncapped open-loop level must
 // all fail with one client-side error before it is aborted.
 const openAbortAfter = 8
-
-// warmConns is how many connections to open before a level: C, or for an
-// open loop the cap, else about a second's arrivals (at most 64).
-func warmConns(spec levelSpec) int {
-	if spec.rate == 0 || spec.c > 0 {
-		return spec.c
-	}
-	return min(max(int(math.Ceil(spec.rate)), 1), 64)
-}
 
 // withDrain returns the context a level's requests run under: with a
 // Duration, it is canceled (cause errDrained) DrainTimeout after the
@@ -394,8 +323,9 @@ type sender struct {
 	tk     *tickets
 	ab     *aborter
 	cancel func()
-	spec   levelSpec
+	spec   LevelKey
 	repeat int
+	mark   bool // the mode marks its records (Mode.Marks)
 
 	mu      sync.Mutex
 	recs    []client.Record
@@ -404,6 +334,8 @@ type sender struct {
 }
 
 func (s *sender) Now() time.Duration { return s.d.Now() }
+
+func (s *sender) Closed() <-chan struct{} { return s.tk.closed }
 
 func (s *sender) Next() (Ticket, bool) {
 	seq, warm, ok := s.tk.take()
@@ -419,8 +351,11 @@ func (s *sender) Send(ctx context.Context, t Ticket, w int, sched time.Duration)
 // when p asked for it (the kept copy drops it).
 func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, session, turn int) client.Record {
 	rec := s.d.Do(ctx, p)
-	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.c, s.spec.rate, s.repeat, w, t.Seq, t.Warmup
+	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.Concurrency, s.spec.Load, s.repeat, w, t.Seq, t.Warmup
 	rec.Sched, rec.Session, rec.Turn = sched, session, turn
+	if s.mark {
+		rec.Mode = s.spec.Mode
+	}
 	reply := rec.Reply
 	rec.Reply = ""
 	if rec.ErrorClass == client.Canceled && errors.Is(context.Cause(ctx), errDrained) {

@@ -26,10 +26,30 @@ type tickets struct {
 	drain time.Duration
 	cut   func()
 	timer *time.Timer
+	// closed is closed, by shut, when the deadline passes: no ticket is
+	// handed out after it, and an open-loop feeder stops waiting.
+	closed chan struct{}
+	shut   *time.Timer
+	isShut bool
 }
 
 func newTickets(warmup, measured int, dur time.Duration, now func() time.Duration) *tickets {
-	return &tickets{warmup: warmup, limit: warmup + measured, dur: dur, now: now}
+	return &tickets{warmup: warmup, limit: warmup + measured, dur: dur, now: now, closed: make(chan struct{})}
+}
+
+// close ends the level's measured phase at its deadline; it counts as
+// ending on the deadline when work was left.
+func (t *tickets) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.isShut {
+		return
+	}
+	t.isShut = true
+	if t.next < t.limit {
+		t.late = true
+	}
+	close(t.closed)
 }
 
 // take returns the next ticket's sequence number and whether it is a warm-up
@@ -40,12 +60,17 @@ func (t *tickets) take() (seq int, warm, ok bool) {
 	if t.next >= t.limit {
 		return 0, false, false
 	}
+	if t.isShut {
+		t.late = true
+		return 0, false, false
+	}
 	seq = t.next
 	warm = seq < t.warmup
 	if !warm && t.dur > 0 {
 		now := t.now()
 		if t.deadline == 0 {
 			t.deadline = now + t.dur
+			t.shut = time.AfterFunc(t.dur, t.close)
 			if t.cut != nil {
 				t.timer = time.AfterFunc(t.dur+t.drain, t.cut)
 			}
@@ -64,6 +89,9 @@ func (t *tickets) stop() {
 	defer t.mu.Unlock()
 	if t.timer != nil {
 		t.timer.Stop()
+	}
+	if t.shut != nil {
+		t.shut.Stop()
 	}
 }
 

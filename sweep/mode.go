@@ -1,0 +1,190 @@
+package sweep
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// LevelKey is a level's identity: its mode and the settings of that mode
+// that tell it from the sweep's other levels. It is the one way to name
+// (Name, At), order (Compare) and compare (==) levels; repeats of a level
+// share its key.
+type LevelKey struct {
+	Mode string // the registered mode's Name: "closed", "rate", "sessions", …
+	// Concurrency is a closed loop's workers (or sessions), an open-loop
+	// mode's cap on requests in flight (0: none).
+	Concurrency int
+	// Load is the mode's own load setting, stored as the level's Rate (the
+	// records' and levels.csv's "rate"): the nominal offered req/s of the
+	// rate mode; 0 in the closed loop. A new mode documents its own (a
+	// trace replay's speed).
+	Load float64
+}
+
+// Mode returns the key's registered mode; the closed loop for a mode not
+// registered.
+func (k LevelKey) mode() *Mode {
+	if m := ModeNamed(k.Mode); m != nil {
+		return m
+	}
+	return ModeNamed(ClosedMode)
+}
+
+// Name is the level's short name, for tables and charts: "C=4", "rate=16/s".
+func (k LevelKey) Name() string { return k.mode().Words.Name(k) }
+
+// At is the level as a sentence names it: "concurrency 4", "rate 16 req/s".
+func (k LevelKey) At() string { return k.mode().Words.At(k) }
+
+// String is Name.
+func (k LevelKey) String() string { return k.Name() }
+
+// Words are the mode's words.
+func (k LevelKey) Words() Words { return k.mode().Words }
+
+// Compare orders keys: by mode rank, then by the mode's load, then by
+// concurrency.
+func (k LevelKey) Compare(o LevelKey) int {
+	return cmp.Or(cmp.Compare(k.mode().Rank, o.mode().Rank), cmp.Compare(k.Load, o.Load), cmp.Compare(k.Concurrency, o.Concurrency))
+}
+
+// IsOpen reports whether the key's mode is an open loop: arrivals do not
+// wait for replies, so its levels are judged by stability as well as the SLO.
+func (k LevelKey) IsOpen() bool { return k.mode().Open }
+
+// Mode is a load model. Each mode registers itself (RegisterMode) from its
+// own file, bringing how its levels arrive, how they are counted, and its
+// words; the sweep, report, plan and the renderers read them through a
+// LevelKey and never test a mode's settings themselves. app registers the
+// mode's flags and its search beside it (app/mode*.go).
+type Mode struct {
+	Name string // LevelKey.Mode
+	// Rank orders modes: when a sweep's Config is matched (Selects) and a
+	// saved level's mode recovered (Claims), lower ranks ask first; and
+	// Compare sorts by it.
+	Rank int
+	// Open: arrivals follow a schedule, not the replies (an open loop).
+	Open bool
+	// Marks: the sweep sets each record's Mode to the mode's name, so
+	// that a saved level is recognised by its records (ClaimMode) where
+	// its settings alone would be taken for another mode's.
+	Marks bool
+	// Selects reports whether cfg is a sweep of this mode (cfg.Mode, when
+	// set, decides instead).
+	Selects func(cfg *Config) bool
+	// Keys iterates over the sweep's level keys in run order.
+	Keys func(cfg *Config) func() (LevelKey, bool)
+	// Claims reports whether a level read back from its records is this
+	// mode's (its Mode field unset).
+	Claims func(l *Level) bool
+	// Measured is the planned number of measured requests of a level with
+	// a positive cfg.Requests, or with none and no Duration.
+	Measured func(cfg *Config, k LevelKey) int
+	// Arrivals is the level's arrival process; measured is Measured's
+	// count, or unlimited (Duration only).
+	Arrivals func(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, error)
+	// WarmConns is how many connections to open before the level.
+	WarmConns func(k LevelKey) int
+	// AbortAfter is how many requests must all fail with one client-side
+	// error before the level is aborted.
+	AbortAfter func(k LevelKey) int
+	Words      Words
+}
+
+// Words are how a mode speaks of its levels: the console, report.html,
+// charts, plan and the closing sentences read them from here.
+type Words struct {
+	Name func(k LevelKey) string // short: "C=4", "rate=16/s"
+	At   func(k LevelKey) string // in a sentence: "concurrency 4", "rate 16 req/s"
+	// Unit is what a level's load is counted in: "concurrent users",
+	// "requests per second", "concurrent sessions".
+	Unit string
+	// Axis labels a chart's load axis.
+	Axis string
+	// Aggregate is the Aggregate table's header note: "all C in flight".
+	Aggregate string
+	// Caption is report.html's note on the throughput chart.
+	Caption string
+	// ClientLimited is the verb of the client-limited note: "were" (the
+	// client measured its own delay) or "may have been".
+	ClientLimited string
+}
+
+// ClosedMode is the closed loop's name, the mode of a key with none.
+const ClosedMode = "closed"
+
+var (
+	modesMu sync.RWMutex
+	modes   []*Mode
+)
+
+// RegisterMode adds a mode; a second mode of one name panics.
+func RegisterMode(m *Mode) {
+	modesMu.Lock()
+	defer modesMu.Unlock()
+	if slices.ContainsFunc(modes, func(o *Mode) bool { return o.Name == m.Name }) {
+		panic(fmt.Sprintf("sweep: mode %q registered twice", m.Name))
+	}
+	modes = append(modes, m)
+	slices.SortStableFunc(modes, func(a, b *Mode) int { return cmp.Compare(a.Rank, b.Rank) })
+}
+
+// Modes lists the registered modes by rank.
+func Modes() []*Mode {
+	modesMu.RLock()
+	defer modesMu.RUnlock()
+	return slices.Clone(modes)
+}
+
+// ModeNamed is the registered mode of that name; nil if none.
+func ModeNamed(name string) *Mode {
+	for _, m := range Modes() {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// configMode is the mode of a sweep's Config: cfg.Mode, else the first
+// that selects it.
+func configMode(cfg *Config) *Mode {
+	if m := ModeNamed(cfg.Mode); m != nil {
+		return m
+	}
+	for _, m := range Modes() {
+		if m.Selects != nil && m.Selects(cfg) {
+			return m
+		}
+	}
+	return ModeNamed(ClosedMode)
+}
+
+// Key is the level's key: its Mode, or the first mode that claims its
+// records when it was read back without one.
+func (l *Level) Key() LevelKey {
+	k := LevelKey{Mode: l.Mode, Concurrency: l.Concurrency, Load: l.Rate}
+	if k.Mode == "" {
+		k.Mode = ClaimMode(l)
+	}
+	return k
+}
+
+// ClaimMode is the name of the first mode that claims l: the mode its
+// first record names (Mode.Marks), else the first whose Claims takes it.
+func ClaimMode(l *Level) string {
+	for r := range l.All() {
+		if r.Mode != "" && ModeNamed(r.Mode) != nil {
+			return r.Mode
+		}
+		break
+	}
+	for _, m := range Modes() {
+		if m.Claims != nil && m.Claims(l) {
+			return m.Name
+		}
+	}
+	return ClosedMode
+}

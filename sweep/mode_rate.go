@@ -1,0 +1,97 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// RateMode: the open loop at offered request rates (Config.Rates or
+// RatePlan): arrivals drawn from Config.Rate at each rate, capped at
+// Config.MaxConcurrency in flight; levels keyed by the nominal rate
+// (LevelKey.Load, req/s) and the cap. Its own files are the only place
+// that tests a rate's presence.
+const RateMode = "rate"
+
+func init() {
+	RegisterMode(&Mode{
+		Name: RateMode, Rank: 10, Open: true,
+		Selects: func(cfg *Config) bool { return cfg.RatePlan != nil || len(cfg.Rates) > 0 },
+		Keys:    rateKeys,
+		Claims:  func(l *Level) bool { return l.Rate > 0 },
+		Measured: func(cfg *Config, k LevelKey) int {
+			if cfg.Requests <= 0 {
+				return AutoRateRequests(k.Load)
+			}
+			return cfg.Requests
+		},
+		Arrivals:  rateArrivals,
+		WarmConns: rateWarmConns,
+		AbortAfter: func(k LevelKey) int {
+			if k.Concurrency == 0 {
+				return openAbortAfter
+			}
+			return k.Concurrency
+		},
+		Words: Words{
+			Name:          rateName,
+			At:            func(k LevelKey) string { return fmt.Sprintf("rate %g req/s", k.Load) },
+			Unit:          "requests per second",
+			Axis:          "offered rate (req/s)",
+			Aggregate:     "at the offered rate",
+			Caption:       "at each offered rate; where a higher rate adds little, the server is saturated",
+			ClientLimited: "were",
+		},
+	})
+}
+
+// rateKeys iterates over the rates: the planner's choices, else the list.
+func rateKeys(cfg *Config) func() (LevelKey, bool) {
+	key := func(r float64) LevelKey { return LevelKey{Mode: RateMode, Concurrency: cfg.MaxConcurrency, Load: r} }
+	if cfg.RatePlan != nil {
+		return func() (LevelKey, bool) {
+			r, ok := cfg.RatePlan.NextRate()
+			return key(r), ok
+		}
+	}
+	i := 0
+	return func() (LevelKey, bool) {
+		if i >= len(cfg.Rates) {
+			return LevelKey{}, false
+		}
+		i++
+		return key(cfg.Rates[i-1]), true
+	}
+}
+
+// rateArrivals is the open loop over a plan drawn as it goes. A plan
+// bounded by Duration covers the warm-up arrivals plus Duration; one with
+// a count too ends at Duration (the tickets close the level then).
+func rateArrivals(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, error) {
+	n := cfg.Warmup + measured
+	var until time.Duration
+	if measured == unlimited {
+		n = 0
+		warm := float64(cfg.Warmup) / k.Load * float64(time.Second)
+		until = time.Duration(min(warm+float64(cfg.Duration), math.MaxInt64/2))
+	}
+	plan, err := cfg.Rate.Schedule(k.Load, n, until, repeat)
+	return OpenLoop(plan, k.Concurrency), err
+}
+
+// rateWarmConns: the cap, else about a second's arrivals (at most 64).
+func rateWarmConns(k LevelKey) int {
+	if k.Concurrency > 0 {
+		return k.Concurrency
+	}
+	return min(max(int(math.Ceil(k.Load)), 1), 64)
+}
+
+// rateName is "rate=4/s", with its cap "rate=4/s C≤2".
+func rateName(k LevelKey) string {
+	name := fmt.Sprintf("rate=%g/s", k.Load)
+	if k.Concurrency > 0 {
+		name += fmt.Sprintf(" C≤%d", k.Concurrency)
+	}
+	return name
+}
