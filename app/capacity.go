@@ -32,9 +32,9 @@ func (o *options) capacity() error {
 	f := &o.Flags
 	switch {
 	case f.SLODecodeTPS != nil && !(*f.SLODecodeTPS > 0):
-		return usagef("invalid --slo-decode-tps %v: want a rate > 0", *f.SLODecodeTPS)
+		return usagef("invalid --slo-decode-tps %v: want a positive rate", *f.SLODecodeTPS)
 	case f.SLOE2ETPS != nil && !(*f.SLOE2ETPS > 0):
-		return usagef("invalid --slo-e2e-tps %v: want a rate > 0", *f.SLOE2ETPS)
+		return usagef("invalid --slo-e2e-tps %v: want a positive rate", *f.SLOE2ETPS)
 	case f.SLOTTFTP95 != nil && *f.SLOTTFTP95 <= 0:
 		return usagef("invalid --slo-ttft-p95 %v: want a positive duration such as 2s", *f.SLOTTFTP95)
 	case f.SLOErrorRate != nil && !(*f.SLOErrorRate >= 0 && *f.SLOErrorRate <= 1):

@@ -171,7 +171,7 @@ func (o *simOptions) check(cfg sim.Config) error {
 		{"max-num-seqs", shown(o.MaxNumSeqs), cfg.MaxNumSeqs < 1, "an integer ≥ 1"},
 		{"kv-cache-tokens", shown(o.KVCacheTokens), cfg.KVCacheTokens < 0, "an integer ≥ 0 (tokens)"},
 		{"max-num-batched-tokens", shown(o.MaxNumBatchedTokens), cfg.MaxNumBatchedTokens < 0, "an integer ≥ 0 (0: no chunking)"},
-		{"prefill-rate", shown(o.PrefillRate), !(cfg.PrefillTokensPerSec > 0) || math.IsInf(cfg.PrefillTokensPerSec, 0), "a rate > 0 in tokens per second"},
+		{"prefill-rate", shown(o.PrefillRate), !(cfg.PrefillTokensPerSec > 0) || math.IsInf(cfg.PrefillTokensPerSec, 0), "a positive rate in tokens per second"},
 		{"decode-base", shown(o.DecodeBase), cfg.DecodeBase < 0, "a duration ≥ 0 such as 10ms"},
 		{"decode-per-seq", shown(o.DecodePerSeq), cfg.DecodePerSeq < 0, "a duration ≥ 0 such as 200us"},
 		{"decode-per-ctx-token", shown(o.DecodePerCtxToken), cfg.DecodePerCtxToken < 0, "a duration ≥ 0 such as 1us"},

@@ -240,7 +240,7 @@ func (c *Chart) finish(levels []report.LevelGroup) Chart {
 	slices.Sort(cs)
 	concurrencyAxis(c.Plot, slices.Compact(cs))
 	c.Plot.Y.Min, c.Plot.Y.Max = 0, 1.05*c.Plot.Y.Max
-	if slices.ContainsFunc(levels, func(l report.LevelGroup) bool { return l.Rate > 0 }) {
+	if slices.ContainsFunc(levels, func(l report.LevelGroup) bool { return l.Key.IsOpen() }) {
 		c.Title = strings.Replace(c.Title, "vs concurrency", "vs offered rate", 1)
 		c.Plot.Title.Text, c.Plot.X.Label.Text = c.Title, "offered rate (req/s, open loop)"
 	}

@@ -101,9 +101,14 @@ type levelKey struct {
 	rate float64
 }
 
+// key is the level's sweep key, its mode recovered from its settings.
+func (k levelKey) key() sweep.LevelKey {
+	return report.LevelStats{Concurrency: k.c, Rate: k.rate}.Key()
+}
+
 func (k levelKey) String() string {
-	if k.rate > 0 {
-		return report.LevelName(report.LevelStats{Concurrency: k.c, Rate: k.rate})
+	if key := k.key(); key.IsOpen() {
+		return key.Name()
 	}
 	return strconv.Itoa(k.c)
 }
@@ -249,7 +254,7 @@ func keys(pools []pool) []levelKey {
 // loop's rates.
 func byLoop(ks []levelKey) (cs []int, rates []float64) {
 	for _, k := range ks {
-		if k.rate > 0 {
+		if k.key().IsOpen() {
 			rates = append(rates, k.rate)
 		} else {
 			cs = append(cs, k.c)

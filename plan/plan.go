@@ -57,7 +57,7 @@ func (o Options) Check() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
 	case !(o.PeakRPS > 0) || !finite(o.PeakRPS):
-		return fmt.Errorf("invalid --peak-rps %v: want a rate > 0 (requests per second)", o.PeakRPS)
+		return fmt.Errorf("invalid --peak-rps %v: want a positive rate (requests per second)", o.PeakRPS)
 	case o.Users < 0 || o.Users > MaxUsers:
 		return fmt.Errorf("invalid --users %d: want a count from 1 to %d", o.Users, MaxUsers)
 	case !(o.Headroom > 0 && o.Headroom <= 1):

@@ -45,13 +45,13 @@ func clientLimited(s *LevelStats) (bool, string) {
 	// judged against the share of C that was not thinking.
 	// An open loop has no C to hold (its C is a cap): the dispatch delay
 	// is its closed-loop check.
-	if c := float64(s.Concurrency) * (1 - s.Session.ThinkShare); s.Rate == 0 && c > 0 && s.RequestsOK > 0 && s.InflightMean/c < InflightMinRatio && h.IssueLagMax > IssueLagLimit {
+	if c := float64(s.Concurrency) * (1 - s.Session.ThinkShare); !s.Key().IsOpen() && c > 0 && s.RequestsOK > 0 && s.InflightMean/c < InflightMinRatio && h.IssueLagMax > IssueLagLimit {
 		why = append(why, fmt.Sprintf("in-flight %.2f of C=%d with issue lag max %.1f ms",
 			s.InflightMean, s.Concurrency, Ms(h.IssueLagMax)))
 	}
 	// An uncapped open loop whose sender fell behind its schedule: with a
 	// cap, waiting for a slot is the queueing the level asked for.
-	if s.Rate > 0 && s.Concurrency == 0 && s.DispatchDelayP99 != NoSample && s.DispatchDelayP99 > DispatchDelayLimit {
+	if s.Key().IsOpen() && s.Concurrency == 0 && s.DispatchDelayP99 != NoSample && s.DispatchDelayP99 > DispatchDelayLimit {
 		why = append(why, fmt.Sprintf("dispatch delay p99 %.1f ms (> %v behind the schedule)", Ms(s.DispatchDelayP99), DispatchDelayLimit))
 	}
 	lateness, lateName := h.TimerLateP99, "timer late p99"

@@ -6,19 +6,19 @@ import (
 
 // anyRate shows the open-loop columns when a level is keyed by rate.
 func anyRate(stats []LevelStats) bool {
-	return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Rate > 0 })
+	return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Key().IsOpen() })
 }
 
 // anyConcurrency shows the C column unless every level is an uncapped
 // open-loop level (where C is 0).
 func anyConcurrency(stats []LevelStats) bool {
-	return len(stats) == 0 || slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Concurrency > 0 || s.Rate == 0 })
+	return len(stats) == 0 || slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Concurrency > 0 || !s.Key().IsOpen() })
 }
 
 // openValue is f's value for an open-loop level, no value in a closed loop.
 func openValue(f func(*LevelStats) Value) func(*LevelStats) Value {
 	return func(s *LevelStats) Value {
-		if s.Rate == 0 {
+		if !s.Key().IsOpen() {
 			return Value{}
 		}
 		return f(s)

@@ -129,7 +129,7 @@ func TestTablesFollowColumns(t *testing.T) {
 	stats := goldenStats()
 	stats[1].SLO = &SLOResult{Failed: []string{"decode_tps_p10 65.6 < 70"}}
 	stats[2].Repeat = 1
-	stats[3].Rate = 2 // an open-loop level shows the open-loop columns
+	stats[3].Mode, stats[3].Rate = "rate", 2 // an open-loop level shows the open-loop columns
 	var want []string
 	for _, tb := range []Table{LeadTable, SingleTable, LeadTable, SmoothTable, LeadTable, AggregateTable, LeadTable, ServerTable} {
 		for _, left := range []bool{false, true} {

@@ -90,7 +90,7 @@ func inflightPeak(measured []request) int {
 func (s *LevelStats) openLoop(measured []request, ok []*request) {
 	s.OfferedRPS, s.AchievedRPS, s.TTFTRise = math.NaN(), math.NaN(), NoSample
 	s.DispatchDelayP50, s.DispatchDelayP99, s.DispatchDelayMax = NoSample, NoSample, NoSample
-	if s.Rate == 0 || len(measured) == 0 {
+	if !s.Key().IsOpen() || len(measured) == 0 {
 		return
 	}
 	var delay []float64
@@ -204,7 +204,7 @@ func goodput(s *LevelStats, o SLO) (ratio, rps float64) {
 		}
 	}
 	ratio = float64(good) / float64(s.Finished)
-	if s.Rate > 0 {
+	if s.Key().IsOpen() {
 		return ratio, ratio * s.AchievedRPS
 	}
 	if s.RequestsOK == 0 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // KneeGain is the aggregate-throughput gain below which doubling the
@@ -33,22 +35,23 @@ type Recommendation struct {
 	// Excluded lists the levels left out of the knee and the capacity
 	// claims, ascending, each with its reasons.
 	Excluded []ExcludedLevel
-	// Open loop (sweep --rates): the same answers as offered rates in
-	// requests per second (0: none); the int fields then hold the cap.
-	RecommendedRate, FirstFailRate, KneeRate, UnjudgedRate float64
+	// The same answers as level keys (IsZero: none); in an open-loop mode
+	// the int fields hold the cap and the key's Load is the answer.
+	RecommendedKey, FirstFailKey, KneeKey, UnjudgedKey sweep.LevelKey
 }
 
-// openLoop reports whether the answers are offered rates.
+// openLoop reports whether the answers are an open-loop mode's loads.
 func (r Recommendation) openLoop() bool {
-	return r.RecommendedRate > 0 || r.FirstFailRate > 0 || r.KneeRate > 0 || r.UnjudgedRate > 0 ||
-		slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.Rate > 0 })
+	return r.RecommendedKey.IsOpen() || r.FirstFailKey.IsOpen() || r.KneeKey.IsOpen() || r.UnjudgedKey.IsOpen() ||
+		slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.Key.IsOpen() })
 }
 
 // ExcludedLevel is a level whose figures cannot bear a verdict.
 type ExcludedLevel struct {
 	C    int
 	Rate float64 // open loop: its offered rate
-	Why  string  // Untrusted's reasons, of the first untrusted run
+	Key  sweep.LevelKey
+	Why  string // Untrusted's reasons, of the first untrusted run
 }
 
 // Recommend derives the capacity answer from a sweep's levels (in any
@@ -63,27 +66,27 @@ func Recommend(stats []LevelStats, o SLO) Recommendation {
 	rec := Recommendation{SLO: o}
 	for _, l := range lv {
 		if why := l.untrusted(); why != "" {
-			rec.Excluded = append(rec.Excluded, ExcludedLevel{C: l.C, Rate: l.Rate, Why: why})
+			rec.Excluded = append(rec.Excluded, ExcludedLevel{C: l.C, Rate: l.Rate, Key: l.Key, Why: why})
 			continue
 		}
 		trusted = append(trusted, l)
 	}
 	if k, ok := knee(trusted); ok {
-		rec.Knee, rec.KneeRate = k.C, k.Rate
+		rec.Knee, rec.KneeKey = k.C, k.Key
 	}
 	if !o.Set() {
 		return rec
 	}
 	for _, l := range lv {
 		if why := l.failures(o); len(why) > 0 {
-			rec.FirstFail, rec.FirstFailRate, rec.FirstFailWhy = l.C, l.Rate, why
+			rec.FirstFail, rec.FirstFailKey, rec.FirstFailWhy = l.C, l.Key, why
 			break
 		}
 		if l.untrusted() != "" {
-			rec.Unjudged, rec.UnjudgedRate = l.C, l.Rate
+			rec.Unjudged, rec.UnjudgedKey = l.C, l.Key
 			break
 		}
-		rec.Recommended, rec.RecommendedRate, rec.RecommendedTPS = l.C, l.Rate, l.Aggregate
+		rec.Recommended, rec.RecommendedKey, rec.RecommendedTPS = l.C, l.Key, l.Aggregate
 	}
 	return rec
 }
@@ -104,21 +107,17 @@ func (g LevelGroup) untrusted() string {
 type LevelGroup struct {
 	C         int
 	Rate      float64 // open loop: the offered rate; 0 closed loop
+	Key       sweep.LevelKey
 	Runs      []LevelStats
 	Aggregate float64 // mean aggregate output tok/s over the runs
 }
 
 // X is the group's place on the sweep's axis: the rate of an open-loop
 // level, else C. The knee's doubling is a doubling of X.
-func (g LevelGroup) X() float64 {
-	if g.Rate > 0 {
-		return g.Rate
-	}
-	return float64(g.C)
-}
+func (g LevelGroup) X() float64 { return g.Key.X() }
 
 // Name is the group's level name, "C=4" or "rate=2/s".
-func (g LevelGroup) Name() string { return LevelName(LevelStats{Concurrency: g.C, Rate: g.Rate}) }
+func (g LevelGroup) Name() string { return g.Key.Name() }
 
 // Passes reports whether every run of the level passes o.
 func (g LevelGroup) Passes(o SLO) bool { return len(g.failures(o)) == 0 }
@@ -137,9 +136,10 @@ func (g LevelGroup) failures(o SLO) []string {
 func GroupByConcurrency(stats []LevelStats) []LevelGroup {
 	var groups []LevelGroup
 	for _, s := range stats {
-		i := slices.IndexFunc(groups, func(g LevelGroup) bool { return g.C == s.Concurrency && g.Rate == s.Rate })
+		k := s.Key()
+		i := slices.IndexFunc(groups, func(g LevelGroup) bool { return g.Key == k })
 		if i < 0 {
-			groups = append(groups, LevelGroup{C: s.Concurrency, Rate: s.Rate})
+			groups = append(groups, LevelGroup{C: s.Concurrency, Rate: s.Rate, Key: k})
 			i = len(groups) - 1
 		}
 		groups[i].Runs = append(groups[i].Runs, s)
@@ -289,7 +289,7 @@ func plural(n int, noun string) string {
 func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
 	var out []LevelStats
 	for _, s := range stats {
-		if !slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.C == s.Concurrency && e.Rate == s.Rate }) {
+		if !slices.ContainsFunc(r.Excluded, func(e ExcludedLevel) bool { return e.Key == s.Key() }) {
 			out = append(out, s)
 		}
 	}
@@ -336,17 +336,17 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 	var b strings.Builder
 	if r.SLO.Set() {
 		switch {
-		case r.RecommendedRate == 0 && r.FirstFailRate == 0:
-			fmt.Fprintf(&b, "No rate can be judged against the SLO (%s): %g req/s cannot bear a verdict.", r.SLO, r.UnjudgedRate)
-		case r.RecommendedRate == 0:
-			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFailRate, strings.Join(r.FirstFailWhy, "; "))
+		case r.RecommendedKey.IsZero() && r.FirstFailKey.IsZero():
+			fmt.Fprintf(&b, "No rate can be judged against the SLO (%s): %g req/s cannot bear a verdict.", r.SLO, r.UnjudgedKey.Load)
+		case r.RecommendedKey.IsZero():
+			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFailKey.Load, strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server sustains %g req/s offered (open loop) with %s, delivering %.0f output tok/s in aggregate.", r.RecommendedRate, r.SLO, r.RecommendedTPS)
+			fmt.Fprintf(&b, "This server sustains %g req/s offered (open loop) with %s, delivering %.0f output tok/s in aggregate.", r.RecommendedKey.Load, r.SLO, r.RecommendedTPS)
 			switch {
-			case r.FirstFailRate > 0:
-				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFailRate, strings.Join(r.FirstFailWhy, "; "))
-			case r.UnjudgedRate > 0:
-				fmt.Fprintf(&b, " %g req/s cannot bear a verdict, so the limit above %g req/s is not known.", r.UnjudgedRate, r.RecommendedRate)
+			case !r.FirstFailKey.IsZero():
+				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFailKey.Load, strings.Join(r.FirstFailWhy, "; "))
+			case !r.UnjudgedKey.IsZero():
+				fmt.Fprintf(&b, " %g req/s cannot bear a verdict, so the limit above %g req/s is not known.", r.UnjudgedKey.Load, r.RecommendedKey.Load)
 			default:
 				fmt.Fprintf(&b, " Every rate run passes; the limit is above %g req/s.", maxRate(stats))
 			}
@@ -354,8 +354,8 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 		b.WriteString(" ")
 	}
 	switch {
-	case r.KneeRate > 0:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %g req/s offered (doubling adds < %.0f%%).", r.KneeRate, KneeGain*100)
+	case !r.KneeKey.IsZero():
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %g req/s offered (doubling adds < %.0f%%).", r.KneeKey.Load, KneeGain*100)
 	case !anyDoubling(r.trustedStats(stats)):
 		b.WriteString("No two rates a doubling apart delivered throughput, so there is no knee to find.")
 	default:
@@ -365,7 +365,7 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 	if len(r.Excluded) > 0 {
 		var ex []string
 		for _, e := range r.Excluded {
-			ex = append(ex, fmt.Sprintf("%s (%s)", LevelName(LevelStats{Concurrency: e.C, Rate: e.Rate}), e.Why))
+			ex = append(ex, fmt.Sprintf("%s (%s)", e.Key.Name(), e.Why))
 		}
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
@@ -387,11 +387,11 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 func stableText(stats []LevelStats) string {
 	var stable, ceiling float64
 	for _, g := range GroupByConcurrency(stats) {
-		if g.Rate == 0 {
+		if !g.Key.IsOpen() {
 			continue
 		}
 		if !slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.Unstable }) {
-			stable = max(stable, g.Rate)
+			stable = max(stable, g.Key.Load)
 			continue
 		}
 		for _, s := range g.Runs {

@@ -58,7 +58,7 @@ func spreadTable(stats []LevelStats) *table {
 			agg = append(agg, s.AggregateOutputTPS)
 		}
 		label := strconv.Itoa(g.C)
-		if g.Rate > 0 {
+		if g.Key.IsOpen() {
 			label = g.Name()
 		}
 		row := []string{label, strconv.Itoa(len(g.Runs))}

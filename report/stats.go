@@ -122,7 +122,7 @@ type LevelStats struct {
 	TPOTP50      time.Duration
 	TPOTP99      time.Duration // (End − FirstToken) / (U − 1), vLLM's TPOT
 
-	// Open loop only (Rate > 0): the realised arrival rate, the dispatch
+	// Open loop only (an open-loop mode): the realised arrival rate, the dispatch
 	// delay Start − Sched, the TTFT rise and the stability verdict.
 	OfferedRPS                                           float64
 	DispatchDelayP50, DispatchDelayP99, DispatchDelayMax time.Duration

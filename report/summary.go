@@ -73,23 +73,27 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 		j.SLO = r.SLO.String()
 	}
 	for _, e := range r.Excluded {
-		if e.Rate > 0 {
+		if e.Key.IsOpen() {
 			j.ExcludedRate = append(j.ExcludedRate, e.Rate)
 		} else {
 			j.ExcludedConcurrency = append(j.ExcludedConcurrency, e.C)
 		}
 	}
-	nzRate := func(v float64) *float64 {
-		if v == 0 {
-			return nil
-		}
-		return &v
-	}
-	j.RecommendedRate, j.FirstFailRate, j.KneeRate = nzRate(r.RecommendedRate), nzRate(r.FirstFailRate), nzRate(r.KneeRate)
+	j.RecommendedRate, j.FirstFailRate, j.KneeRate = openLoad(r.RecommendedKey), openLoad(r.FirstFailKey), openLoad(r.KneeKey)
 	if r.Recommended > 0 {
 		j.RecommendedOutputTPS = rounded(r.RecommendedTPS, tpsDecimals)
 	}
 	return j
+}
+
+// openLoad is an open-loop answer's load, for summary.json's *_rate
+// fields; nil for a closed-loop answer or none.
+func openLoad(k sweep.LevelKey) *float64 {
+	if !k.IsOpen() {
+		return nil
+	}
+	v := k.Load
+	return &v
 }
 
 // MetricsDoc is the default Summary.Metrics: where the figures are defined.

@@ -78,7 +78,7 @@ func finished(r request) bool { return r.class != client.Canceled }
 // window fills the steady-state window and the measured span (the first
 // pass: requests' scalars only).
 func (s *LevelStats) window(measured []request) {
-	if s.Rate > 0 {
+	if s.Key().IsOpen() {
 		s.WindowStart, s.WindowEnd, s.WindowFallback = openWindow(measured)
 	} else {
 		s.WindowStart, s.WindowEnd, s.WindowFallback = steadyWindow(measured, s.Concurrency)

@@ -81,8 +81,8 @@ func TestReadRunDirRoundTripRates(t *testing.T) {
 		t.Errorf("unstable %v %v; goodput ratios %v, %v", got[0].Unstable, got[2].Unstable, got[0].SLO.GoodputRatio, got[2].SLO.GoodputRatio)
 	}
 	rec := report.Recommend(got, slo)
-	if rec.RecommendedRate != 10 || rec.Recommended != 0 {
-		t.Errorf("recommended rate %v (C %d), want 10", rec.RecommendedRate, rec.Recommended)
+	if rec.RecommendedKey.Load != 10 || !rec.RecommendedKey.IsOpen() || rec.Recommended != 0 {
+		t.Errorf("recommended %v (C %d), want rate 10", rec.RecommendedKey, rec.Recommended)
 	}
 	if s := rec.Sentence(got); !strings.Contains(s, "sustains 10 req/s") || !strings.Contains(s, "rate=20/s (unstable") {
 		t.Errorf("sentence %q", s)

@@ -138,7 +138,7 @@ func PoolShards(shards []Shard) ([]sweep.Level, report.Summary) {
 			l := s.Run.Levels[k]
 			shift := time.Duration(s.Info.EpochUnixNS - origin)
 			for _, r := range l.Records {
-				if l.Rate > 0 { // lane and ticket are the shard's arrival index
+				if l.Key().IsOpen() { // lane and ticket are the shard's arrival index
 					r.Worker = r.Worker*s.Info.Count + s.Info.Index
 					r.Seq = r.Seq*s.Info.Count + s.Info.Index
 				} else {

@@ -54,6 +54,18 @@ func (k LevelKey) Compare(o LevelKey) int {
 // wait for replies, so its levels are judged by stability as well as the SLO.
 func (k LevelKey) IsOpen() bool { return k.mode().Open }
 
+// X is the level's place on its mode's load axis: an open-loop mode's
+// Load, else the concurrency. A knee's doubling is a doubling of X.
+func (k LevelKey) X() float64 {
+	if k.IsOpen() {
+		return k.Load
+	}
+	return float64(k.Concurrency)
+}
+
+// IsZero reports whether k is no level (an answer not found).
+func (k LevelKey) IsZero() bool { return k == LevelKey{} }
+
 // Mode is a load model. Each mode registers itself (RegisterMode) from its
 // own file, bringing how its levels arrive, how they are counted, and its
 // words; the sweep, report, plan and the renderers read them through a

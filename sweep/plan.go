@@ -91,7 +91,7 @@ func (sp RateSpec) Schedule(rate float64, n int, d time.Duration, repeat int) (S
 // gaps returns the draw of one gap, in seconds, between consecutive
 // arrivals at mean rate λ.
 func (sp RateSpec) gaps(rate float64, repeat int) (func() float64, error) {
-	if !(rate > 0) || math.IsInf(rate, 0) {
+	if math.IsNaN(rate) || rate <= 0 || math.IsInf(rate, 0) {
 		return nil, fmt.Errorf("sweep: invalid rate %v", rate)
 	}
 	mean := 1 / rate // seconds
