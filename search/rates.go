@@ -50,8 +50,8 @@ type Rates struct {
 	// no rate above X / (1 − ShortfallMax) is tried. 0: none measured.
 	ceil float64
 	done bool
-	// Start is the first rate tried; 0 means 1 req/s. A trace replay
-	// starts at its speed 1.
+	// Start is the first rate tried; 0 means 1 req/s. The speed search
+	// (Speeds) starts at speed 1.
 	Start float64
 	// offered is each passing rate's mean realised arrival rate, what the
 	// answer quotes (its plan offered it; the nominal rate is in brackets).
