@@ -17,7 +17,11 @@ const assumedStreamTPS = 40
 
 // sweepPlan is what the time estimates need from the settings.
 type sweepPlan struct {
-	levels   []int // in run order; nil when the levels are chosen adaptively
+	levels []int // in run order; nil when the levels are chosen adaptively
+	// rates are an open loop's offered rates in run order (--rates);
+	// rateAuto: chosen as the sweep goes (--rates auto).
+	rates    []float64
+	rateAuto bool
 	repeat   int
 	requests int // measured requests per level; 0: sweep.AutoRequests(C)
 	warmup   int
@@ -30,6 +34,9 @@ func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
 		tokens: meanTarget(prompts, o.MaxTokens)}
 	if !o.Auto {
 		p.levels = o.Levels
+	}
+	if o.Open.on() {
+		p.levels, p.rates, p.rateAuto = nil, o.Open.Rates, o.Open.Auto
 	}
 	return p
 }
@@ -100,6 +107,9 @@ func (p sweepPlan) upFront() string {
 	per := p.assumedPerRequest()
 	how := fmt.Sprintf("(up to %.0f output tokens each), at an assumed %d tok/s per stream (%s a request); re-estimated after each level",
 		p.tokens, assumedStreamTPS, roundDur(per))
+	if len(p.rates) > 0 || p.rateAuto {
+		return p.rateUpFront(per)
+	}
 	if len(p.levels) == 0 {
 		return fmt.Sprintf("levels are chosen as the sweep goes; a level takes %s: %.0f requests per worker %s",
 			about(p.levelTime(4, per)), p.rounds(4), how)

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/toksweep/toksweep/atomicfile"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // Size of every chart: 8 × 5 inches, 768 × 480 pixels as PNG.
@@ -60,7 +61,7 @@ type Ref struct {
 // Mark is a level marked on a chart: What is MarkRecommended, MarkKnee or
 // a level flag (MarkClientLimited).
 type Mark struct {
-	C    int
+	Key  sweep.LevelKey // the level marked: a line at its Key.X()
 	What string
 }
 

@@ -147,7 +147,7 @@ func TestMarks(t *testing.T) {
 	if rec.Recommended == 0 || rec.Knee == 0 || rec.Recommended == rec.Knee {
 		t.Fatalf("the test sweep should have a recommended level and a knee apart: %+v", rec)
 	}
-	want := []Mark{{rec.Recommended, MarkRecommended}, {rec.Knee, MarkKnee}, {stats[1].Concurrency, MarkClientLimited}}
+	want := []Mark{{rec.RecommendedKey, MarkRecommended}, {rec.KneeKey, MarkKnee}, {stats[1].Key(), MarkClientLimited}}
 	charts, err := RunCharts(stats, Options{SLO: &slo})
 	if err != nil {
 		t.Fatal(err)
@@ -317,13 +317,13 @@ func TestNoVerdictLevelsAreMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range charts {
-		want := Mark{C: stats[2].Concurrency, What: MarkNoVerdict}
+		want := Mark{Key: stats[2].Key(), What: MarkNoVerdict}
 		if !slices.Contains(c.Marks, want) {
 			t.Errorf("%s: marks %v lack %v", c.Name, c.Marks, want)
 		}
 		for _, m := range c.Marks {
-			if m.What == MarkNoVerdict && m.C != stats[2].Concurrency {
-				t.Errorf("%s: level C=%d marked without cause", c.Name, m.C)
+			if m.What == MarkNoVerdict && m.Key != stats[2].Key() {
+				t.Errorf("%s: level %s marked without cause", c.Name, m.Key)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // The chart names, which are also their file stems.
@@ -67,6 +68,15 @@ func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
 	return charts, nil
 }
 
+// levelWords are the words of the levels' mode (the first level's; the
+// closed loop's when there is none).
+func levelWords(levels []report.LevelGroup) sweep.Words {
+	if len(levels) == 0 {
+		return sweep.LevelKey{}.Words()
+	}
+	return levels[0].Key.Words()
+}
+
 // cmpSLO is o, or no criterion at all when o is nil.
 func cmpSLO(o *report.SLO) report.SLO {
 	if o == nil {
@@ -77,7 +87,7 @@ func cmpSLO(o *report.SLO) report.SLO {
 
 func aggregateChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 	c := newChart(AggregateName, "Aggregate output tok/s vs concurrency", "concurrency (C)", "output tok/s (steady-state window)", topLeft)
-	c.Note = "What the server delivers with C requests in flight; where doubling C adds little, it has saturated (the knee)."
+	c.Note = "What the server delivers " + levelWords(levels).Caption + "."
 	err := c.addSeries("aggregate output tok/s", series(levels, aggregate), 0, false)
 	return c.finish(levels), err
 }

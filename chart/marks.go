@@ -3,7 +3,6 @@ package chart
 import (
 	"image/color"
 	"slices"
-	"strconv"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -38,17 +37,17 @@ var levelFlags = []struct {
 func markLevels(c *Chart, levels []report.LevelGroup, rec report.Recommendation) error {
 	rows := len(c.Series) + len(c.SLOs) // the legend's
 	defer func() { legendRoom(c, rows) }()
-	for _, m := range []Mark{{C: rec.Recommended, What: MarkRecommended}, {C: rec.Knee, What: MarkKnee}} {
-		if m.C == 0 {
+	for _, m := range []Mark{{Key: rec.RecommendedKey, What: MarkRecommended}, {Key: rec.KneeKey, What: MarkKnee}} {
+		if m.Key.IsZero() {
 			continue
 		}
 		c.Marks = append(c.Marks, m)
-		if m.What == MarkKnee && m.C == rec.Recommended {
+		if m.What == MarkKnee && m.Key == rec.RecommendedKey {
 			m.What = MarkRecommended + " and " + MarkKnee // one line, one note
 		} else if c.Name != TradeoffName {
 			rows++
 		}
-		if m.What == MarkRecommended && m.C == rec.Knee {
+		if m.What == MarkRecommended && m.Key == rec.KneeKey {
 			continue // drawn with the knee
 		}
 		if err := c.markLevel(m); err != nil {
@@ -61,7 +60,7 @@ func markLevels(c *Chart, levels []report.LevelGroup, rec report.Recommendation)
 			if !slices.ContainsFunc(l.Runs, f.on) {
 				continue
 			}
-			c.Marks = append(c.Marks, Mark{C: l.C, What: f.what})
+			c.Marks = append(c.Marks, Mark{Key: l.Key, What: f.what})
 			for _, p := range c.at {
 				if p.X == l.X() {
 					ring = append(ring, p.XY)
@@ -95,9 +94,9 @@ func legendRoom(c *Chart, rows int) {
 // markLevel draws m: a labelled vertical line at C, or, on the trade-off
 // chart, whose x axis is not C, a note under the level's point.
 func (c *Chart) markLevel(m Mark) error {
-	label := m.What + " C=" + strconv.Itoa(m.C)
+	label, x := m.What+" "+m.Key.Name(), m.Key.X()
 	if c.Name == TradeoffName {
-		i := slices.IndexFunc(c.at, func(p levelPoint) bool { return p.X == float64(m.C) })
+		i := slices.IndexFunc(c.at, func(p levelPoint) bool { return p.X == x })
 		if i < 0 {
 			return nil
 		}
@@ -112,7 +111,7 @@ func (c *Chart) markLevel(m Mark) error {
 		c.Plot.Add(l)
 		return nil
 	}
-	line, err := plotter.NewLine(plotter.XYs{{X: float64(m.C), Y: c.Plot.Y.Min}, {X: float64(m.C), Y: c.Plot.Y.Max}})
+	line, err := plotter.NewLine(plotter.XYs{{X: x, Y: c.Plot.Y.Min}, {X: x, Y: c.Plot.Y.Max}})
 	if err != nil {
 		return err
 	}

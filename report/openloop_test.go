@@ -145,3 +145,23 @@ func TestRateRunWords(t *testing.T) {
 		t.Errorf("mode %q, name %q", s.Mode, LevelName(s))
 	}
 }
+
+// The closing sentence of a rate run quotes the recommended rate as its
+// plan offered it, the nominal rate in brackets.
+func TestRateSentenceQuotesTheOfferedRate(t *testing.T) {
+	s := Summarize(openLevel(10, 30, constant(0), constant(200*msec)))
+	s.OfferedRPS = 9.8765 // as a Poisson plan might offer it
+	stats := []LevelStats{s}
+	rec := Recommend(stats, SLO{TTFTP95: time.Second})
+	if rec.RecommendedKey != (sweep.LevelKey{Mode: sweep.RateMode, Load: 10}) || rec.RecommendedOffered != 9.8765 {
+		t.Fatalf("recommended %v offered %v, want rate=10/s offered 9.8765", rec.RecommendedKey, rec.RecommendedOffered)
+	}
+	want := "This server sustains 9.877 req/s offered (nominal 10 req/s, open loop) with"
+	if got := rec.Sentence(stats); !strings.HasPrefix(got, want) {
+		t.Errorf("sentence %q\nwant prefix %q", got, want)
+	}
+	rec.RecommendedOffered = 0 // a saved run without the figure: the nominal rate alone
+	if got := rec.Sentence(stats); !strings.HasPrefix(got, "This server sustains 10 req/s offered (open loop) with") {
+		t.Errorf("sentence without an offered rate %q", got)
+	}
+}

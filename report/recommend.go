@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toksweep/toksweep/sweep"
@@ -38,6 +39,9 @@ type Recommendation struct {
 	// The same answers as level keys (IsZero: none); in an open-loop mode
 	// the int fields hold the cap and the key's Load is the answer.
 	RecommendedKey, FirstFailKey, KneeKey, UnjudgedKey sweep.LevelKey
+	// RecommendedOffered is an open-loop answer's rate as its plans
+	// offered it (the mean OfferedRPS of its runs; 0: not known).
+	RecommendedOffered float64
 }
 
 // openLoop reports whether the answers are an open-loop mode's loads.
@@ -87,8 +91,33 @@ func Recommend(stats []LevelStats, o SLO) Recommendation {
 			break
 		}
 		rec.Recommended, rec.RecommendedKey, rec.RecommendedTPS = l.C, l.Key, l.Aggregate
+		rec.RecommendedOffered = l.offered()
 	}
 	return rec
+}
+
+// offered is the mean offered rate of the group's runs (OfferedRPS, as
+// their plans offered it); 0 when a run has none (a closed loop).
+func (g LevelGroup) offered() float64 {
+	var sum float64
+	for _, s := range g.Runs {
+		if !(s.OfferedRPS > 0) {
+			return 0
+		}
+		sum += s.OfferedRPS
+	}
+	return sum / float64(len(g.Runs))
+}
+
+// offeredText is an open-loop answer as offered, the nominal rate in
+// brackets before the note: "23.93 req/s offered (nominal 25.1 req/s,
+// open loop)"; the nominal alone when the offered rate is not known.
+func offeredText(offered float64, k sweep.LevelKey, note string) string {
+	if !(offered > 0) {
+		return fmt.Sprintf("%g req/s offered (%s)", k.Load, note)
+	}
+	off, _ := strconv.ParseFloat(strconv.FormatFloat(offered, 'g', 4, 64), 64)
+	return fmt.Sprintf("%g req/s offered (nominal %g req/s, %s)", off, k.Load, note)
 }
 
 // untrusted is Untrusted of the level's first run that cannot bear a
@@ -341,7 +370,7 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 		case r.RecommendedKey.IsZero():
 			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFailKey.Load, strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server sustains %g req/s offered (open loop) with %s, delivering %.0f output tok/s in aggregate.", r.RecommendedKey.Load, r.SLO, r.RecommendedTPS)
+			fmt.Fprintf(&b, "This server sustains %s with %s, delivering %.0f output tok/s in aggregate.", offeredText(r.RecommendedOffered, r.RecommendedKey, "open loop"), r.SLO, r.RecommendedTPS)
 			switch {
 			case !r.FirstFailKey.IsZero():
 				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFailKey.Load, strings.Join(r.FirstFailWhy, "; "))

@@ -117,7 +117,8 @@ type Words struct {
 	Axis string
 	// Aggregate is the Aggregate table's header note: "all C in flight".
 	Aggregate string
-	// Caption is report.html's note on the throughput chart.
+	// Caption is the aggregate chart's note in report.html, after "What
+	// the server delivers ".
 	Caption string
 	// ClientLimited is the verb of the client-limited note: "were" (the
 	// client measured its own delay) or "may have been".

@@ -20,7 +20,7 @@ func init() {
 			Unit:          "concurrent users",
 			Axis:          "concurrency (requests in flight)",
 			Aggregate:     "all C in flight",
-			Caption:       "with C requests in flight; where doubling C adds little, the server is saturated",
+			Caption:       "with C requests in flight; where doubling C adds little, it has saturated (the knee)",
 			ClientLimited: "may have been",
 		},
 	})

@@ -39,7 +39,7 @@ func init() {
 			Unit:          "requests per second",
 			Axis:          "offered rate (req/s)",
 			Aggregate:     "at the offered rate",
-			Caption:       "at each offered rate; where a higher rate adds little, the server is saturated",
+			Caption:       "at each offered rate; where doubling the rate adds little, it has saturated (the knee)",
 			ClientLimited: "were",
 		},
 	})

@@ -30,7 +30,7 @@ func init() {
 			Unit:          "concurrent sessions",
 			Axis:          "concurrent sessions",
 			Aggregate:     "all C sessions running",
-			Caption:       "with C sessions running, each one turn at a time; where doubling C adds little, the server is saturated",
+			Caption:       "with C sessions running, each one turn at a time; where doubling C adds little, it has saturated (the knee)",
 			ClientLimited: "may have been",
 		},
 	})

@@ -1,0 +1,63 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// rateRequests is how many measured requests a level at rate r offers.
+func (p sweepPlan) rateRequests(r float64) int {
+	if p.requests > 0 {
+		return p.requests
+	}
+	return sweep.AutoRateRequests(r)
+}
+
+// rateLevelTime estimates one run of an open-loop level at rate r: its
+// arrivals (warm-up included) at r, bounded by the duration, then the last
+// request's time.
+func (p sweepPlan) rateLevelTime(r float64, perRequest time.Duration) time.Duration {
+	warm := float64(p.warmup) / r * float64(time.Second)
+	t := warm + float64(p.rateRequests(r))/r*float64(time.Second)
+	if p.duration > 0 && (p.requests == 0 || t > warm+float64(p.duration)) {
+		t = warm + float64(p.duration)
+	}
+	return time.Duration(min(t, math.MaxInt64/4)) + perRequest
+}
+
+// rateUpFront is upFront for an open loop: the levels are offered rates,
+// each a count of requests at its rate (or --duration), not requests per
+// worker.
+func (p sweepPlan) rateUpFront(per time.Duration) string {
+	how := fmt.Sprintf("(up to %.0f output tokens each, %s a request at an assumed %d tok/s per stream)",
+		p.tokens, roundDur(per), assumedStreamTPS)
+	if len(p.rates) == 0 {
+		if p.requests > 0 {
+			return fmt.Sprintf("rates are chosen as the sweep goes; a level offers %d requests at its rate %s", p.requests, how)
+		}
+		return fmt.Sprintf("rates are chosen as the sweep goes; a level offers about 10s of arrivals at its rate (at least %d requests) %s",
+			sweep.AutoRateRequests(0), how)
+	}
+	var total time.Duration
+	lo, hi := math.MaxInt, 0
+	for _, r := range p.rates {
+		total += time.Duration(p.repeat) * p.rateLevelTime(r, per)
+		lo, hi = min(lo, p.rateRequests(r)), max(hi, p.rateRequests(r))
+	}
+	count := fmt.Sprintf("%d", lo)
+	if hi > lo {
+		count = fmt.Sprintf("%d–%d", lo, hi)
+	}
+	runs := plural(len(p.rates), "rate")
+	if p.repeat > 1 {
+		runs += fmt.Sprintf(" × %d runs", p.repeat)
+	}
+	if p.duration > 0 {
+		return fmt.Sprintf("the sweep takes %s: %s × up to %s (--duration) or %s requests at the offered rate %s",
+			about(total), runs, p.duration, count, how)
+	}
+	return fmt.Sprintf("the sweep takes %s: %s × %s requests at the offered rate %s", about(total), runs, count, how)
+}
