@@ -22,6 +22,7 @@ type sweepPlan struct {
 	// rateAuto: chosen as the sweep goes (--rates auto).
 	rates    []float64
 	rateAuto bool
+	replay   *replaySettings // a trace replay (eta_replay.go); nil otherwise
 	repeat   int
 	requests int // measured requests per level; 0: sweep.AutoRequests(C)
 	warmup   int
@@ -37,6 +38,9 @@ func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
 	}
 	if o.Open.on() {
 		p.levels, p.rates, p.rateAuto = nil, o.Open.Rates, o.Open.Auto
+	}
+	if o.Replay.on() {
+		p.replay = &o.Replay
 	}
 	return p
 }
@@ -107,6 +111,9 @@ func (p sweepPlan) upFront() string {
 	per := p.assumedPerRequest()
 	how := fmt.Sprintf("(up to %.0f output tokens each), at an assumed %d tok/s per stream (%s a request); re-estimated after each level",
 		p.tokens, assumedStreamTPS, roundDur(per))
+	if p.replay != nil {
+		return p.replayUpFront(p.replay)
+	}
 	if len(p.rates) > 0 || p.rateAuto {
 		return p.rateUpFront(per)
 	}

@@ -51,7 +51,7 @@ func init() {
 			Unit:          "replay speed",
 			Axis:          "replay speed (× the trace's rate)",
 			Aggregate:     "at the replay speed",
-			Caption:       "at each replay speed of the trace; where a faster replay adds little, the server is saturated",
+			Caption:       "at each replay speed of the trace; where doubling the speed adds little, it has saturated (the knee)",
 			ClientLimited: "were",
 		},
 	})
