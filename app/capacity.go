@@ -52,6 +52,9 @@ func (o *options) capacity() error {
 
 // levelsText describes the levels for the start-up line.
 func (o *options) levelsText() string {
+	if o.Replay.on() {
+		return o.Replay.text()
+	}
 	if o.Open.on() {
 		return o.Open.text()
 	}

@@ -63,8 +63,9 @@ type options struct {
 	AutoGranularity int
 	SLO             report.SLO
 
-	Work workSettings // prompt set, output length and server metrics (workload.go)
-	Open rateSettings // open loop: --rates and its flags (rates.go)
+	Work   workSettings   // prompt set, output length and server metrics (workload.go)
+	Open   rateSettings   // open loop: --rates and its flags (rates.go)
+	Replay replaySettings // --trace and its flags (replay.go)
 	// Percentiles are --percentiles' extra percentiles (percentiles.go).
 	Percentiles []float64
 
@@ -133,7 +134,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	if args.Present() {
 		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.rates, o.percentiles, o.live}
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.replay, o.rates, o.percentiles, o.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

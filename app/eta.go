@@ -23,6 +23,7 @@ type sweepPlan struct {
 	// rateAuto: chosen as the sweep goes (--rates auto).
 	rates    []float64
 	rateAuto bool
+	replay   *replaySettings // a trace replay (eta_replay.go); nil otherwise
 	repeat   int
 	requests int // measured requests per level; 0: sweep.AutoRequests(C)
 	warmup   int
@@ -58,6 +59,9 @@ func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
 	}
 	if o.Open.on() {
 		p.levels, p.rates, p.rateAuto = nil, o.Open.Rates, o.Open.Auto
+	}
+	if o.Replay.on() {
+		p.replay = &o.Replay
 	}
 	return p
 }
@@ -206,6 +210,9 @@ func (p sweepPlan) upFront() string {
 		target = fmt.Sprintf("a mean of %.0f output tokens each", p.tokens)
 	}
 	how := fmt.Sprintf("(%s), %s; re-estimated after each level", target, p.speedText(per))
+	if p.replay != nil {
+		return p.replayUpFront(p.replay)
+	}
 	if len(p.rates) > 0 || p.rateAuto {
 		return p.rateUpFront(per)
 	}

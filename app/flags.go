@@ -53,7 +53,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
 		chartsFlag(&o.Charts),
-	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), sessionFlags(o), rateFlags(o), shardFlags(o), percentileFlags(o), liveFlags(o))...)
+	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), sessionFlags(o), rateFlags(o), replayFlags(o), shardFlags(o), percentileFlags(o), liveFlags(o))...)
 }
 
 // chartsFlag is --charts, the chart files that sweep, report, compare and

@@ -20,6 +20,10 @@ type planFlagValues struct {
 	Options  plan.Options
 	PeakSet  bool
 	UsersSet bool
+	// PeakSpeed is --peak-speed K: the peak as K times a replayed trace's
+	// mean rate (the run's summary.json says it).
+	PeakSpeed    float64
+	PeakSpeedSet bool
 }
 
 func planCommand(stdout, stderr io.Writer) *cli.Command {
@@ -35,6 +39,7 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			"and writes DIR/" + plan.File + " (see docs/metrics.md, \"Fleet plan\").",
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "peak-rps", Destination: &o.PeakRPS, Action: given[float64](&f.PeakSet), Usage: "peak arrival rate λ to serve, in requests per second (required)"},
+			&cli.Float64Flag{Name: "peak-speed", Destination: &f.PeakSpeed, Action: given[float64](&f.PeakSpeedSet), Usage: "for a trace replay run (sweep --trace): the peak as K times the trace's mean rate, instead of --peak-rps"},
 			&cli.IntFlag{Name: "users", Destination: &o.Users, Action: given[int](&f.UsersSet), Usage: "also size for this many concurrent users"},
 			&cli.Float64Flag{Name: "headroom", Value: plan.DefaultHeadroom, Destination: &o.Headroom, Usage: "share h of a replica's measured throughput to plan on, in (0, 1]"},
 			&cli.Float64Flag{Name: "gpus-per-replica", Destination: &o.GPUsPerReplica, Usage: "GPUs per replica G, for the cost per million output tokens (with --gpu-hour-usd)"},
@@ -46,7 +51,12 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !f.PeakSet {
+			switch {
+			case f.PeakSet && f.PeakSpeedSet:
+				return usagef("--peak-rps and --peak-speed are exclusive: give the peak one way")
+			case f.PeakSpeedSet:
+				return runSpeedPlan(dir, f.PeakSpeed, *o, stdout)
+			case !f.PeakSet:
 				return usagef("plan needs --peak-rps, the peak request rate to serve (see 'toksweep plan --help')")
 			}
 			if f.UsersSet && o.Users < 1 {
@@ -116,4 +126,30 @@ func readFinishedRun(dir string) (rundir.SavedRun, error) {
 		return run, fmt.Errorf("run %s has no level to plan on", dir)
 	}
 	return run, nil
+}
+
+// runSpeedPlan is plan --peak-speed K: the run must be a trace replay,
+// whose summary.json holds the trace's mean rate; the peak rate is K times
+// it, and the plan goes on as for --peak-rps, after a line that shows the
+// conversion.
+func runSpeedPlan(dir string, k float64, o plan.Options, stdout io.Writer) error {
+	if !(k > 0) || k > maxSpeed {
+		return usagef("invalid --peak-speed %v: want a speed above 0 and up to %d", k, maxSpeed)
+	}
+	run, err := readFinishedRun(dir)
+	if err != nil {
+		return err
+	}
+	tr := run.Summary.Trace
+	if tr == nil || !(tr.MeanRate > 0) {
+		return usagef("--peak-speed needs a trace replay run (sweep --trace); %s is not one: give --peak-rps", dir)
+	}
+	o.PeakRPS = k * tr.MeanRate
+	if err := o.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if _, err := fmt.Fprintf(stdout, "peak rate λ = %g (--peak-speed) × %.6g req/s (the trace's mean rate) = %.6g req/s\n\n", k, tr.MeanRate, o.PeakRPS); err != nil {
+		return err
+	}
+	return runFleetPlan(dir, o, stdout)
 }

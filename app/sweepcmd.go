@@ -124,6 +124,9 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.runConfig(),
 	}
+	if o.Replay.on() {
+		run.sum.Trace = &o.Replay.sum
+	}
 	// An in-progress summary.json (no levels, no finish time) from the start,
 	// so that even a run killed during its first level leaves all three files.
 	if err := dir.WriteSummary(run.sum); err != nil {
@@ -143,8 +146,12 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	cfg.Sessions = o.Work.sessions(o.API)
 	o.Open.apply(&cfg)
 	if o.Open.Auto {
-		run.rateAuto = search.NewRates(search.JudgeRates(&run.stats, o.SLO), maxRate)
-		cfg.RatePlan = run.rateAuto
+		rates := search.NewRates(search.JudgeRates(&run.stats, o.SLO), maxRate)
+		run.rateAuto, cfg.RatePlan = rates, rates
+	}
+	o.Replay.prepare(ctx, cl, stderr)
+	if speeds := o.Replay.apply(&cfg, o.API, &run.stats, o.SLO); speeds != nil {
+		run.rateAuto = speeds
 	}
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
@@ -177,7 +184,7 @@ type sweepRun struct {
 	stderr   io.Writer
 	progress *progress
 	stats    []report.LevelStats
-	rateAuto *search.Rates // --rates auto's search; nil otherwise
+	rateAuto interface{ Sentence() string } // --rates or --replay-speed auto's search; nil otherwise
 	sum      report.Summary
 	sloFail  *SLOFailure // the first level that failed the SLO under --fail-on-slo
 }
@@ -198,7 +205,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	}
 	r.stats = append(r.stats, s)
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
-	r.progress.levelEnded(levelLine(s)+r.o.levelNotes(s), goesOn)
+	r.progress.levelEnded(levelLine(s)+r.o.levelNotes(s)+r.o.Replay.lengthNote(l), goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}
@@ -249,6 +256,11 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	if err := r.dir.WriteSummary(r.sum); err != nil {
 		runErr = r.outputFailed(ctx, runErr, err)
 	}
+	if r.o.Replay.on() {
+		if err := writeTraceSummary(stdout, r.o.Replay.File, r.o.Replay.sum); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if len(r.stats) > 0 {
 		// A reader gone from stdout (| head) leaves the run's files whole:
 		// it does not change the outcome that summary.json records.
@@ -258,6 +270,9 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
 		if r.rateAuto != nil {
 			fmt.Fprintln(stdout, r.rateAuto.Sentence())
+		}
+		if r.o.Replay.on() {
+			fmt.Fprintln(stdout, r.o.Replay.speedsSentence(r.stats))
 		}
 	}
 	if errors.Is(runErr, ErrInterrupted) {

@@ -15,6 +15,7 @@ type bodyTemplate struct {
 	tail       []byte // the constant members, encoded, without the opening brace
 	sendPrompt bool   // false when ExtraBody sets messages/prompt itself
 	sendMax    bool   // false when ExtraBody sets max_tokens itself
+	sendMin    bool   // false when ExtraBody sets min_tokens itself
 }
 
 // newBodyTemplate encodes model, stream, stream_options, temperature (only
@@ -32,11 +33,12 @@ func newBodyTemplate(cfg Config) (bodyTemplate, error) {
 	maps.Copy(fixed, cfg.ExtraBody)
 	_, prompt := cfg.ExtraBody[promptKey(cfg.API)]
 	_, maxTokens := cfg.ExtraBody["max_tokens"]
+	_, minTokens := cfg.ExtraBody["min_tokens"]
 	b, err := json.Marshal(fixed)
 	if err != nil {
 		return bodyTemplate{}, fmt.Errorf("request body: %w", err)
 	}
-	return bodyTemplate{api: cfg.API, tail: b[1:], sendPrompt: !prompt, sendMax: !maxTokens}, nil
+	return bodyTemplate{api: cfg.API, tail: b[1:], sendPrompt: !prompt, sendMax: !maxTokens, sendMin: !minTokens}, nil
 }
 
 func promptKey(api API) string {
@@ -67,13 +69,21 @@ func (t *bodyTemplate) build(p Prompt, maxTokens int) []byte {
 		b = strconv.AppendInt(b, int64(maxTokens), 10)
 		b = append(b, ',')
 	}
+	if t.sendMin && p.MinTokens > 0 {
+		b = append(b, `"min_tokens":`...)
+		b = strconv.AppendInt(b, int64(p.MinTokens), 10)
+		b = append(b, ',')
+	}
 	return append(b, t.tail...)
 }
 
-// prompt encodes the messages (chat) or the prompt text (completions).
+// prompt encodes the messages (chat) or the prompt text or token ids
+// (completions).
 func (t *bodyTemplate) prompt(p Prompt) []byte {
 	var v any
 	switch {
+	case t.api == Completions && len(p.TokenIDs) > 0:
+		return appendInts(make([]byte, 0, 7*len(p.TokenIDs)+2), p.TokenIDs)
 	case t.api == Completions && len(p.Messages) > 0:
 		v = flatten(p.Messages)
 	case t.api == Completions:
@@ -100,4 +110,16 @@ func flatten(msgs []Message) string {
 		b.WriteString(m.Content)
 	}
 	return b.String()
+}
+
+// appendInts appends ids as a JSON array of integers.
+func appendInts(b []byte, ids []int) []byte {
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return append(b, ']')
 }

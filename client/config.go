@@ -51,6 +51,14 @@ type Prompt struct {
 	Text      string    // completion prompt, or the user message when Messages is empty
 	Messages  []Message // chat conversation
 	MaxTokens int       // overrides Config.MaxTokens when > 0
+	// TokenIDs, when set, is the completions API's prompt as a list of
+	// token ids (vLLM takes "prompt" as a list of ints), sent instead of
+	// Text: its length is the prompt's exact token count, with no
+	// tokenizer. The chat API cannot take ids and sends Text.
+	TokenIDs []int
+	// MinTokens, when > 0, is sent as min_tokens (vLLM, SGLang), so that a
+	// server stops no earlier than this many tokens.
+	MinTokens int
 	// KeepReply asks Do to keep the streamed content text in Record.Reply
 	// (at most MaxReplyBytes). Without it nothing is kept or decoded.
 	KeepReply bool

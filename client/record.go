@@ -47,10 +47,15 @@ type Record struct {
 	// plus one) and the 1-based turn. Both are 0 for single-turn requests.
 	Session int `json:"session,omitempty"`
 	Turn    int `json:"turn,omitempty"`
-	// Rate is the level's offered rate in requests per second (open loop,
-	// sweep --rates); 0 in a closed loop. With Concurrency (the cap, 0 for
-	// none) it keys the level.
+	// Rate is the level's load (sweep.LevelKey.Load): the offered rate in
+	// requests per second (open loop, sweep --rates), a trace replay's
+	// speed; 0 in a closed loop. With Concurrency (the cap, 0 for none)
+	// and Mode it keys the level.
 	Rate float64 `json:"rate,omitempty"`
+	// Mode names the level's mode when that mode marks its records
+	// (sweep.Mode.Marks: a trace replay, "replay"), so that a saved level
+	// is recognised; empty for the closed loop, rates and sessions.
+	Mode string `json:"mode,omitempty"`
 
 	// Instants, as offsets from the run epoch.
 	// Sched is the instant the request was scheduled at (open loop: its

@@ -83,7 +83,7 @@ func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Op
 //go:embed page.html.tmpl
 var pageText string
 
-var page = template.Must(template.New("page").Parse(pageText))
+var page = template.Must(template.New("page").Funcs(template.FuncMap{"pct": func(v float64) float64 { return 100 * v }}).Parse(pageText))
 
 // view is what the page template reads.
 type view struct {

@@ -44,7 +44,7 @@ func goodputValue(f func(*SLOResult) float64) func(*LevelStats) Value {
 // and in-flight peak both loops share, TPOT and goodput; docs/metrics.md
 // ("Open loop") defines them.
 func openColumns() []Column {
-	rate := rpsColumn("rate", "the offered rate λ the level is keyed by (open loop); empty in a closed loop", func(s *LevelStats) float64 { return s.Rate })
+	rate := rpsColumn("rate", "the offered rate λ the level is keyed by (open loop; a trace replay: its speed, ×); empty in a closed loop", func(s *LevelStats) float64 { return s.Rate })
 	rate.Value = openValue(rate.Value)
 	rate.Table, rate.Head, rate.Show, rate.PeopleDecimals = LeadTable, "rate/s", anyRate, 3
 	offered := rpsColumn("offered_rps", "realised arrival rate: (n − 1) / (last − first scheduled instant) of the measured requests", func(s *LevelStats) float64 { return s.OfferedRPS })

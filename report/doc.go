@@ -94,7 +94,7 @@
 //	stall_share             fraction  share of successful requests with a gap > 1 s
 //	rebuffer_ratio_p95      fraction  reader's waiting / reading time U/r per request (r = --reading-speed, 6 tok/s by default), p95
 //	smooth_share            fraction  share of requests with a token whose reader never waited
-//	rate                    req/s     the offered rate λ the level is keyed by (open loop); empty in a closed loop
+//	rate                    req/s     the offered rate λ the level is keyed by (open loop; a trace replay: its speed, ×); empty in a closed loop
 //	offered_rps             req/s     realised arrival rate: (n − 1) / (last − first scheduled instant) of the measured requests
 //	achieved_rps            req/s     completion rate (open loop): (finished − 1) / (last End − first End), finished = not canceled
 //	dispatch_delay_p50_ms   ms        dispatch delay Start − Sched (open loop), p50

@@ -21,6 +21,7 @@ import (
 type request struct {
 	class                     client.ErrorClass
 	worker, session, turn     int
+	mode                      string // the record's Mode (a marking mode's)
 	sched, start, end         time.Duration
 	firstToken, firstContent  time.Duration
 	chunks, tokens, prompt    int // K, U (OutputTokens), usage prompt_tokens
@@ -82,7 +83,7 @@ func gather(recs iter.Seq[*client.Record], speed float64) *gathered {
 
 func newRequest(r *client.Record, speed float64) request {
 	return request{
-		class: r.ErrorClass, worker: r.Worker, session: r.Session, turn: r.Turn,
+		class: r.ErrorClass, worker: r.Worker, session: r.Session, turn: r.Turn, mode: r.Mode,
 		sched: r.Sched, start: r.Start, end: r.End, firstToken: r.FirstToken, firstContent: r.FirstContent,
 		chunks: len(r.ChunkAt), tokens: r.OutputTokens(), prompt: r.PromptTokens,
 		hasUsage: r.HasUsage, absurd: r.UsageAbsurd(), reasons: r.ReasoningChunks > 0 || r.ReasoningTokens > 0,

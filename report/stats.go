@@ -160,7 +160,7 @@ func levelMode(l sweep.Level, g *gathered) string {
 	probe := sweep.Level{Concurrency: l.Concurrency, Rate: l.Rate, Records: []client.Record{}}
 	if len(g.measured) > 0 {
 		m := g.measured[0]
-		probe.Records = []client.Record{{Concurrency: l.Concurrency, Rate: l.Rate, Session: m.session, Turn: m.turn}}
+		probe.Records = []client.Record{{Concurrency: l.Concurrency, Rate: l.Rate, Session: m.session, Turn: m.turn, Mode: m.mode}}
 	}
 	return sweep.ClaimMode(&probe)
 }

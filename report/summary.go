@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/toksweep/toksweep/workload/trace"
 	"io"
 	"maps"
 	"slices"
@@ -36,6 +37,8 @@ type Summary struct {
 	// Recommendation is the capacity answer (SLO verdict and knee), set
 	// when the run finished at least one level.
 	Recommendation *RecommendationJSON `json:"recommendation,omitempty"`
+	// Trace is the replayed trace's summary (--trace), before any replay.
+	Trace *trace.Summary `json:"trace,omitempty"`
 }
 
 // RecommendationJSON is Recommendation in summary.json.

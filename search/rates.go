@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -49,6 +50,9 @@ type Rates struct {
 	// no rate above X / (1 − ShortfallMax) is tried. 0: none measured.
 	ceil float64
 	done bool
+	// Start is the first rate tried; 0 means 1 req/s. The speed search
+	// (Speeds) starts at speed 1.
+	Start float64
 	// offered is each passing rate's mean realised arrival rate, what the
 	// answer quotes (its plan offered it; the nominal rate is in brackets).
 	offered map[float64]float64
@@ -64,7 +68,7 @@ func (p *Rates) NextRate() (float64, bool) {
 		return 0, false
 	}
 	if len(p.tried) == 0 {
-		return p.hand(rateAutoStart)
+		return p.hand(cmp.Or(p.Start, rateAutoStart))
 	}
 	last := p.tried[len(p.tried)-1]
 	v := p.judge(last)

@@ -92,6 +92,10 @@ type Config struct {
 	// taken just before the write) to every SSE event's JSON. Every preset
 	// sets it; a zero Config leaves it off.
 	StampSendTime bool
+	// RecordArrivals keeps the wall-clock instant each generation request
+	// reached its handler (Server.Arrivals), up to MaxArrivals of them:
+	// the server's own account of when a load generator sent.
+	RecordArrivals bool
 	// Seed seeds the generators behind failure injection and jitter.
 	Seed int64
 }

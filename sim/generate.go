@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // api selects which OpenAI endpoint a request came in on.
@@ -81,6 +82,9 @@ func (s *Server) drawFate() fate {
 // generate returns the handler for one completion endpoint.
 func (s *Server) generate(a api) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.RecordArrivals {
+			s.arrivals.add(time.Now())
+		}
 		var req genRequest
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes)).Decode(&req); err != nil {
 			writeError(w, newAPIError(http.StatusBadRequest, "Invalid JSON in request body: %v", err))

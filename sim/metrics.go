@@ -102,6 +102,10 @@ type Stats struct {
 	Served          int64 // requests that generated their last token
 	Aborted         int64 // requests dropped before finishing (client gone, injected cut)
 	Preemptions     int64 // running requests evicted for want of KV blocks
+	// PrefixQueried and PrefixHits are the prompt tokens looked up in the
+	// prefix cache and found there (vllm:prefix_cache_queries_total and
+	// vllm:prefix_cache_hits_total).
+	PrefixQueried, PrefixHits int64
 }
 
 // promWriter writes Prometheus text exposition, one metric family at a time.
@@ -176,7 +180,8 @@ func (m *metrics) write(w io.Writer, model string, running, waiting int) error {
 
 func (m *metrics) stats() Stats {
 	defer m.lock()()
-	st := Stats{GeneratedTokens: m.genTokens, PromptTokens: m.promptTokens, Aborted: m.aborts, Preemptions: m.preemptions}
+	st := Stats{GeneratedTokens: m.genTokens, PromptTokens: m.promptTokens, Aborted: m.aborts, Preemptions: m.preemptions,
+		PrefixQueried: m.prefixQuery, PrefixHits: m.prefixHits}
 	for _, n := range m.success {
 		st.Served += n
 	}

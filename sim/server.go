@@ -25,6 +25,8 @@ type Server struct {
 
 	timeouts timeouts // of the HTTP server Start runs
 
+	arrivals arrivalLog // when RecordArrivals
+
 	rngMu sync.Mutex // guards rng
 	rng   *rand.Rand // failure injection draws
 

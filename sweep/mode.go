@@ -79,6 +79,10 @@ type Mode struct {
 	Rank int
 	// Open: arrivals follow a schedule, not the replies (an open loop).
 	Open bool
+	// Marks: the sweep sets each record's Mode to the mode's name, so
+	// that a saved level is recognised by its records (ClaimMode) where
+	// its settings alone would be taken for another mode's.
+	Marks bool
 	// Selects reports whether cfg is a sweep of this mode (cfg.Mode, when
 	// set, decides instead).
 	Selects func(cfg *Config) bool
@@ -181,8 +185,15 @@ func (l *Level) Key() LevelKey {
 	return k
 }
 
-// ClaimMode is the name of the first mode that claims l.
+// ClaimMode is the name of the first mode that claims l: the mode its
+// first record names (Mode.Marks), else the first whose Claims takes it.
 func ClaimMode(l *Level) string {
+	for r := range l.All() {
+		if r.Mode != "" && ModeNamed(r.Mode) != nil {
+			return r.Mode
+		}
+		break
+	}
 	for _, m := range Modes() {
 		if m.Claims != nil && m.Claims(l) {
 			return m.Name

@@ -285,7 +285,7 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int
 	stopServer := cfg.Server.start(ctx, c)
 	mon := startMonitor(cfg.Late)
 	start := d.Now()
-	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, prevEnd: map[int]time.Duration{}}
+	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks, prevEnd: map[int]time.Duration{}}
 	arr.Arrive(rctx, s)
 	end := d.Now()
 
@@ -336,6 +336,7 @@ type sender struct {
 	cancel func()
 	spec   LevelKey
 	repeat int
+	mark   bool // the mode marks its records (Mode.Marks)
 
 	mu      sync.Mutex
 	recs    []client.Record
@@ -363,6 +364,9 @@ func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p
 	rec := s.d.Do(ctx, p)
 	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.Concurrency, s.spec.Load, s.repeat, w, t.Seq, t.Warmup
 	rec.Sched, rec.Session, rec.Turn = sched, session, turn
+	if s.mark {
+		rec.Mode = s.spec.Mode
+	}
 	reply := rec.Reply
 	rec.Reply = ""
 	if rec.ErrorClass == client.Canceled && errors.Is(context.Cause(ctx), errDrained) {

@@ -167,3 +167,7 @@ birch juniper cypress larch chestnut beech magnolia peony tulip crocus
 primrose bluebell caraway nutmeg clove custard scone ladle teapot saucer
 goblet tankard flagon
 `)
+
+// Filler is words words of the synthetic prompts' filler text, drawn by
+// rng: what a trace replay builds its text blocks from (workload/trace).
+func Filler(rng *rand.Rand, words int) string { return fillerText(rng, words) }

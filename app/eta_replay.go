@@ -1,0 +1,30 @@
+package app
+
+import (
+	"fmt"
+	"time"
+)
+
+// replayUpFront is upFront for a trace replay: each level sends the
+// trace's requests (less the warm-up, at most --requests) over its span
+// divided by the speed, then the longest request's time.
+func (p sweepPlan) replayUpFront(r *replaySettings) string {
+	n := max(r.sum.Requests-p.warmup, 0)
+	if p.requests > 0 {
+		n = min(n, p.requests)
+	}
+	per := time.Duration(float64(r.sum.Output.Max) / assumedStreamTPS * float64(time.Second))
+	how := fmt.Sprintf("(up to %d output tokens each, %s a request at an assumed %d tok/s per stream)", r.sum.Output.Max, roundDur(per), assumedStreamTPS)
+	if r.auto {
+		return fmt.Sprintf("speeds are chosen as the sweep goes; a level replays %d requests of the trace over its %s span / the speed %s", n, roundDur(r.sum.Span), how)
+	}
+	var total time.Duration
+	for _, s := range r.speeds {
+		total += time.Duration(max(p.repeat, 1)) * (time.Duration(float64(r.sum.Span)/s) + per)
+	}
+	runs := plural(len(r.speeds), "speed")
+	if p.repeat > 1 {
+		runs += fmt.Sprintf(" × %d runs", p.repeat)
+	}
+	return fmt.Sprintf("the sweep takes %s: %s × %d requests of the trace over its %s span / the speed %s", about(total), runs, n, roundDur(r.sum.Span), how)
+}

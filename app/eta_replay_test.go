@@ -1,0 +1,28 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/toksweep/toksweep/workload/trace"
+)
+
+// A replay's pre-run line counts the trace's requests per speed (less the
+// warm-up, at most --requests), not the rate mode's 20 requests per rate,
+// and its time is the span over each speed plus the longest request.
+func TestReplayUpFront(t *testing.T) {
+	r := &replaySettings{File: "t.jsonl", speeds: []float64{1, 2}}
+	r.sum = trace.Summary{Requests: 41, Span: 2 * time.Second}
+	r.sum.Output.Max = 40 // 1 s at 40 tok/s
+	p := sweepPlan{repeat: 2, warmup: 1, replay: r}
+	want := "the sweep takes under a minute: 2 speeds × 2 runs × 40 requests of the trace over its 2s span / the speed (up to 40 output tokens each, 1s a request at an assumed 40 tok/s per stream)"
+	if got := p.upFront(); got != want {
+		t.Errorf("upFront\n got %q\nwant %q", got, want)
+	}
+	p.requests = 10
+	r.auto = true
+	want = "speeds are chosen as the sweep goes; a level replays 10 requests of the trace over its 2s span / the speed (up to 40 output tokens each, 1s a request at an assumed 40 tok/s per stream)"
+	if got := p.upFront(); got != want {
+		t.Errorf("upFront auto\n got %q\nwant %q", got, want)
+	}
+}

@@ -1,0 +1,53 @@
+package sim
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// With RecordArrivals the server keeps when each generation request
+// reached it (not /v1/models), and Stats counts the prefix cache in tokens:
+// two token-id prompts sharing their first 48 ids hit 48 (three blocks of
+// 16) on the second.
+func TestArrivalsAndPrefixStats(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.RecordArrivals = true
+	s, url := startSim(t, cfg)
+	ids := func(tail int) []int {
+		out := make([]int, 0, 60)
+		for i := range 48 {
+			out = append(out, 1000+i)
+		}
+		for i := range 12 {
+			out = append(out, tail+i)
+		}
+		return out
+	}
+	before := time.Now()
+	for _, tail := range []int{5000, 6000} {
+		resp := post(t, context.Background(), url+"/v1/completions", map[string]any{"model": "test-model", "prompt": ids(tail), "max_tokens": 2})
+		decodeBody(t, resp)
+	}
+	resp := post(t, context.Background(), url+"/v1/chat/completions", map[string]any{"model": "nope", "messages": []any{}})
+	resp.Body.Close()
+	after := time.Now()
+	got := s.Arrivals()
+	if len(got) != 3 {
+		t.Fatalf("%d arrivals, want 3 (two completions, one refused chat)", len(got))
+	}
+	for i, a := range got {
+		if a.Before(before) || a.After(after) || i > 0 && a.Before(got[i-1]) {
+			t.Errorf("arrival %d at %v, outside [%v, %v] or out of order", i, a, before, after)
+		}
+	}
+	st := s.Stats()
+	if st.PrefixQueried != 120 || st.PrefixHits != 48 {
+		t.Errorf("prefix cache queried %d, hit %d; want 120, 48", st.PrefixQueried, st.PrefixHits)
+	}
+	off, _ := startSim(t, testConfig())
+	if n := len(off.Arrivals()); n != 0 {
+		t.Errorf("%d arrivals kept without RecordArrivals", n)
+	}
+}

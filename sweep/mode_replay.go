@@ -1,0 +1,96 @@
+package sweep
+
+import "fmt"
+
+// ReplayMode: a trace replayed at speeds (Config.Mode "replay",
+// Config.ModeSpec a *Replay, replay.go): each level sends the trace's
+// requests at their instants over its speed, follow-ups no earlier than
+// their parent's end, at most Config.MaxConcurrency in flight. Levels are
+// keyed by the speed (LevelKey.Load, the levels' "rate" column) and the
+// cap; the offered rate, speed × the trace's mean rate, is a figure. Its
+// records name the mode (Record.Mode), so that a saved replay level is
+// recognised (Claims).
+const ReplayMode = "replay"
+
+func init() {
+	RegisterMode(&Mode{
+		Name: ReplayMode, Rank: 20, Open: true, Marks: true,
+		Selects: func(cfg *Config) bool { return cfg.Mode == ReplayMode },
+		Keys:    replayKeys,
+		Claims: func(l *Level) bool {
+			for r := range l.All() {
+				return r.Mode == ReplayMode
+			}
+			return false
+		},
+		Measured: func(cfg *Config, _ LevelKey) int {
+			return replaySpec(cfg).measured(cfg.Warmup, cfg.Requests)
+		},
+		Arrivals: func(cfg *Config, k LevelKey, _, repeat int) (Arrivals, error) {
+			rp := replaySpec(cfg)
+			if rp == nil || !(k.Load > 0) {
+				return nil, fmt.Errorf("sweep: replay level %s: no trace or no speed", k.Name())
+			}
+			return replayLoop(rp, k.Load, k.Concurrency, levelSalt(k.Load, repeat)), nil
+		},
+		WarmConns: func(k LevelKey) int {
+			if k.Concurrency > 0 {
+				return k.Concurrency
+			}
+			return 8
+		},
+		AbortAfter: func(k LevelKey) int {
+			if k.Concurrency == 0 {
+				return openAbortAfter
+			}
+			return k.Concurrency
+		},
+		Words: Words{
+			Name:          replayName,
+			At:            func(k LevelKey) string { return fmt.Sprintf("replay speed %g×", k.Load) },
+			Unit:          "replay speed",
+			Axis:          "replay speed (× the trace's rate)",
+			Aggregate:     "at the replay speed",
+			Caption:       "at each replay speed of the trace; where doubling the speed adds little, it has saturated (the knee)",
+			ClientLimited: "were",
+		},
+	})
+}
+
+// replaySpec is the sweep's *Replay (Config.ModeSpec); nil if none.
+func replaySpec(cfg *Config) *Replay {
+	rp, _ := cfg.ModeSpec.(*Replay)
+	return rp
+}
+
+// replayKeys iterates over the speeds: the planner's choices, else the list.
+func replayKeys(cfg *Config) func() (LevelKey, bool) {
+	rp := replaySpec(cfg)
+	key := func(s float64) LevelKey { return LevelKey{Mode: ReplayMode, Concurrency: cfg.MaxConcurrency, Load: s} }
+	if rp == nil {
+		return func() (LevelKey, bool) { return LevelKey{}, false }
+	}
+	if rp.Plan != nil {
+		return func() (LevelKey, bool) {
+			s, ok := rp.Plan.NextRate()
+			return key(s), ok
+		}
+	}
+	i := 0
+	return func() (LevelKey, bool) {
+		if i >= len(rp.Speeds) {
+			return LevelKey{}, false
+		}
+		i++
+		return key(rp.Speeds[i-1]), true
+	}
+}
+
+// replayName is "speed=2×", with its cap "speed=2× C≤8".
+func replayName(k LevelKey) string {
+	name := fmt.Sprintf("speed=%g×", k.Load)
+	if k.Concurrency > 0 {
+		name += fmt.Sprintf(" C≤%d", k.Concurrency)
+	}
+	return name
+}

@@ -1,0 +1,147 @@
+package sweep
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// Replay is the replay mode's spec (Config.ModeSpec, mode_replay.go):
+// each level sends the trace's requests at their instants divided by the
+// level's speed. A level is keyed by its speed (LevelKey.Load); its
+// offered rate, speed × MeanRate, is a figure (Rate).
+type Replay struct {
+	Requests []ReplayRequest // in the trace's order (by At)
+	// Speeds are the levels' speeds, in run order; Plan, when set,
+	// chooses them one at a time instead (--replay-speed auto).
+	Speeds []float64
+	Plan   RatePlanner
+	// MeanRate is the trace's mean rate at speed 1 (requests per second,
+	// over its span); it must be positive.
+	MeanRate float64
+	// Prompt is request i's prompt. Parent, for a turn of a session, is
+	// its parent's turn as sent and streamed; nil otherwise. salt is the
+	// level's (its speed and repeat), for blocks unique to the level. It is
+	// called from the senders' goroutines.
+	Prompt func(i int, parent *ReplayTurn, salt uint64) client.Prompt
+}
+
+// ReplayRequest is one request of a trace as the replay schedules it.
+type ReplayRequest struct {
+	At time.Duration // its instant in the trace, at speed 1
+	// Parent is the index in Requests of the turn this one follows (it is
+	// sent no earlier than that turn's end); -1 when none.
+	Parent int
+	// Session and Turn place a session's turn in its records (as
+	// Sessions does): the session's number (≥ 1) and the 1-based turn; 0
+	// outside sessions.
+	Session, Turn int
+}
+
+// ReplayTurn is a sent turn a follow-up builds its history from.
+type ReplayTurn struct {
+	Prompt client.Prompt
+	Reply  string // the content streamed
+	Record client.Record
+}
+
+// Rate is the offered rate of a replay at speed.
+func (r *Replay) Rate(speed float64) float64 { return speed * r.MeanRate }
+
+// measured is how many of the trace's requests a level measures: all but
+// the warm-up, at most requests when that is set.
+func (r *Replay) measured(warmup, requests int) int {
+	n := max(len(r.Requests)-warmup, 0)
+	if requests > 0 {
+		n = min(n, requests)
+	}
+	return n
+}
+
+// levelSalt keys a replay level's prompts: its speed and repeat.
+func levelSalt(speed float64, repeat int) uint64 {
+	return math.Float64bits(speed)*0x9e3779b97f4a7c15 ^ uint64(repeat+1)
+}
+
+// replayLoop is a replay level's arrival process at speed, at most
+// maxInFlight requests in flight when above 0. Request i is scheduled at
+// start + At/speed; a turn with a parent, no earlier than the parent's end,
+// which then is its scheduled instant. One feeder sleeps until each
+// instant, claims the ticket and hands the request to a goroutine of its
+// own, which waits for the parent and then for a slot; latency counts from
+// the scheduled instant, so that a late send shows as dispatch delay.
+func replayLoop(rp *Replay, speed float64, maxInFlight int, salt uint64) Arrivals {
+	return ArrivalsFunc(func(ctx context.Context, snd Sender) {
+		s := snd.(*sender) // follow-ups need the parent's reply, which only the sweep's sender keeps
+		var slots chan struct{}
+		if maxInFlight > 0 {
+			slots = make(chan struct{}, maxInFlight)
+		}
+		turns := make([]replayDone, len(rp.Requests))
+		for i, rq := range rp.Requests {
+			turns[i].done = make(chan struct{})
+			if rq.Parent >= 0 && rq.Parent < i {
+				turns[rq.Parent].wanted = true
+			}
+		}
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		start := s.Now()
+		timer := time.NewTimer(0)
+		defer timer.Stop()
+		<-timer.C
+		for i, rq := range rp.Requests {
+			sched := start + time.Duration(float64(rq.At)/speed)
+			if wait := sched - s.Now(); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-ctx.Done():
+					return
+				case <-timer.C:
+				}
+			}
+			t, ok := s.Next()
+			if !ok || ctx.Err() != nil {
+				return
+			}
+			wg.Go(func() {
+				defer close(turns[i].done)
+				var parent *ReplayTurn
+				if rq.Parent >= 0 && rq.Parent < i {
+					select {
+					case <-turns[rq.Parent].done:
+					case <-ctx.Done():
+						return
+					}
+					if parent = turns[rq.Parent].turn; parent != nil {
+						sched = max(sched, parent.Record.End)
+					}
+				}
+				if slots != nil {
+					select {
+					case slots <- struct{}{}:
+						defer func() { <-slots }()
+					case <-ctx.Done():
+					}
+				}
+				p := rp.Prompt(i, parent, salt)
+				p.KeepReply = turns[i].wanted
+				rec := s.do(ctx, t, i, sched, p, rq.Session, rq.Turn)
+				if turns[i].wanted { // only a parent's turn is kept
+					turns[i].turn = &ReplayTurn{Prompt: p, Reply: rec.Reply, Record: rec}
+				}
+			})
+		}
+	})
+}
+
+// replayDone is a replay request's outcome, for its follow-ups: done is
+// closed once turn is set (nil when it was never sent).
+type replayDone struct {
+	done   chan struct{}
+	turn   *ReplayTurn
+	wanted bool // a follow-up needs its reply
+}
