@@ -224,14 +224,8 @@ func (p sweepPlan) upFront() string {
 	for _, c := range p.levels {
 		lo, hi = min(lo, p.rounds(c)), max(hi, p.rounds(c))
 	}
-	rounds := fmt.Sprintf("%.0f", lo)
-	if hi > lo {
-		rounds = fmt.Sprintf("%.0f–%.0f", lo, hi)
-	}
-	runs := plural(len(p.levels), "level")
-	if p.repeat > 1 {
-		runs += fmt.Sprintf(" × %d runs", p.repeat)
-	}
+	rounds := span(lo, hi)
+	runs := p.runsText(len(p.levels), "level")
 	if p.duration > 0 {
 		return fmt.Sprintf("the sweep takes %s: %s × up to %s (--duration) or %s requests per worker %s",
 			about(p.timeLeft(0, per)), runs, p.duration, rounds, how)
@@ -262,6 +256,23 @@ func roundDur(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Second)
+}
+
+// runsText counts the sweep's levels in the up-front line: "3 levels", or
+// "3 levels × 2 runs" with --repeat.
+func (p sweepPlan) runsText(n int, noun string) string {
+	if p.repeat > 1 {
+		return fmt.Sprintf("%s × %d runs", plural(n, noun), p.repeat)
+	}
+	return plural(n, noun)
+}
+
+// span is a range of counts: "4", or "4–8".
+func span(lo, hi float64) string {
+	if hi > lo {
+		return fmt.Sprintf("%.0f–%.0f", lo, hi)
+	}
+	return fmt.Sprintf("%.0f", lo)
 }
 
 func plural(n int, noun string) string {

@@ -47,14 +47,8 @@ func (p sweepPlan) rateUpFront(per time.Duration) string {
 		total += time.Duration(p.repeat) * p.rateLevelTime(r, per)
 		lo, hi = min(lo, p.rateRequests(r)), max(hi, p.rateRequests(r))
 	}
-	count := fmt.Sprintf("%d", lo)
-	if hi > lo {
-		count = fmt.Sprintf("%d–%d", lo, hi)
-	}
-	runs := plural(len(p.rates), "rate")
-	if p.repeat > 1 {
-		runs += fmt.Sprintf(" × %d runs", p.repeat)
-	}
+	count := span(float64(lo), float64(hi))
+	runs := p.runsText(len(p.rates), "rate")
 	if p.duration > 0 {
 		return fmt.Sprintf("the sweep takes %s: %s × up to %s (--duration) or %s requests at the offered rate %s",
 			about(total), runs, p.duration, count, how)

@@ -22,9 +22,6 @@ func (p sweepPlan) replayUpFront(r *replaySettings) string {
 	for _, s := range r.speeds {
 		total += time.Duration(max(p.repeat, 1)) * (time.Duration(float64(r.sum.Span)/s) + per)
 	}
-	runs := plural(len(r.speeds), "speed")
-	if p.repeat > 1 {
-		runs += fmt.Sprintf(" × %d runs", p.repeat)
-	}
+	runs := p.runsText(len(r.speeds), "speed")
 	return fmt.Sprintf("the sweep takes %s: %s × %d requests of the trace over its %s span / the speed %s", about(total), runs, n, roundDur(r.sum.Span), how)
 }
