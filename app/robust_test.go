@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,13 +17,7 @@ import (
 // closedURL is the base URL of a loopback port nothing listens on.
 func closedURL(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr + "/v1"
+	return "http://" + freeAddr(t) + "/v1"
 }
 
 // lines splits s into its non-empty lines.
