@@ -103,6 +103,9 @@ type Level struct {
 	MeanE2E       time.Duration
 	E2ERequests   int
 	ClientLimited bool // a repeat was client-limited: the figures may describe the client
+	// Sessions are a multi-turn level's figures in sessions (its Users
+	// are then concurrent sessions); nil for a level without sessions.
+	Sessions *SessionLevel
 }
 
 // Plan is a fleet plan: the chosen level and what it implies.
@@ -337,6 +340,9 @@ func pool(levels []sweep.Level, stats []report.LevelStats, g group) Level {
 	}
 	if l.E2ERequests > 0 {
 		l.MeanE2E = e2e / time.Duration(l.E2ERequests)
+	}
+	if !l.Open {
+		l.Sessions = sessionLevel(stats, g.runs, first.Concurrency, l.RequestsPerS)
 	}
 	return l
 }

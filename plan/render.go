@@ -29,6 +29,9 @@ func (p Plan) WriteText(w io.Writer) error {
 	}
 	ew.printf("  T       aggregate_output_tps  %.3f tok/s\n", l.OutputTPS)
 	ew.printf("  E[E2E]  mean e2e latency      %.4f s (over %s)\n", l.MeanE2E.Seconds(), plural(l.E2ERequests, "successful request"))
+	if l.Sessions != nil {
+		p.writeSessions(ew)
+	}
 	if l.ClientLimited {
 		ew.printf("  caution: %s was client-limited; its figures may describe the load generator, not the server\n", l.Key)
 	}
@@ -36,7 +39,7 @@ func (p Plan) WriteText(w io.Writer) error {
 	ew.printf("  replicas = ceil(λ / (X × h)) = ceil(%g / (%.4f × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
 		o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas, p.ReplicasN1)
 	if o.Users > 0 {
-		ew.printf("\nReplicas for N = %d concurrent users at headroom h = %g:\n", o.Users, o.Headroom)
+		ew.printf("\nReplicas for N = %d %s at headroom h = %g:\n", o.Users, l.usersUnit(), o.Headroom)
 		ew.printf("  replicas = ceil(N / (%s × h)) = ceil(%d / (%g × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
 			l.usersSymbol(), o.Users, l.Users, o.Headroom, float64(o.Users)/(l.Users*o.Headroom), p.UserReplicas, p.UserReplicasN1)
 	}
@@ -51,6 +54,30 @@ func (p Plan) WriteText(w io.Writer) error {
 			o.GPUsPerReplica, o.GPUHourUSD, l.OutputTPS, p.CostPerMTok)
 	}
 	return ew.err
+}
+
+// writeSessions is a session level's answer in sessions: what one
+// replica holds and completes, and the peak in sessions per second.
+func (p Plan) writeSessions(ew *errWriter) {
+	sl, o, f := p.Level.Sessions, p.Options, p.sessionFigures()
+	ew.printf("\nIn sessions (a multi-turn run: each of C sessions runs one turn, one request, at a time):\n")
+	ew.printf("  C       concurrent sessions   %d per replica; planned at C × h = %d × %g = %.4g concurrent sessions\n", sl.Concurrent, sl.Concurrent, o.Headroom, f.PlannedConcurrent)
+	ew.printf("  turns   session_turns_mean    %.4f successful turns per session (over %s)\n", sl.TurnsMean, plural(sl.Measured, "session"))
+	if !(sl.TurnsMean > 0) {
+		ew.printf("  no session completed a turn: the level gives no session rate\n")
+		return
+	}
+	ew.printf("  Xs      sessions per second   X / turns = %.4f / %.4f = %.4f sessions/s per replica (%.0f sessions/day)\n", p.Level.RequestsPerS, sl.TurnsMean, sl.PerSecond, f.PerDay)
+	ew.printf("  the peak λ = %g req/s counts turns: λ / turns = %g / %.4f = %.4f sessions/s\n", o.PeakRPS, o.PeakRPS, sl.TurnsMean, f.PeakPerSecond)
+}
+
+// usersUnit is what --users counts: concurrent users, or the concurrent
+// sessions of a multi-turn level.
+func (l Level) usersUnit() string {
+	if l.Sessions != nil {
+		return "concurrent sessions"
+	}
+	return "concurrent users"
 }
 
 // usersSymbol is what Users is: C, or L, the measured mean in flight of
@@ -107,6 +134,19 @@ type LevelJSON struct {
 	E2EMeanS      float64 `json:"e2e_latency_mean_s"`
 	E2ERequests   int     `json:"e2e_requests"`
 	ClientLimited bool    `json:"client_limited"`
+	// Sessions: a multi-turn level's figures in sessions; absent otherwise.
+	Sessions *SessionsJSON `json:"sessions,omitempty"`
+}
+
+// SessionsJSON is a session level's answer in sessions, in plan.json.
+type SessionsJSON struct {
+	Concurrent        int     `json:"concurrent_sessions"`
+	PlannedConcurrent float64 `json:"planned_concurrent_sessions"`
+	Measured          int     `json:"sessions"`
+	TurnsMean         float64 `json:"session_turns_mean"`
+	PerSecond         float64 `json:"sessions_per_s"`
+	PerDay            float64 `json:"sessions_per_day_per_replica"`
+	PeakPerSecond     float64 `json:"peak_sessions_per_s"`
 }
 
 // Formulas are the plan's formulas, as the output and docs/metrics.md state them.
@@ -118,6 +158,10 @@ var Formulas = map[string]string{
 	"little_rps":                        "concurrency / e2e_latency_mean_s",
 	"output_tokens_per_day_per_replica": "aggregate_output_tps × 86400",
 	"usd_per_million_output_tokens":     "gpus_per_replica × gpu_hour_usd / (aggregate_output_tps × 3600) × 1e6",
+	"planned_concurrent_sessions":       "concurrent_sessions × headroom",
+	"sessions_per_s":                    "requests_per_s / session_turns_mean",
+	"sessions_per_day_per_replica":      "sessions_per_s × 86400",
+	"peak_sessions_per_s":               "peak_rps / session_turns_mean",
 }
 
 // ToJSON converts p for plan.json.
@@ -130,6 +174,11 @@ func (p Plan) ToJSON() JSON {
 			E2ERequests: l.E2ERequests, ClientLimited: l.ClientLimited},
 		PeakRPS: o.PeakRPS, Headroom: o.Headroom, Replicas: p.Replicas, ReplicasN1: p.ReplicasN1,
 		LittleRPS: p.LittleRPS, TokensPerDay: p.TokensPerDay, Formulas: Formulas,
+	}
+	if sl := l.Sessions; sl != nil && sl.TurnsMean > 0 {
+		f := p.sessionFigures()
+		j.Level.Sessions = &SessionsJSON{Concurrent: sl.Concurrent, PlannedConcurrent: f.PlannedConcurrent, Measured: sl.Measured,
+			TurnsMean: sl.TurnsMean, PerSecond: sl.PerSecond, PerDay: f.PerDay, PeakPerSecond: f.PeakPerSecond}
 	}
 	if o.Users > 0 {
 		j.Users, j.UserReplicas, j.UserReplicasN1 = &o.Users, &p.UserReplicas, &p.UserReplicasN1
