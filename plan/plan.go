@@ -291,7 +291,8 @@ func failed(stats []report.LevelStats, g *group) string {
 		case v == nil:
 			return "no verdict recorded"
 		case !v.Pass:
-			return strings.Join(v.Failed, "; ")
+			// A failed verdict that names no criterion is still a failure.
+			return cmp.Or(strings.Join(v.Failed, "; "), "failed (no criterion recorded)")
 		}
 	}
 	return ""

@@ -182,6 +182,10 @@ type lvl struct {
 
 var yes, no = ptr(true), ptr(false)
 
+// unnamed is a failed verdict that names no criterion (a summary.json
+// edited by hand, "slo_pass": false with "slo_failed": "").
+var unnamed = ptr(false)
+
 func ptr[T any](v T) *T { return &v }
 
 func build(ls []lvl) ([]report.LevelStats, []sweep.Level) {
@@ -192,7 +196,7 @@ func build(ls []lvl) ([]report.LevelStats, []sweep.Level) {
 			WindowEnd: 10 * time.Second, MeasuredSpan: 10 * time.Second, WindowFallback: l.fallback}
 		if l.pass != nil {
 			s.SLO = &report.SLOResult{Pass: *l.pass}
-			if !*l.pass {
+			if !*l.pass && l.pass != unnamed {
 				s.SLO.Failed = []string{"ttft_p95 9s > 1s"}
 			}
 		}
@@ -225,6 +229,7 @@ func TestChoose(t *testing.T) {
 		{"a pass above a failure is not trusted", []lvl{{1, 1, sec, yes, false}, {2, 2, sec, no, false}, {4, 4, sec, yes, false}}, 1, "C=2 failed", BasisSLO},
 		{"a pass that cannot bear a verdict", []lvl{{1, 1, sec, yes, false}, {2, 2, sec, yes, true}}, 1, "C=2 cannot bear a verdict (no steady window)", BasisSLO},
 		{"the first level fails", []lvl{{1, 1, sec, no, false}, {2, 2, sec, no, false}}, 0, "no tested level met the SLO", BasisSLO},
+		{"a failed verdict that names no criterion", []lvl{{1, 1, sec, yes, false}, {2, 2, sec, unnamed, false}}, 1, "C=2 failed the SLO: failed (no criterion recorded)", BasisSLO},
 		{"no SLO: the knee", []lvl{{1, 1, sec, nil, false}, {2, 2, sec, nil, false}, {4, 2.1, sec, nil, false}}, 2, "knee", BasisKnee},
 		{"no SLO, no knee", []lvl{{1, 1, sec, nil, false}, {2, 2, sec, nil, false}}, 0, "no SLO and no knee", ""},
 	}
