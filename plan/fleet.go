@@ -128,8 +128,8 @@ func (ch Choice) why(i int) string {
 	case c.USDPerHour == best.USDPerHour:
 		return fmt.Sprintf("$%.2f/h, the same price; the tie goes to the configuration given first", c.USDPerHour)
 	}
-	return fmt.Sprintf("$%.2f/h, $%.2f/h (%.1f%%) more: %g GPUs against %g",
-		c.USDPerHour, c.USDPerHour-best.USDPerHour, 100*(c.USDPerHour/best.USDPerHour-1), c.GPUsTotal, best.GPUsTotal)
+	return fmt.Sprintf("$%.2f/h, $%.2f/h (%.1f%%) more: %s against %s",
+		c.USDPerHour, c.USDPerHour-best.USDPerHour, 100*(c.USDPerHour/best.USDPerHour-1), gpus(c.GPUsTotal), gpus(best.GPUsTotal))
 }
 
 // name is a candidate's name in sentences: its run directory.

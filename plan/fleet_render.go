@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -18,7 +19,7 @@ func (ch Choice) WriteText(w io.Writer) error {
 	}
 	ew.printf("cost = replicas × G × P, replicas = ceil(λ / (X × h)) at the level each run's plan rests on\n")
 	for _, c := range ch.Candidates {
-		ew.printf("\n%s (G = %g GPUs per replica):\n", c.name(), c.GPUs)
+		ew.printf("\n%s (G = %s per replica):\n", c.name(), gpus(c.GPUs))
 		if c.Plan == nil {
 			ew.printf("  excluded: %s\n", c.Excluded)
 			continue
@@ -27,11 +28,11 @@ func (ch Choice) WriteText(w io.Writer) error {
 		l := p.Level
 		ew.printf("  level    %s (%s)\n", l.Key, p.Basis)
 		ew.printf("  replicas ceil(%g / (%.4f × %g)) = ceil(%.3f) = %d\n", o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas)
-		ew.printf("  cost     %d × %g × $%g = $%.2f/h (%g GPUs; $%.4f per million output tokens)\n", p.Replicas, c.GPUs, o.GPUHourUSD, c.USDPerHour, c.GPUsTotal, p.CostPerMTok)
+		ew.printf("  cost     %d × %g × $%g = $%.2f/h (%s; $%.4f per million output tokens)\n", p.Replicas, c.GPUs, o.GPUHourUSD, c.USDPerHour, gpus(c.GPUsTotal), p.CostPerMTok)
 	}
 	best := ch.Best()
-	ew.printf("\nCheapest: %s, %d replicas × %g GPUs = %g GPUs at $%.2f/h (N+1: %d replicas, $%.2f/h).\n",
-		best.name(), best.Plan.Replicas, best.GPUs, best.GPUsTotal, best.USDPerHour, best.Plan.ReplicasN1, float64(best.Plan.ReplicasN1)*best.GPUs*o.GPUHourUSD)
+	ew.printf("\nCheapest: %s, %s × %s = %s at $%.2f/h (N+1: %s, $%.2f/h).\n",
+		best.name(), plural(best.Plan.Replicas, "replica"), gpus(best.GPUs), gpus(best.GPUsTotal), best.USDPerHour, plural(best.Plan.ReplicasN1, "replica"), float64(best.Plan.ReplicasN1)*best.GPUs*o.GPUHourUSD)
 	for i, c := range ch.Candidates {
 		if i != ch.Chosen {
 			ew.printf("  %s loses: %s\n", c.name(), ch.why(i))
@@ -131,4 +132,12 @@ func (ch Choice) WriteJSON(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(ch.ToJSON())
+}
+
+// gpus is a GPU count in words: "1 GPU", "2 GPUs", "0.5 GPUs".
+func gpus(g float64) string {
+	if g == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%g GPUs", g)
 }

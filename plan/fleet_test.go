@@ -84,7 +84,7 @@ func TestChooseCheapest(t *testing.T) {
 		"cost     10 × 2 × $2 = $40.00/h (20 GPUs;",
 		"Cheapest: tp2, 10 replicas × 2 GPUs = 20 GPUs at $40.00/h (N+1: 11 replicas, $44.00/h).",
 		"tp1 loses: $68.00/h",
-		"bad (G = 1 GPUs per replica):\n  excluded: no tested level met the SLO",
+		"bad (G = 1 GPU per replica):\n  excluded: no tested level met the SLO",
 	} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("text lacks %q:\n%s", s, b.String())
