@@ -29,11 +29,11 @@ func (p Plan) WriteText(w io.Writer) error {
 	}
 	ew.printf("  T       aggregate_output_tps  %.3f tok/s\n", l.OutputTPS)
 	ew.printf("  E[E2E]  mean e2e latency      %.4f s (over %s)\n", l.MeanE2E.Seconds(), plural(l.E2ERequests, "successful request"))
-	if l.Sessions != nil {
-		p.writeSessions(ew)
-	}
 	if l.ClientLimited {
 		ew.printf("  caution: %s was client-limited; its figures may describe the load generator, not the server\n", l.Key)
+	}
+	if l.Sessions != nil {
+		p.writeSessions(ew)
 	}
 	ew.printf("\nReplicas for a peak of λ = %g req/s at headroom h = %g:\n", o.PeakRPS, o.Headroom)
 	ew.printf("  replicas = ceil(λ / (X × h)) = ceil(%g / (%.4f × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
