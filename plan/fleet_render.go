@@ -29,6 +29,12 @@ func (ch Choice) WriteText(w io.Writer) error {
 		ew.printf("  level    %s (%s)\n", l.Key, p.Basis)
 		ew.printf("  replicas ceil(%g / (%.4f × %g)) = ceil(%.3f) = %d\n", o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas)
 		ew.printf("  cost     %d × %g × $%g = $%.2f/h (%s; $%.4f per million output tokens)\n", p.Replicas, c.GPUs, o.GPUHourUSD, c.USDPerHour, gpus(c.GPUsTotal), p.CostPerMTok)
+		if o.Users > 0 {
+			ew.printf("  users    ceil(%d / (%.6g × %g)) = %d replicas for N = %d %s (not priced)\n", o.Users, l.Users, o.Headroom, p.UserReplicas, o.Users, l.usersUnit())
+		}
+		if l.ClientLimited {
+			ew.printf("  caution: %s was client-limited; its figures may describe the load generator, not the server\n", l.Key)
+		}
 	}
 	best := ch.Best()
 	ew.printf("\nCheapest: %s, %s × %s = %s at $%.2f/h (N+1: %s, $%.2f/h).\n",

@@ -40,7 +40,9 @@ var fleetOptions = Options{PeakRPS: 100, Headroom: 0.75, GPUHourUSD: 2}
 
 func TestChooseCheapest(t *testing.T) {
 	t.Parallel()
-	ch, err := Choose(configs(), fleetOptions)
+	o := fleetOptions
+	o.Users = 200 // sized per configuration, not priced: the choice is on the peak rate
+	ch, err := Choose(configs(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +86,7 @@ func TestChooseCheapest(t *testing.T) {
 		"cost     10 × 2 × $2 = $40.00/h (20 GPUs;",
 		"Cheapest: tp2, 10 replicas × 2 GPUs = 20 GPUs at $40.00/h (N+1: 11 replicas, $44.00/h).",
 		"tp1 loses: $68.00/h",
+		"users    ceil(200 / (8 × 0.75)) = 34 replicas for N = 200 concurrent users (not priced)",
 		"bad (G = 1 GPU per replica):\n  excluded: no tested level met the SLO",
 	} {
 		if !strings.Contains(b.String(), s) {
