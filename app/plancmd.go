@@ -35,6 +35,7 @@ type planFlagValues struct {
 	// Out and Charts are where a plan over several runs writes plan.json
 	// and the Pareto chart, and in which formats.
 	Out    string
+	OutSet bool
 	Charts string
 }
 
@@ -62,7 +63,7 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.Float64Flag{Name: "headroom", Value: plan.DefaultHeadroom, Destination: &o.Headroom, Usage: "share h of a replica's measured throughput to plan on, in (0, 1]"},
 			&cli.StringSliceFlag{Name: "gpus-per-replica", Destination: &f.GPUs, Usage: "GPUs per replica G, for the cost (with --gpu-hour-usd); with several runs, G for all or RUN=G for one, repeatable"},
 			&cli.Float64Flag{Name: "gpu-hour-usd", Destination: &o.GPUHourUSD, Usage: "price P of one GPU-hour in dollars (with --gpus-per-replica)"},
-			&cli.StringFlag{Name: "out", Destination: &f.Out, Usage: "with several runs: the directory for " + plan.File + " and the Pareto chart (created if missing; not one of the runs)"},
+			&cli.StringFlag{Name: "out", Destination: &f.Out, Action: given[string](&f.OutSet), Usage: "with several runs: the directory for " + plan.File + " and the Pareto chart (created if missing; not one of the runs)"},
 			chartsFlag(&f.Charts),
 		},
 		OnUsageError: onUsageError,
@@ -81,6 +82,8 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			dir := dirs[0]
 			o.GPUsPerReplica = gpus[0]
 			switch {
+			case f.OutSet:
+				return usagef("--out is for a plan over several runs; one run's %s goes beside it", plan.File)
 			case f.PeakSet && f.PeakSpeedSet:
 				return usagef("--peak-rps and --peak-speed are exclusive: give the peak one way")
 			case f.PeakSpeedSet:

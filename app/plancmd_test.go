@@ -108,6 +108,7 @@ func TestPlanUsage(t *testing.T) {
 		{[]string{"--peak-rps", "10"}, "one run directory"},
 		{[]string{"--peak-rps", "10", dir, dir}, "given twice"},
 		{[]string{dir, "--peak-rps", "10"}, "put flags first"},
+		{[]string{"--peak-rps", "10", "--out", t.TempDir(), dir}, "--out is for a plan over several runs"},
 		{[]string{"--peak-rps", "10", "--bogus", dir}, "unknown flag"},
 		// Counts the run cannot give (issue 25, item 16): refused, never
 		// printed or stored as -9223372036854775808.
