@@ -1,6 +1,7 @@
 // Package chart draws toksweep's figures as PNG and SVG charts with the
 // pure-Go gonum.org/v1/plot: five charts per run, six when requests
-// failed (RunCharts), and overlays of several runs (CompareCharts). Each
+// failed (RunCharts), overlays of several runs (CompareCharts), and plan's
+// Pareto front over several configurations (Pareto). Each
 // Chart carries what it draws as plain data (series, SLO lines, marked
 // levels), which the tests check instead of pixels. It takes
 // report.LevelStats, draws no figure of its own, and writes only where it
