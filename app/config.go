@@ -57,11 +57,11 @@ type options struct {
 	// set by runSweep; nil outside a sweep.
 	streamed *atomic.Int64
 
-	// Capacity planning (capacity.go).
+	// The closed loop's adaptive search (mode_closed.go).
 	Auto            bool // --levels auto: adaptive search instead of Levels
 	AutoMax         int
 	AutoGranularity int
-	SLO             report.SLO
+	SLO             report.SLO // capacity.go
 
 	Work   workSettings   // prompt set, output length and server metrics (workload.go)
 	Open   rateSettings   // open loop: --rates and its flags (rates.go)
@@ -134,7 +134,9 @@ func (o *options) parseOptions(args cli.Args) error {
 	if args.Present() {
 		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.replay, o.rates, o.percentiles, o.live}
+	// The modes' checks run in two passes (mode.go): their level lists
+	// before the prompt set is read, their cross-checks once it is.
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.parseModes, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.checkModes, o.percentiles, o.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

@@ -28,13 +28,26 @@ func (p sweepPlan) rateLevelTime(r float64, perRequest time.Duration) time.Durat
 	return time.Duration(min(t, math.MaxInt64/4)) + perRequest
 }
 
-// rateUpFront is upFront for an open loop: the levels are offered rates,
-// each a count of requests at its rate (or --duration), not requests per
-// worker.
-func (p sweepPlan) rateUpFront(per time.Duration) string {
+// rateLevels is the rate mode's estimate: the offered rates in run order
+// (--rates), or auto: chosen as the sweep goes (--rates auto). Its levels
+// are not re-estimated as the sweep goes (runs is 0).
+type rateLevels struct {
+	rates []float64
+	auto  bool
+}
+
+var _ estimate = rateLevels{}
+
+func (rateLevels) runs(sweepPlan) int                                   { return 0 }
+func (rateLevels) timeLeft(sweepPlan, int, time.Duration) time.Duration { return 0 }
+
+// upFront for an open loop: the levels are offered rates, each a count of
+// requests at its rate (or --duration), not requests per worker.
+func (l rateLevels) upFront(p sweepPlan) string {
+	per := p.assumedPerRequest()
 	how := fmt.Sprintf("(up to %.0f output tokens each, %s a request at an assumed %d tok/s per stream)",
 		p.tokens, roundDur(per), assumedStreamTPS)
-	if len(p.rates) == 0 {
+	if len(l.rates) == 0 {
 		if p.requests > 0 {
 			return fmt.Sprintf("rates are chosen as the sweep goes; a level offers %d requests at its rate %s", p.requests, how)
 		}
@@ -43,12 +56,12 @@ func (p sweepPlan) rateUpFront(per time.Duration) string {
 	}
 	var total time.Duration
 	lo, hi := math.MaxInt, 0
-	for _, r := range p.rates {
+	for _, r := range l.rates {
 		total += time.Duration(p.repeat) * p.rateLevelTime(r, per)
 		lo, hi = min(lo, p.rateRequests(r)), max(hi, p.rateRequests(r))
 	}
 	count := span(float64(lo), float64(hi))
-	runs := p.runsText(len(p.rates), "rate")
+	runs := p.runsText(len(l.rates), "rate")
 	if p.duration > 0 {
 		return fmt.Sprintf("the sweep takes %s: %s × up to %s (--duration) or %s requests at the offered rate %s",
 			about(total), runs, p.duration, count, how)

@@ -59,7 +59,7 @@ func (o *options) live() error {
 	switch {
 	case l.FailOnSLO && !o.SLO.Set():
 		return usagef("--fail-on-slo and --abort-on-slo-fail need an objective: give at least one --slo-* flag, e.g. --slo-ttft-p95 2s")
-	case l.FailOnSLO && (o.Auto || o.Open.Auto):
+	case l.FailOnSLO && o.searched():
 		return usagef("--fail-on-slo and --abort-on-slo-fail judge fixed levels; an auto search runs failing levels by design")
 	}
 	if l.Listen != "" {
@@ -142,16 +142,4 @@ func (r *sweepRun) gate(s report.LevelStats, v report.SLOResult) {
 		return
 	}
 	r.sloFail = &SLOFailure{Level: report.LevelName(s), Failed: v.Failed, Stopped: r.o.Live.AbortOnSLOFail, Out: r.o.Out}
-}
-
-// plannedRuns is the number of level runs the sweep plans: 0 when a search
-// chooses them.
-func (o *options) plannedRuns() int {
-	switch {
-	case o.Auto || o.Open.Auto:
-		return 0
-	case o.Open.on():
-		return len(o.Open.Rates) * max(o.Repeat, 1)
-	}
-	return len(o.Levels) * max(o.Repeat, 1)
 }

@@ -156,13 +156,7 @@ func (s *shardOptions) waitText(now time.Time, runs int) string {
 
 // shardRuns is how many level runs a sharded sweep makes: its levels (or
 // rates) times --repeat.
-func (o *options) shardRuns() int {
-	n := len(o.Levels)
-	if o.Open.on() {
-		n = len(o.Open.Rates)
-	}
-	return n * max(o.Repeat, 1)
-}
+func (o *options) shardRuns() int { return o.plannedRuns() }
 
 // notPast fails when level k's start instant has passed by more than the
 // lateness allowed.
