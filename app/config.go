@@ -75,6 +75,10 @@ type options struct {
 	Live  liveSettings // --listen and the SLO exit status (live.go)
 
 	Flags sweepFlagValues // the flags as given, bound by sweepFlags
+
+	// modes holds the settings of a mode that has no field here, by the
+	// mode's name (modeSettings); the built-in modes' are above.
+	modes map[string]any
 }
 
 // sweepFlagValues are the sweep flags that parseOptions turns into the

@@ -92,6 +92,21 @@ type modeRun struct {
 	closing func(stats []report.LevelStats) string
 }
 
+// modeSettings is the settings of the mode of that name in o, made on
+// first use: a mode added later keeps its flags' values and what its
+// checks made of them here, with no field in options.
+func modeSettings[T any](o *options, name string) *T {
+	if s, ok := o.modes[name].(*T); ok {
+		return s
+	}
+	if o.modes == nil {
+		o.modes = map[string]any{}
+	}
+	s := new(T)
+	o.modes[name] = s
+	return s
+}
+
 // defaultConns is the connection pool size of a mode that names none (the
 // pool only bounds idle connections: an uncapped open loop opens as many
 // as it needs).
