@@ -90,7 +90,7 @@ func closedFlags(o *options) []cli.Flag {
 }
 
 // closedLevels checks the bounds of the adaptive search and parses
-// --levels (config.go).
+// --levels (config.go), at most maxLevelList of them.
 func (o *options) closedLevels() error {
 	switch {
 	case o.AutoMax < 1 || o.AutoMax > maxLevel:
@@ -98,7 +98,13 @@ func (o *options) closedLevels() error {
 	case o.AutoGranularity < 1:
 		return usagef("invalid --auto-granularity %d: want an integer ≥ 1", o.AutoGranularity)
 	}
-	return o.levels()
+	if err := o.levels(); err != nil {
+		return err
+	}
+	if len(o.Levels) > maxLevelList {
+		return usagef("invalid --levels: %d levels, at most %d, toksweep's bound", len(o.Levels), maxLevelList)
+	}
+	return nil
 }
 
 // closedLevels is the closed loop's estimate: its concurrencies in run
