@@ -93,7 +93,14 @@ func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.
 		}
 		m.Record(rc)
 	}
-	cfg.Starting, cfg.Late = m.Starting, m.Late
+	starting := cfg.Starting
+	cfg.Starting = func(l sweep.Level) {
+		if starting != nil {
+			starting(l)
+		}
+		m.Starting(l)
+	}
+	cfg.Late = m.Late
 	return m.Doer, func(interrupted bool) { _ = srv.Close(!interrupted) }
 }
 
