@@ -11,6 +11,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -64,6 +65,11 @@ type mode struct {
 	summary func(o *options, sum *report.Summary)
 	// estimate is the mode's time estimates (eta.go).
 	estimate func(o *options) estimate
+	// shard is the mode's levels as a sharded run splits them (shard.go):
+	// it fills shard.json's levels (or rates) and returns, for each level,
+	// the count whose part each shard takes (the workers, or an open
+	// loop's cap).
+	shard func(o *options, info *rundir.ShardInfo) []int
 
 	// start makes cfg a sweep of this mode (its Mode and ModeSpec, or its
 	// levels; its search, judged on the levels' stats as they end), after

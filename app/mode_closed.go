@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -31,6 +32,7 @@ var closedMode = &mode{
 	// bounds after the SLO they search against.
 	before: map[string]string{"levels": "requests", "auto-max": "reading-speed", "auto-granularity": "reading-speed"},
 	parse:  (*options).closedLevels,
+	check:  (*options).checkShardLevels,
 	chosen: func(*options) bool { return true },
 	text: func(o *options) string {
 		if o.Auto {
@@ -60,6 +62,10 @@ var closedMode = &mode{
 		if o.Auto {
 			rc.LevelsAuto, rc.AutoMax = true, o.AutoMax
 		}
+	},
+	shard: func(o *options, info *rundir.ShardInfo) []int {
+		info.Levels = o.Levels
+		return o.Levels
 	},
 	estimate: func(o *options) estimate {
 		if o.Auto {

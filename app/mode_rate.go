@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"slices"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -22,6 +24,11 @@ var rateMode = &mode{
 	conns:    func(o *options) int { return o.Open.MaxConcurrency },
 	record:   func(o *options, rc *report.RunConfig) { rc.OpenLoop = o.Open.config() },
 	estimate: func(o *options) estimate { return rateLevels{rates: o.Open.Rates, auto: o.Open.Auto} },
+	// One level per rate, each shard with its part of the cap.
+	shard: func(o *options, info *rundir.ShardInfo) []int {
+		info.Rates = o.Open.Rates
+		return slices.Repeat([]int{o.Open.MaxConcurrency}, len(o.Open.Rates))
+	},
 	start: func(_ context.Context, s modeStart, cfg *sweep.Config) modeRun {
 		o := s.o
 		o.Open.apply(cfg)

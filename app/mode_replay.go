@@ -24,6 +24,7 @@ func init() {
 		levels:   func(o *options) int { return len(o.Replay.speeds) },
 		conns:    rateMode.conns,
 		record:   rateMode.record,
+		shard:    rateMode.shard,
 		summary:  func(o *options, sum *report.Summary) { sum.Trace = &o.Replay.sum },
 		estimate: func(o *options) estimate { return replayLevels{&o.Replay} },
 		start: func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun {

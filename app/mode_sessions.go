@@ -14,7 +14,7 @@ import (
 func init() {
 	m := *closedMode
 	m.name, m.rank, m.helpOrder = sweep.SessionsMode, 50, 1
-	m.flags, m.before, m.parse = sessionFlags, nil, nil
+	m.flags, m.before, m.parse, m.check = sessionFlags, nil, nil, nil
 	m.chosen = func(o *options) bool { return o.Work.Set != nil && o.Work.Set.Sessions != nil }
 	m.start = func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun {
 		run := closedMode.start(ctx, s, cfg)
