@@ -69,6 +69,11 @@ type estimate interface {
 	// timeLeft is the time of the runs after the first done, when a
 	// request alone on the server takes perRequest.
 	timeLeft(p sweepPlan, done int, perRequest time.Duration) time.Duration
+	// perRequest is one request's time at level k, measured from a run of
+	// it that took elapsed (ok false: the run measures none), and alone
+	// its time alone on the server, the unit of timeLeft.
+	perRequest(p sweepPlan, k sweep.LevelKey, elapsed time.Duration) (at time.Duration, ok bool)
+	alone(p sweepPlan, k sweep.LevelKey, at time.Duration) time.Duration
 }
 
 // estimate is the chosen mode's estimates.

@@ -29,8 +29,8 @@ func (p sweepPlan) rateLevelTime(r float64, perRequest time.Duration) time.Durat
 }
 
 // rateLevels is the rate mode's estimate: the offered rates in run order
-// (--rates), or auto: chosen as the sweep goes (--rates auto). Its levels
-// are not re-estimated as the sweep goes (runs is 0).
+// (--rates), re-estimated as each level ends, or auto: chosen as the sweep
+// goes (--rates auto), with no rates known before.
 type rateLevels struct {
 	rates []float64
 	auto  bool
@@ -38,8 +38,34 @@ type rateLevels struct {
 
 var _ estimate = rateLevels{}
 
-func (rateLevels) runs(sweepPlan) int                                   { return 0 }
-func (rateLevels) timeLeft(sweepPlan, int, time.Duration) time.Duration { return 0 }
+func (l rateLevels) runs(p sweepPlan) int { return len(l.rates) * p.repeat }
+
+func (l rateLevels) timeLeft(p sweepPlan, done int, perRequest time.Duration) time.Duration {
+	var t time.Duration
+	run := 0
+	for _, r := range l.rates {
+		for range p.repeat {
+			if run >= done {
+				t += p.rateLevelTime(r, perRequest)
+			}
+			run++
+		}
+	}
+	return t
+}
+
+// perRequest: an open-loop level lasts its arrivals, then the last
+// request's time, whatever the server does.
+func (rateLevels) perRequest(p sweepPlan, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
+	if !k.IsOpen() || !(k.Load > 0) {
+		return 0, false
+	}
+	return max(elapsed-p.rateLevelTime(k.Load, 0), 0), true
+}
+
+// alone: an open loop's request time is what the server gives at the
+// rate; nothing known scales it to the levels left.
+func (rateLevels) alone(_ sweepPlan, _ sweep.LevelKey, at time.Duration) time.Duration { return at }
 
 // upFront for an open loop: the levels are offered rates, each a count of
 // requests at its rate (or --duration), not requests per worker.

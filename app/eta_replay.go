@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"time"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // replayLevels is the replay mode's estimate: its speeds, from the
@@ -13,6 +15,10 @@ var _ estimate = replayLevels{}
 
 func (replayLevels) runs(sweepPlan) int                                   { return 0 }
 func (replayLevels) timeLeft(sweepPlan, int, time.Duration) time.Duration { return 0 }
+func (replayLevels) perRequest(sweepPlan, sweep.LevelKey, time.Duration) (time.Duration, bool) {
+	return 0, false
+}
+func (replayLevels) alone(_ sweepPlan, _ sweep.LevelKey, at time.Duration) time.Duration { return at }
 
 // upFront for a trace replay: each level sends the trace's requests (less
 // the warm-up, at most --requests) over its span divided by the speed,

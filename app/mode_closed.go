@@ -141,6 +141,19 @@ func (l closedLevels) upFront(p sweepPlan) string {
 
 func (l closedLevels) runs(p sweepPlan) int { return len(l) * p.repeat }
 
+// perRequest: a closed-loop level lasts rounds(C) requests.
+func (closedLevels) perRequest(p sweepPlan, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
+	r := p.rounds(k.Concurrency)
+	if !(r > 0) || k.Concurrency < 1 {
+		return 0, false
+	}
+	return time.Duration(float64(elapsed) / r), true
+}
+
+func (closedLevels) alone(p sweepPlan, k sweep.LevelKey, at time.Duration) time.Duration {
+	return p.alone(k.Concurrency, at)
+}
+
 func (l closedLevels) timeLeft(p sweepPlan, done int, perRequest time.Duration) time.Duration {
 	var t time.Duration
 	run := 0

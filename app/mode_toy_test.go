@@ -128,6 +128,10 @@ func (b burstEstimate) runs(p sweepPlan) int { return len(b) * p.repeat }
 func (b burstEstimate) timeLeft(p sweepPlan, done int, per time.Duration) time.Duration {
 	return time.Duration(max(len(b)*p.repeat-done, 0)) * per
 }
+func (burstEstimate) perRequest(_ sweepPlan, _ sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
+	return elapsed, true
+}
+func (burstEstimate) alone(_ sweepPlan, _ sweep.LevelKey, at time.Duration) time.Duration { return at }
 
 // TestAModeAddedInItsOwnFile runs the burst mode against the simulator:
 // its words name the levels on stderr, stdout, levels.csv and
@@ -140,7 +144,8 @@ func TestAModeAddedInItsOwnFile(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"at levels bursts of 2,3;", "toksweep: 2 bursts of one request each\n", "level burst=2 done", "burst of 3 sent"} {
+	for _, want := range []string{"at levels bursts of 2,3;", "toksweep: 2 bursts of one request each\n", "level burst=2 done", "burst of 3 sent",
+		"left for 1 more level run (measured "} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -134,8 +134,10 @@ func (p *progress) liveLine() string {
 		if p.run < p.plan.runs() {
 			// The level so far measures a request's time better than the
 			// last level or the assumption did.
-			per := time.Duration(float64(elapsed+left) / p.plan.rounds(p.c))
-			fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, p.plan.alone(p.c, per))).Round(time.Second))
+			est := p.plan.estimate()
+			if per, ok := est.perRequest(p.plan, p.key, elapsed+left); ok {
+				fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, est.alone(p.plan, p.key, per))).Round(time.Second))
+			}
 		}
 	}
 	return b.String()
@@ -177,10 +179,11 @@ func (p *progress) levelDone(line string) {
 // re-estimates the rest of it from the level's measured time per request.
 func (p *progress) levelEnded(line string, more bool) {
 	p.mu.Lock()
-	if r := p.plan.rounds(p.c); r > 0 && !p.started.IsZero() {
-		p.perReq = time.Duration(float64(time.Since(p.started)) / r)
+	est := p.plan.estimate()
+	if per, ok := est.perRequest(p.plan, p.key, time.Since(p.started)); ok && !p.started.IsZero() {
+		p.perReq = per
 	}
-	left, run, name := p.plan.timeLeft(p.run, p.plan.alone(p.c, p.perReq)), p.run, p.key.Name()
+	left, run, name := p.plan.timeLeft(p.run, est.alone(p.plan, p.key, p.perReq)), p.run, p.key.Name()
 	p.mu.Unlock()
 	p.levelDone(line)
 	if n := p.plan.runs(); more && n > run {
