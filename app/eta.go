@@ -19,8 +19,10 @@ const assumedStreamTPS = 40
 // sweepPlan is what the time estimates need from the settings.
 type sweepPlan struct {
 	// est is the chosen mode's estimates (mode.estimate); nil is the
-	// closed loop's with levels chosen as the sweep goes.
+	// closed loop's at levels (nil: chosen as the sweep goes), the
+	// shorthand of tests.
 	est      estimate
+	levels   []int
 	repeat   int
 	requests int // measured requests per level; 0: sweep.AutoRequests(C)
 	warmup   int
@@ -79,7 +81,7 @@ type estimate interface {
 // estimate is the chosen mode's estimates.
 func (p sweepPlan) estimate() estimate {
 	if p.est == nil {
-		return closedLevels(nil)
+		return closedLevels(p.levels)
 	}
 	return p.est
 }

@@ -20,7 +20,7 @@ import (
 // every other level 4 per worker, each request 2048/40 s.
 func TestUpFrontEstimateOfTheDefaultSweep(t *testing.T) {
 	t.Parallel()
-	plan := sweepPlan{est: closedLevels{1, 2, 4, 8, 16, 32, 64}, repeat: 1, tokens: 2048}
+	plan := sweepPlan{levels: []int{1, 2, 4, 8, 16, 32, 64}, repeat: 1, tokens: 2048}
 	perRequest := time.Duration(2048 * float64(time.Second) / assumedStreamTPS)
 	total := time.Duration(8+6*4) * perRequest
 	want := fmt.Sprintf("the sweep takes about %.0f minutes: 7 levels × 4–8 requests per worker (up to 2048 output tokens each), "+
@@ -41,10 +41,10 @@ func TestEstimates(t *testing.T) {
 		plan sweepPlan
 		want string
 	}{
-		{"repeats and warm-up", sweepPlan{est: closedLevels{2, 4}, repeat: 3, requests: 8, warmup: 4, tokens: 40},
+		{"repeats and warm-up", sweepPlan{levels: []int{2, 4}, repeat: 3, requests: 8, warmup: 4, tokens: 40},
 			// C=2: (8+4)/2 = 6, C=4: (8+4)/4 = 3 requests per worker of 1s, three runs each: 27s.
 			"the sweep takes about 25 seconds: 2 levels × 3 runs × 3–6 requests per worker"},
-		{"duration bounds the level", sweepPlan{est: closedLevels{1}, repeat: 1, duration: 2 * time.Minute, tokens: 400},
+		{"duration bounds the level", sweepPlan{levels: []int{1}, repeat: 1, duration: 2 * time.Minute, tokens: 400},
 			// 10s a request: 120s, then the last request drains: 130s.
 			"the sweep takes about 2 minutes: 1 level × up to 2m0s (--duration) or 8 requests per worker"},
 		{"adaptive", sweepPlan{repeat: 1, tokens: 2400},
@@ -56,7 +56,7 @@ func TestEstimates(t *testing.T) {
 			t.Errorf("%s: got %s\nwant prefix %s", tc.name, got, tc.want)
 		}
 	}
-	if d := (sweepPlan{est: closedLevels{1}, repeat: 1, duration: 2 * time.Minute}).levelTime(1, 10*sec); d != 130*sec {
+	if d := (sweepPlan{levels: []int{1}, repeat: 1, duration: 2 * time.Minute}).levelTime(1, 10*sec); d != 130*sec {
 		t.Errorf("duration-bounded level: %v, want 130s", d)
 	}
 }

@@ -221,7 +221,7 @@ func TestFailOnSLONeedsObjective(t *testing.T) {
 // requests done; NaN when the runs are not planned ahead.
 func TestShareDone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := newProgress(io.Discard, sweepPlan{est: closedLevels{1, 2}, repeat: 1, requests: 4}, nil)
+		p := newProgress(io.Discard, sweepPlan{levels: []int{1, 2}, repeat: 1, requests: 4}, nil)
 		if got := p.shareDone(2); got != 0 {
 			t.Errorf("before any level: %v, want 0", got)
 		}

@@ -91,7 +91,7 @@ type modeRun struct {
 	// search is the mode's auto search, whose sentence follows the answer.
 	search interface{ Sentence() string }
 	// note is a line under a level's status line.
-	note func(l sweep.Level) string
+	note func(l sweep.Level, s report.LevelStats) string
 	// preface is written on stdout before the tables; closing is a line
 	// after the answer (and the search's sentence).
 	preface func(w io.Writer) error

@@ -111,7 +111,9 @@ func init() {
 		start: func(_ context.Context, s modeStart, cfg *sweep.Config) modeRun {
 			cfg.Mode, cfg.ModeSpec = burstMode, burstSpec{sizes: burstOf(s.o).sizes}
 			return modeRun{
-				note:    func(l sweep.Level) string { return fmt.Sprintf("\n  burst of %d sent", l.Concurrency) },
+				note: func(l sweep.Level, _ report.LevelStats) string {
+					return fmt.Sprintf("\n  burst of %d sent", l.Concurrency)
+				},
 				closing: func(stats []report.LevelStats) string { return fmt.Sprintf("Bursts: %d levels.", len(stats)) },
 			}
 		},

@@ -50,7 +50,7 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
 	var streamed atomic.Int64
-	plan := sweepPlan{est: closedLevels{4, 8}, repeat: 1, requests: 32, tokens: 100}
+	plan := sweepPlan{levels: []int{4, 8}, repeat: 1, requests: 32, tokens: 100}
 	p := newProgress(&buf, plan, &streamed)
 	p.live = true
 	p.start(4, 0, 32)
@@ -85,7 +85,7 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 // larger of the requests' and the streamed tokens' share.
 func TestProgressLevelLeft(t *testing.T) {
 	t.Parallel()
-	p := newProgress(io.Discard, sweepPlan{est: closedLevels{4}, repeat: 1, tokens: 100, warmup: 4}, nil)
+	p := newProgress(io.Discard, sweepPlan{levels: []int{4}, repeat: 1, tokens: 100, warmup: 4}, nil)
 	p.planned = 16
 	cases := []struct {
 		done, tokens int64
@@ -115,7 +115,7 @@ func TestProgressLevelLeft(t *testing.T) {
 func TestProgressPlainReestimate(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	p := newProgress(&buf, sweepPlan{est: closedLevels{1, 2, 4}, repeat: 1, requests: 8, tokens: 100}, nil)
+	p := newProgress(&buf, sweepPlan{levels: []int{1, 2, 4}, repeat: 1, requests: 8, tokens: 100}, nil)
 	p.start(1, 0, 8)
 	p.levelEnded("level C=1 done", true)
 	p.start(2, 0, 8)

@@ -195,7 +195,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
 	line := levelLine(s) + r.o.levelNotes(s)
 	if r.mode.note != nil {
-		line += r.mode.note(l)
+		line += r.mode.note(l, s)
 	}
 	r.progress.levelEnded(line, goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
