@@ -360,10 +360,11 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 }
 
 // byConcurrency orders levels for the console tables, which read best in
-// ascending concurrency; levels.csv keeps the run order (an adaptive search
-// runs levels out of order).
+// ascending load (the levels' keys' order: concurrency, or an open loop's
+// rate); levels.csv keeps the run order (an adaptive search runs levels out
+// of order).
 func byConcurrency(stats []report.LevelStats) []report.LevelStats {
 	return slices.SortedStableFunc(slices.Values(stats), func(a, b report.LevelStats) int {
-		return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
+		return cmp.Or(a.Key().Compare(b.Key()), cmp.Compare(a.Repeat, b.Repeat))
 	})
 }
