@@ -227,50 +227,6 @@ func (o *options) counts() error {
 	return nil
 }
 
-// levels parses --levels. Unsorted or repeated levels are sorted and
-// de-duplicated with a warning.
-func (o *options) levels() error {
-	raw := o.Flags.Levels
-	if strings.TrimSpace(raw) == "auto" {
-		o.Auto = true
-		return nil
-	}
-	var levels []int
-	for _, f := range strings.Split(raw, ",") {
-		f = strings.TrimSpace(f)
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 || n > maxLevel {
-			return usagef("invalid --levels %q: %s (want integers from 1 to %d, e.g. 1,2,4,8, or auto)", raw, badLevel(f), maxLevel)
-		}
-		levels = append(levels, n)
-	}
-	sorted := slices.Compact(slices.Sorted(slices.Values(levels)))
-	if !slices.Equal(sorted, levels) {
-		o.Warnings = append(o.Warnings, fmt.Sprintf("--levels %q sorted and de-duplicated to %s", raw, joinInts(sorted)))
-	}
-	o.Levels = sorted
-	if o.Requests > 0 && o.Requests < sorted[len(sorted)-1] {
-		o.Warnings = append(o.Warnings, fmt.Sprintf("--requests %d is below some levels; each level runs at least one measured request per worker (C)", o.Requests))
-	}
-	return nil
-}
-
-// maxLevel bounds a concurrency level: each worker holds a goroutine, a
-// connection and its buffers, and a mistyped 10000000 must be a usage error,
-// not an out-of-memory crash.
-const maxLevel = 100000
-
-// badLevel says what is wrong with one --levels entry.
-func badLevel(f string) string {
-	if f == "" {
-		return "an empty entry"
-	}
-	if n, err := strconv.Atoi(f); err == nil && n > maxLevel || errors.Is(err, strconv.ErrRange) && f[0] != '-' {
-		return fmt.Sprintf("%s is too high", f)
-	}
-	return fmt.Sprintf("%q is not a positive integer", f)
-}
-
 func joinInts(ns []int) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {

@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -96,7 +99,7 @@ func closedFlags(o *options) []cli.Flag {
 }
 
 // closedLevels checks the bounds of the adaptive search and parses
-// --levels (config.go), at most maxLevelList of them.
+// --levels (levels, below), at most maxLevelList of them.
 func (o *options) closedLevels() error {
 	switch {
 	case o.AutoMax < 1 || o.AutoMax > maxLevel:
@@ -166,4 +169,48 @@ func (l closedLevels) timeLeft(p sweepPlan, done int, perRequest time.Duration) 
 		}
 	}
 	return t
+}
+
+// levels parses --levels. Unsorted or repeated levels are sorted and
+// de-duplicated with a warning.
+func (o *options) levels() error {
+	raw := o.Flags.Levels
+	if strings.TrimSpace(raw) == "auto" {
+		o.Auto = true
+		return nil
+	}
+	var levels []int
+	for _, f := range strings.Split(raw, ",") {
+		f = strings.TrimSpace(f)
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > maxLevel {
+			return usagef("invalid --levels %q: %s (want integers from 1 to %d, e.g. 1,2,4,8, or auto)", raw, badLevel(f), maxLevel)
+		}
+		levels = append(levels, n)
+	}
+	sorted := slices.Compact(slices.Sorted(slices.Values(levels)))
+	if !slices.Equal(sorted, levels) {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("--levels %q sorted and de-duplicated to %s", raw, joinInts(sorted)))
+	}
+	o.Levels = sorted
+	if o.Requests > 0 && o.Requests < sorted[len(sorted)-1] {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("--requests %d is below some levels; each level runs at least one measured request per worker (C)", o.Requests))
+	}
+	return nil
+}
+
+// maxLevel bounds a concurrency level: each worker holds a goroutine, a
+// connection and its buffers, and a mistyped 10000000 must be a usage error,
+// not an out-of-memory crash.
+const maxLevel = 100000
+
+// badLevel says what is wrong with one --levels entry.
+func badLevel(f string) string {
+	if f == "" {
+		return "an empty entry"
+	}
+	if n, err := strconv.Atoi(f); err == nil && n > maxLevel || errors.Is(err, strconv.ErrRange) && f[0] != '-' {
+		return fmt.Sprintf("%s is too high", f)
+	}
+	return fmt.Sprintf("%q is not a positive integer", f)
 }
