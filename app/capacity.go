@@ -1,17 +1,9 @@
 package app
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/report"
-)
-
-// Defaults of the adaptive search.
-const (
-	defaultAutoMax         = 256
-	defaultAutoGranularity = 1
 )
 
 func capacityFlags(o *options) []cli.Flag {
@@ -22,12 +14,10 @@ func capacityFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "slo-ttft-p95", Action: into(&f.SLOTTFTP95), Usage: "SLO: bound on TTFT p95, e.g. 2s"},
 		&cli.Float64Flag{Name: "slo-error-rate", Action: into(&f.SLOErrorRate), Usage: "SLO: bound on the failed share of requests, e.g. 0.01"},
 		&cli.DurationFlag{Name: "slo-max-gap", Action: into(&f.SLOMaxGap), Usage: "SLO: bound on the p95 of each request's longest pause between tokens (max_gap_p95), e.g. 1s"},
-		&cli.IntFlag{Name: "auto-max", Value: defaultAutoMax, Destination: &o.AutoMax, Usage: "--levels auto: highest concurrency to try"},
-		&cli.IntFlag{Name: "auto-granularity", Value: defaultAutoGranularity, Destination: &o.AutoGranularity, Usage: "--levels auto: stop bisecting when the pass/fail levels are this close"},
 	}
 }
 
-// capacity checks the SLO and adaptive-search flags.
+// capacity checks the SLO flags.
 func (o *options) capacity() error {
 	f := &o.Flags
 	switch {
@@ -41,25 +31,7 @@ func (o *options) capacity() error {
 		return usagef("invalid --slo-error-rate %v: want a share between 0 and 1, e.g. 0.01", *f.SLOErrorRate)
 	case f.SLOMaxGap != nil && *f.SLOMaxGap <= 0:
 		return usagef("invalid --slo-max-gap %v: want a positive duration such as 1s", *f.SLOMaxGap)
-	case o.AutoMax < 1 || o.AutoMax > maxLevel:
-		return usagef("invalid --auto-max %d: want an integer from 1 to %d", o.AutoMax, maxLevel)
-	case o.AutoGranularity < 1:
-		return usagef("invalid --auto-granularity %d: want an integer ≥ 1", o.AutoGranularity)
 	}
 	o.SLO = report.SLO{DecodeTPS: deref(f.SLODecodeTPS), E2ETPS: deref(f.SLOE2ETPS), TTFTP95: deref(f.SLOTTFTP95), ErrorRate: f.SLOErrorRate, MaxGapP95: deref(f.SLOMaxGap)}
 	return nil
-}
-
-// levelsText describes the levels for the start-up line.
-func (o *options) levelsText() string {
-	if o.Replay.on() {
-		return o.Replay.text()
-	}
-	if o.Open.on() {
-		return o.Open.text()
-	}
-	if o.Auto {
-		return fmt.Sprintf("auto (up to %d)", o.AutoMax)
-	}
-	return joinInts(o.Levels)
 }

@@ -57,11 +57,11 @@ type options struct {
 	// set by runSweep; nil outside a sweep.
 	streamed *atomic.Int64
 
-	// Capacity planning (capacity.go).
+	// The closed loop's adaptive search (mode_closed.go).
 	Auto            bool // --levels auto: adaptive search instead of Levels
 	AutoMax         int
 	AutoGranularity int
-	SLO             report.SLO
+	SLO             report.SLO // capacity.go
 
 	Work   workSettings   // prompt set, output length and server metrics (workload.go)
 	Open   rateSettings   // open loop: --rates and its flags (rates.go)
@@ -75,6 +75,10 @@ type options struct {
 	Live  liveSettings // --listen and the SLO exit status (live.go)
 
 	Flags sweepFlagValues // the flags as given, bound by sweepFlags
+
+	// modes holds the settings of a mode that has no field here, by the
+	// mode's name (modeSettings); the built-in modes' are above.
+	modes map[string]any
 }
 
 // sweepFlagValues are the sweep flags that parseOptions turns into the
@@ -134,7 +138,9 @@ func (o *options) parseOptions(args cli.Args) error {
 	if args.Present() {
 		return usagef("unexpected argument %q: sweep takes only flags, such as --levels 1,2,4 (see 'toksweep sweep --help')", args.First())
 	}
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.levels, o.checkShardLevels, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.replay, o.rates, o.percentiles, o.live}
+	// The modes' checks run in two passes (mode.go): their level lists
+	// before the prompt set is read, their cross-checks once it is.
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.parseModes, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.checkModes, o.percentiles, o.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
@@ -219,50 +225,6 @@ func (o *options) counts() error {
 		return usagef("invalid --temperature %v: want a number ≥ 0", *t)
 	}
 	return nil
-}
-
-// levels parses --levels. Unsorted or repeated levels are sorted and
-// de-duplicated with a warning.
-func (o *options) levels() error {
-	raw := o.Flags.Levels
-	if strings.TrimSpace(raw) == "auto" {
-		o.Auto = true
-		return nil
-	}
-	var levels []int
-	for _, f := range strings.Split(raw, ",") {
-		f = strings.TrimSpace(f)
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 || n > maxLevel {
-			return usagef("invalid --levels %q: %s (want integers from 1 to %d, e.g. 1,2,4,8, or auto)", raw, badLevel(f), maxLevel)
-		}
-		levels = append(levels, n)
-	}
-	sorted := slices.Compact(slices.Sorted(slices.Values(levels)))
-	if !slices.Equal(sorted, levels) {
-		o.Warnings = append(o.Warnings, fmt.Sprintf("--levels %q sorted and de-duplicated to %s", raw, joinInts(sorted)))
-	}
-	o.Levels = sorted
-	if o.Requests > 0 && o.Requests < sorted[len(sorted)-1] {
-		o.Warnings = append(o.Warnings, fmt.Sprintf("--requests %d is below some levels; each level runs at least one measured request per worker (C)", o.Requests))
-	}
-	return nil
-}
-
-// maxLevel bounds a concurrency level: each worker holds a goroutine, a
-// connection and its buffers, and a mistyped 10000000 must be a usage error,
-// not an out-of-memory crash.
-const maxLevel = 100000
-
-// badLevel says what is wrong with one --levels entry.
-func badLevel(f string) string {
-	if f == "" {
-		return "an empty entry"
-	}
-	if n, err := strconv.Atoi(f); err == nil && n > maxLevel || errors.Is(err, strconv.ErrRange) && f[0] != '-' {
-		return fmt.Sprintf("%s is too high", f)
-	}
-	return fmt.Sprintf("%q is not a positive integer", f)
 }
 
 func joinInts(ns []int) string {

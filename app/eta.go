@@ -18,12 +18,11 @@ const assumedStreamTPS = 40
 
 // sweepPlan is what the time estimates need from the settings.
 type sweepPlan struct {
-	levels []int // in run order; nil when the levels are chosen adaptively
-	// rates are an open loop's offered rates in run order (--rates);
-	// rateAuto: chosen as the sweep goes (--rates auto).
-	rates    []float64
-	rateAuto bool
-	replay   *replaySettings // a trace replay (eta_replay.go); nil otherwise
+	// est is the chosen mode's estimates (mode.estimate); nil is the
+	// closed loop's at levels (nil: chosen as the sweep goes), the
+	// shorthand of tests.
+	est      estimate
+	levels   []int
 	repeat   int
 	requests int // measured requests per level; 0: sweep.AutoRequests(C)
 	warmup   int
@@ -47,8 +46,8 @@ type sweepPlan struct {
 func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
 	p := sweepPlan{repeat: max(o.Repeat, 1), requests: o.Requests, warmup: o.Warmup, duration: o.Duration,
 		tokens: meanTarget(prompts, o.MaxTokens), varied: variedTargets(prompts, o.MaxTokens)}
-	if !o.Auto {
-		p.levels = o.Levels
+	if m := o.mode(); m.estimate != nil {
+		p.est = m.estimate(o)
 	}
 	if o.check.measured {
 		p.ttft, p.perToken = preflightSpeed(o.check.rec)
@@ -57,13 +56,34 @@ func newSweepPlan(o *options, prompts []client.Prompt) sweepPlan {
 	if cfg, err := sim.Preset(o.SimPreset); o.Sim && err == nil {
 		p.slots, p.step = cfg.MaxNumSeqs, simStep(cfg, p.tokens)
 	}
-	if o.Open.on() {
-		p.levels, p.rates, p.rateAuto = nil, o.Open.Rates, o.Open.Auto
-	}
-	if o.Replay.on() {
-		p.replay = &o.Replay
-	}
 	return p
+}
+
+// estimate is a mode's time estimates: the line said before the first
+// level and, where the mode knows its levels before the sweep, the time
+// the runs after the first done ones take, re-estimated as levels end.
+type estimate interface {
+	// upFront is the line said before the first level.
+	upFront(p sweepPlan) string
+	// runs is the number of level runs planned; 0 when a search chooses
+	// them (no re-estimate of the sweep's time left).
+	runs(p sweepPlan) int
+	// timeLeft is the time of the runs after the first done, when a
+	// request alone on the server takes perRequest.
+	timeLeft(p sweepPlan, done int, perRequest time.Duration) time.Duration
+	// perRequest is one request's time at level k, measured from a run of
+	// it that took elapsed (ok false: the run measures none), and alone
+	// its time alone on the server, the unit of timeLeft.
+	perRequest(p sweepPlan, k sweep.LevelKey, elapsed time.Duration) (at time.Duration, ok bool)
+	alone(p sweepPlan, k sweep.LevelKey, at time.Duration) time.Duration
+}
+
+// estimate is the chosen mode's estimates.
+func (p sweepPlan) estimate() estimate {
+	if p.est == nil {
+		return closedLevels(p.levels)
+	}
+	return p.est
 }
 
 // simStep is the simulator's decode step time with b sequences running,
@@ -163,21 +183,12 @@ func (p sweepPlan) alone(c int, perRequest time.Duration) time.Duration {
 // timeLeft estimates the runs of the sweep after the first done ones, when
 // a request alone on the server takes perRequest.
 func (p sweepPlan) timeLeft(done int, perRequest time.Duration) time.Duration {
-	var t time.Duration
-	run := 0
-	for _, c := range p.levels {
-		for range p.repeat {
-			if run >= done {
-				t += p.levelTime(c, perRequest)
-			}
-			run++
-		}
-	}
-	return t
+	return p.estimate().timeLeft(p, done, perRequest)
 }
 
-// runs is the number of level runs the sweep makes (0 when adaptive).
-func (p sweepPlan) runs() int { return len(p.levels) * p.repeat }
+// runs is the number of level runs the sweep makes (0 when a search
+// chooses them).
+func (p sweepPlan) runs() int { return p.estimate().runs(p) }
 
 // assumedPerRequest is one request's time before any level: the
 // pre-flight's TTFT plus the mean target at its measured time per token,
@@ -200,37 +211,18 @@ func (p sweepPlan) speedText(per time.Duration) string {
 }
 
 // upFront is the estimate said before the first level, from the settings
-// alone: "the sweep takes about 27 minutes: 7 levels × 4–8 requests per
-// worker (up to 2048 output tokens each), at an assumed 40 tok/s per
-// stream (51s a request); ...".
-func (p sweepPlan) upFront() string {
-	per := p.assumedPerRequest()
+// alone (the chosen mode's estimate).
+func (p sweepPlan) upFront() string { return p.estimate().upFront(p) }
+
+// how is the up-front line's closing words on the requests: "(up to 2048
+// output tokens each), at an assumed 40 tok/s per stream (51s a
+// request); re-estimated after each level".
+func (p sweepPlan) how(per time.Duration) string {
 	target := fmt.Sprintf("up to %.0f output tokens each", p.tokens)
 	if p.varied {
 		target = fmt.Sprintf("a mean of %.0f output tokens each", p.tokens)
 	}
-	how := fmt.Sprintf("(%s), %s; re-estimated after each level", target, p.speedText(per))
-	if p.replay != nil {
-		return p.replayUpFront(p.replay)
-	}
-	if len(p.rates) > 0 || p.rateAuto {
-		return p.rateUpFront(per)
-	}
-	if len(p.levels) == 0 {
-		return fmt.Sprintf("levels are chosen as the sweep goes; a level takes %s: %.0f requests per worker %s",
-			about(p.levelTime(4, per)), p.rounds(4), how)
-	}
-	lo, hi := math.Inf(1), 0.0
-	for _, c := range p.levels {
-		lo, hi = min(lo, p.rounds(c)), max(hi, p.rounds(c))
-	}
-	rounds := span(lo, hi)
-	runs := p.runsText(len(p.levels), "level")
-	if p.duration > 0 {
-		return fmt.Sprintf("the sweep takes %s: %s × up to %s (--duration) or %s requests per worker %s",
-			about(p.timeLeft(0, per)), runs, p.duration, rounds, how)
-	}
-	return fmt.Sprintf("the sweep takes %s: %s × %s requests per worker %s", about(p.timeLeft(0, per)), runs, rounds, how)
+	return fmt.Sprintf("(%s), %s; re-estimated after each level", target, p.speedText(per))
 }
 
 // about says a duration for people: "a few seconds", "about 25 seconds"

@@ -28,13 +28,52 @@ func (p sweepPlan) rateLevelTime(r float64, perRequest time.Duration) time.Durat
 	return time.Duration(min(t, math.MaxInt64/4)) + perRequest
 }
 
-// rateUpFront is upFront for an open loop: the levels are offered rates,
-// each a count of requests at its rate (or --duration), not requests per
-// worker.
-func (p sweepPlan) rateUpFront(per time.Duration) string {
+// rateLevels is the rate mode's estimate: the offered rates in run order
+// (--rates), re-estimated as each level ends, or auto: chosen as the sweep
+// goes (--rates auto), with no rates known before.
+type rateLevels struct {
+	rates []float64
+	auto  bool
+}
+
+var _ estimate = rateLevels{}
+
+func (l rateLevels) runs(p sweepPlan) int { return len(l.rates) * p.repeat }
+
+func (l rateLevels) timeLeft(p sweepPlan, done int, perRequest time.Duration) time.Duration {
+	var t time.Duration
+	run := 0
+	for _, r := range l.rates {
+		for range p.repeat {
+			if run >= done {
+				t += p.rateLevelTime(r, perRequest)
+			}
+			run++
+		}
+	}
+	return t
+}
+
+// perRequest: an open-loop level lasts its arrivals, then the last
+// request's time, whatever the server does.
+func (rateLevels) perRequest(p sweepPlan, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
+	if !k.IsOpen() || !(k.Load > 0) {
+		return 0, false
+	}
+	return max(elapsed-p.rateLevelTime(k.Load, 0), 0), true
+}
+
+// alone: an open loop's request time is what the server gives at the
+// rate; nothing known scales it to the levels left.
+func (rateLevels) alone(_ sweepPlan, _ sweep.LevelKey, at time.Duration) time.Duration { return at }
+
+// upFront for an open loop: the levels are offered rates, each a count of
+// requests at its rate (or --duration), not requests per worker.
+func (l rateLevels) upFront(p sweepPlan) string {
+	per := p.assumedPerRequest()
 	how := fmt.Sprintf("(up to %.0f output tokens each, %s a request at an assumed %d tok/s per stream)",
 		p.tokens, roundDur(per), assumedStreamTPS)
-	if len(p.rates) == 0 {
+	if len(l.rates) == 0 {
 		if p.requests > 0 {
 			return fmt.Sprintf("rates are chosen as the sweep goes; a level offers %d requests at its rate %s", p.requests, how)
 		}
@@ -43,12 +82,12 @@ func (p sweepPlan) rateUpFront(per time.Duration) string {
 	}
 	var total time.Duration
 	lo, hi := math.MaxInt, 0
-	for _, r := range p.rates {
+	for _, r := range l.rates {
 		total += time.Duration(p.repeat) * p.rateLevelTime(r, per)
 		lo, hi = min(lo, p.rateRequests(r)), max(hi, p.rateRequests(r))
 	}
 	count := span(float64(lo), float64(hi))
-	runs := p.runsText(len(p.rates), "rate")
+	runs := p.runsText(len(l.rates), "rate")
 	if p.duration > 0 {
 		return fmt.Sprintf("the sweep takes %s: %s × up to %s (--duration) or %s requests at the offered rate %s",
 			about(total), runs, p.duration, count, how)

@@ -18,14 +18,14 @@ func TestUpFrontEstimateOfARateRun(t *testing.T) {
 		want string
 	}{
 		// 1 req/s: 20 requests, 20s, +1s for the last; 4 req/s: 40 requests, 10s, +1s: 32s.
-		{"auto requests", sweepPlan{rates: []float64{1, 4}, repeat: 1, tokens: 40},
+		{"auto requests", sweepPlan{est: rateLevels{rates: []float64{1, 4}}, repeat: 1, tokens: 40},
 			"the sweep takes about 30 seconds: 2 rates × 20–40 requests at the offered rate (up to 40 output tokens each, 1s a request"},
 		// 120s of arrivals, +10s for the last request.
-		{"duration", sweepPlan{rates: []float64{2}, repeat: 2, duration: 2 * time.Minute, tokens: 400},
+		{"duration", sweepPlan{est: rateLevels{rates: []float64{2}}, repeat: 2, duration: 2 * time.Minute, tokens: 400},
 			"the sweep takes about 4 minutes: 1 rate × 2 runs × up to 2m0s (--duration) or 20 requests at the offered rate"},
-		{"auto rates", sweepPlan{rateAuto: true, repeat: 1, tokens: 40},
+		{"auto rates", sweepPlan{est: rateLevels{auto: true}, repeat: 1, tokens: 40},
 			"rates are chosen as the sweep goes; a level offers about 10s of arrivals at its rate (at least 20 requests)"},
-		{"auto rates, requests", sweepPlan{rateAuto: true, repeat: 1, requests: 50, tokens: 40},
+		{"auto rates, requests", sweepPlan{est: rateLevels{auto: true}, repeat: 1, requests: 50, tokens: 40},
 			"rates are chosen as the sweep goes; a level offers 50 requests at its rate"},
 	}
 	for _, tc := range cases {
@@ -37,7 +37,7 @@ func TestUpFrontEstimateOfARateRun(t *testing.T) {
 			t.Errorf("%s: %q speaks of workers", tc.name, got)
 		}
 	}
-	p := sweepPlan{rates: []float64{1, 4}, repeat: 1, warmup: 4}
+	p := sweepPlan{est: rateLevels{rates: []float64{1, 4}}, repeat: 1, warmup: 4}
 	if d := p.rateLevelTime(4, sec); d != 12*sec { // (4+40)/4 = 11s, +1s
 		t.Errorf("4 req/s with 4 warm-up: %v, want 12s", d)
 	}

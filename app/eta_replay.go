@@ -3,12 +3,28 @@ package app
 import (
 	"fmt"
 	"time"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
-// replayUpFront is upFront for a trace replay: each level sends the
-// trace's requests (less the warm-up, at most --requests) over its span
-// divided by the speed, then the longest request's time.
-func (p sweepPlan) replayUpFront(r *replaySettings) string {
+// replayLevels is the replay mode's estimate: its speeds, from the
+// trace's summary. Its levels are not re-estimated as the sweep goes.
+type replayLevels struct{ r *replaySettings }
+
+var _ estimate = replayLevels{}
+
+func (replayLevels) runs(sweepPlan) int                                   { return 0 }
+func (replayLevels) timeLeft(sweepPlan, int, time.Duration) time.Duration { return 0 }
+func (replayLevels) perRequest(sweepPlan, sweep.LevelKey, time.Duration) (time.Duration, bool) {
+	return 0, false
+}
+func (replayLevels) alone(_ sweepPlan, _ sweep.LevelKey, at time.Duration) time.Duration { return at }
+
+// upFront for a trace replay: each level sends the trace's requests (less
+// the warm-up, at most --requests) over its span divided by the speed,
+// then the longest request's time.
+func (l replayLevels) upFront(p sweepPlan) string {
+	r := l.r
 	n := max(r.sum.Requests-p.warmup, 0)
 	if p.requests > 0 {
 		n = min(n, p.requests)

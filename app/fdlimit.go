@@ -1,24 +1,16 @@
 package app
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // fdMargin is the descriptors a sweep holds besides its streams: stdio,
 // the run directory's files, the metrics scrape, a few spare connections
 // the pool opens while others close, the Go runtime's own.
 const fdMargin = 64
 
-// maxConcurrency is the highest number of streams the sweep will hold open.
+// maxConcurrency is the highest number of streams the sweep will hold open
+// (the chosen mode's streams; 0 when it is not known before the sweep).
 func (o *options) maxConcurrency() int {
-	if o.Auto {
-		return o.AutoMax
-	}
-	if len(o.Levels) == 0 {
-		return 0
-	}
-	return slices.Max(o.Levels)
+	return o.modeInt(func(m *mode) func(*options) int { return m.streams }, 0)
 }
 
 // fdNeed is the descriptors a sweep at concurrency c needs: one socket per

@@ -25,16 +25,19 @@ const (
 // lands in the field of its name (CamelCase), or in o.Flags when
 // parseOptions still has to check or convert it. No flag is read back by
 // name.
+//
+// The modes' flags (mode.go) are each mode's own: shown in one block after
+// the workload's, or, where a mode says so, before a common flag.
 func sweepFlags(o *options) []cli.Flag {
 	f := &o.Flags
-	return append([]cli.Flag{
+	block, before := modeFlags(o)
+	return placeFlags(append([]cli.Flag{
 		&cli.StringFlag{Name: "url", Destination: &o.URL, Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
 		&cli.BoolFlag{Name: "sim", Destination: &o.Sim, Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
 		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Destination: &o.SimPreset, Action: given[string](&f.SimPresetSet), Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
 		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Action: given[bool](&f.SimNoPrefixSet), Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
 		&cli.StringFlag{Name: "model", Destination: &o.Model, Usage: "model name; when omitted, the one model /v1/models lists"},
 		&cli.StringFlag{Name: "api", Value: "chat", Destination: &f.API, Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
-		&cli.StringFlag{Name: "levels", Value: defaultLevels, Destination: &f.Levels, Action: given[string](&f.LevelsSet), Usage: "comma-separated concurrency levels, run in ascending order, or auto (adaptive search; see --slo-*)"},
 		&cli.IntFlag{Name: "requests", DefaultText: "auto", Destination: &o.Requests, Action: given[int](&f.RequestsSet), Usage: "measured requests per level; auto is 4 per worker, at least 8 (with --duration alone: unbounded)"},
 		&cli.DurationFlag{Name: "duration", DefaultText: "none", Destination: &o.Duration, Action: given[time.Duration](&f.DurationSet), Usage: "bound on each level's measured phase, e.g. 2m: no request starts after it"},
 		&cli.DurationFlag{Name: "drain-timeout", Value: sweep.DefaultDrainTimeout, Destination: &o.DrainTimeout, Usage: "with --duration: how long requests in flight at the end may finish before they are canceled (err_canceled)"},
@@ -53,7 +56,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
 		chartsFlag(&o.Charts),
-	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), sessionFlags(o), rateFlags(o), replayFlags(o), shardFlags(o), percentileFlags(o), liveFlags(o))...)
+	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), block, shardFlags(o), percentileFlags(o), liveFlags(o))...), before)
 }
 
 // chartsFlag is --charts, the chart files that sweep, report, compare and

@@ -59,7 +59,7 @@ func (o *options) live() error {
 	switch {
 	case l.FailOnSLO && !o.SLO.Set():
 		return usagef("--fail-on-slo and --abort-on-slo-fail need an objective: give at least one --slo-* flag, e.g. --slo-ttft-p95 2s")
-	case l.FailOnSLO && (o.Auto || o.Open.Auto):
+	case l.FailOnSLO && o.searched():
 		return usagef("--fail-on-slo and --abort-on-slo-fail judge fixed levels; an auto search runs failing levels by design")
 	}
 	if l.Listen != "" {
@@ -93,7 +93,14 @@ func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.
 		}
 		m.Record(rc)
 	}
-	cfg.Starting, cfg.Late = m.Starting, m.Late
+	starting := cfg.Starting
+	cfg.Starting = func(l sweep.Level) {
+		if starting != nil {
+			starting(l)
+		}
+		m.Starting(l)
+	}
+	cfg.Late = m.Late
 	return m.Doer, func(interrupted bool) { _ = srv.Close(!interrupted) }
 }
 
@@ -142,16 +149,4 @@ func (r *sweepRun) gate(s report.LevelStats, v report.SLOResult) {
 		return
 	}
 	r.sloFail = &SLOFailure{Level: report.LevelName(s), Failed: v.Failed, Stopped: r.o.Live.AbortOnSLOFail, Out: r.o.Out}
-}
-
-// plannedRuns is the number of level runs the sweep plans: 0 when a search
-// chooses them.
-func (o *options) plannedRuns() int {
-	switch {
-	case o.Auto || o.Open.Auto:
-		return 0
-	case o.Open.on():
-		return len(o.Open.Rates) * max(o.Repeat, 1)
-	}
-	return len(o.Levels) * max(o.Repeat, 1)
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // progressEvery is how often the live line is redrawn on a terminal.
@@ -32,6 +33,7 @@ type progress struct {
 
 	mu      sync.Mutex // guards the fields below and writes to w
 	c, rep  int
+	key     sweep.LevelKey // the level's, as its mode names it (starting)
 	planned int
 	started time.Time
 	run     int           // runs started so far (the current one included)
@@ -63,6 +65,7 @@ func (p *progress) start(c, rep, planned int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.c, p.rep, p.planned, p.started = c, rep, planned, time.Now()
+	p.key = sweep.LevelKey{Concurrency: c} // until starting names it
 	p.run++
 	p.done.Store(0)
 	p.failed.Store(0)
@@ -71,6 +74,14 @@ func (p *progress) start(c, rep, planned int) {
 		p.ticker, p.quit, p.exited = time.NewTicker(progressEvery), make(chan struct{}), make(chan struct{})
 		go p.redraw(p.ticker.C, p.quit, p.exited)
 	}
+}
+
+// starting is sweep.Config.Starting, told just after start: the level's
+// key, whose mode names it in the lines ("C=4", "rate=16/s").
+func (p *progress) starting(l sweep.Level) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.key = l.Key()
 }
 
 // observe is sweep.Config.Observe: it runs on worker goroutines.
@@ -112,7 +123,7 @@ func (p *progress) liveLine() string {
 	tokens := p.streamed.Load()
 	rate := float64(tokens) / max(elapsed.Seconds(), 1e-9)
 	var b strings.Builder
-	fmt.Fprintf(&b, "level C=%d", p.c)
+	fmt.Fprintf(&b, "level %s", p.key.Name())
 	if n := p.plan.runs(); n > 0 {
 		fmt.Fprintf(&b, " (run %d of %d)", p.run, n)
 	}
@@ -123,8 +134,10 @@ func (p *progress) liveLine() string {
 		if p.run < p.plan.runs() {
 			// The level so far measures a request's time better than the
 			// last level or the assumption did.
-			per := time.Duration(float64(elapsed+left) / p.plan.rounds(p.c))
-			fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, p.plan.alone(p.c, per))).Round(time.Second))
+			est := p.plan.estimate()
+			if per, ok := est.perRequest(p.plan, p.key, elapsed+left); ok {
+				fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, est.alone(p.plan, p.key, per))).Round(time.Second))
+			}
 		}
 	}
 	return b.String()
@@ -166,15 +179,16 @@ func (p *progress) levelDone(line string) {
 // re-estimates the rest of it from the level's measured time per request.
 func (p *progress) levelEnded(line string, more bool) {
 	p.mu.Lock()
-	if r := p.plan.rounds(p.c); r > 0 && !p.started.IsZero() {
-		p.perReq = time.Duration(float64(time.Since(p.started)) / r)
+	est := p.plan.estimate()
+	if per, ok := est.perRequest(p.plan, p.key, time.Since(p.started)); ok && !p.started.IsZero() {
+		p.perReq = per
 	}
-	left, run := p.plan.timeLeft(p.run, p.plan.alone(p.c, p.perReq)), p.run
+	left, run, name := p.plan.timeLeft(p.run, est.alone(p.plan, p.key, p.perReq)), p.run, p.key.Name()
 	p.mu.Unlock()
 	p.levelDone(line)
 	if n := p.plan.runs(); more && n > run {
-		p.levelDone(fmt.Sprintf("toksweep: %s left for %s (measured %s a request at C=%d)",
-			about(left), plural(n-run, "more level run"), roundDur(p.perReq), p.c))
+		p.levelDone(fmt.Sprintf("toksweep: %s left for %s (measured %s a request at %s)",
+			about(left), plural(n-run, "more level run"), roundDur(p.perReq), name))
 	}
 }
 

@@ -88,19 +88,6 @@ func (o *options) rates() error {
 	return nil
 }
 
-// maxConns is the client's connection pool size: the highest level, or
-// for an open loop its cap, else 64 (the pool only bounds idle
-// connections: an uncapped open loop opens as many as it needs).
-func (o *options) maxConns() int {
-	switch {
-	case len(o.Levels) > 0:
-		return o.Levels[len(o.Levels)-1]
-	case o.Open.MaxConcurrency > 0:
-		return o.Open.MaxConcurrency
-	}
-	return 64
-}
-
 // apply makes cfg an open-loop sweep when rates were given.
 func (r rateSettings) apply(cfg *sweep.Config) {
 	if !r.on() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,10 +125,11 @@ func (s *shardOptions) identity() error {
 	return nil
 }
 
-// checkShardLevels refuses a level smaller than N: every shard runs every
-// level.
+// checkShardLevels refuses a closed-loop level smaller than N: every
+// shard runs every level (the closed mode's check; an open loop has no
+// Levels by then).
 func (o *options) checkShardLevels() error {
-	if o.Shard.Count == 0 || o.Flags.RatesSet {
+	if o.Shard.Count == 0 {
 		return nil
 	}
 	for _, c := range o.Levels {
@@ -156,13 +156,7 @@ func (s *shardOptions) waitText(now time.Time, runs int) string {
 
 // shardRuns is how many level runs a sharded sweep makes: its levels (or
 // rates) times --repeat.
-func (o *options) shardRuns() int {
-	n := len(o.Levels)
-	if o.Open.on() {
-		n = len(o.Open.Rates)
-	}
-	return n * max(o.Repeat, 1)
-}
+func (o *options) shardRuns() int { return o.plannedRuns() }
 
 // notPast fails when level k's start instant has passed by more than the
 // lateness allowed.
@@ -201,13 +195,12 @@ func (o *options) shardInfo(epoch time.Time) rundir.ShardInfo {
 	s := &o.Shard
 	info := rundir.ShardInfo{
 		Index: s.Index, Count: s.Count, StartAt: s.Start.UTC().Format(time.RFC3339Nano),
-		LevelDuration: s.LevelDuration.String(), Grace: s.Grace.String(), Levels: o.Levels,
+		LevelDuration: s.LevelDuration.String(), Grace: s.Grace.String(),
 		EpochUnixNS: epoch.UnixNano(), Clock: clockSync(),
 	}
-	levels := o.Levels
-	if o.Open.on() { // one level per rate, each with its part of the cap
-		info.Rates = o.Open.Rates
-		levels = slices.Repeat([]int{o.Open.MaxConcurrency}, len(o.Open.Rates))
+	var levels []int
+	if m := o.mode(); m.shard != nil {
+		levels = m.shard(o, &info)
 	}
 	k := 0
 	for _, c := range levels {

@@ -18,7 +18,6 @@ import (
 	"github.com/toksweep/toksweep/htmlreport"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
-	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -124,8 +123,9 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.runConfig(),
 	}
-	if o.Replay.on() {
-		run.sum.Trace = &o.Replay.sum
+	m := o.mode()
+	if m.summary != nil {
+		m.summary(o, &run.sum)
 	}
 	// An in-progress summary.json (no levels, no finish time) from the start,
 	// so that even a run killed during its first level leaves all three files.
@@ -135,24 +135,12 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
 	fmt.Fprintf(stderr, "toksweep: %s\n", plan.upFront())
 	cfg := sweep.Config{
-		Levels: o.Levels, Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
-		Started: run.progress.start, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
+		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
+		Started: run.progress.start, Starting: run.progress.starting, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
 		Record: dir.Record, // each record to disk as it finishes
 	}
-	if o.Auto {
-		cfg.Plan = search.NewLevels(o.AutoMax, o.AutoGranularity, search.JudgeLevels(&run.stats, o.SLO))
-	}
 	cfg.Server = o.Work.serverSampler()
-	cfg.Sessions = o.Work.sessions(o.API)
-	o.Open.apply(&cfg)
-	if o.Open.Auto {
-		rates := search.NewRates(search.JudgeRates(&run.stats, o.SLO), maxRate)
-		run.rateAuto, cfg.RatePlan = rates, rates
-	}
-	o.Replay.prepare(ctx, cl, stderr)
-	if speeds := o.Replay.apply(&cfg, o.API, &run.stats, o.SLO); speeds != nil {
-		run.rateAuto = speeds
-	}
+	run.mode = m.start(ctx, modeStart{o: o, cl: cl, stderr: stderr, stats: &run.stats}, &cfg)
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
 		o.Shard.split(&cfg)
@@ -184,7 +172,7 @@ type sweepRun struct {
 	stderr   io.Writer
 	progress *progress
 	stats    []report.LevelStats
-	rateAuto interface{ Sentence() string } // --rates or --replay-speed auto's search; nil otherwise
+	mode     modeRun // what the chosen mode adds to the output
 	sum      report.Summary
 	sloFail  *SLOFailure // the first level that failed the SLO under --fail-on-slo
 }
@@ -205,7 +193,11 @@ func (r *sweepRun) level(l sweep.Level) error {
 	}
 	r.stats = append(r.stats, s)
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
-	r.progress.levelEnded(levelLine(s)+r.o.levelNotes(s)+r.o.Replay.lengthNote(l), goesOn)
+	line := levelLine(s) + r.o.levelNotes(s)
+	if r.mode.note != nil {
+		line += r.mode.note(l, s)
+	}
+	r.progress.levelEnded(line, goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}
@@ -256,8 +248,8 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	if err := r.dir.WriteSummary(r.sum); err != nil {
 		runErr = r.outputFailed(ctx, runErr, err)
 	}
-	if r.o.Replay.on() {
-		if err := writeTraceSummary(stdout, r.o.Replay.File, r.o.Replay.sum); err != nil && runErr == nil {
+	if r.mode.preface != nil {
+		if err := r.mode.preface(stdout); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
@@ -268,11 +260,11 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			runErr = err
 		}
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
-		if r.rateAuto != nil {
-			fmt.Fprintln(stdout, r.rateAuto.Sentence())
+		if r.mode.search != nil {
+			fmt.Fprintln(stdout, r.mode.search.Sentence())
 		}
-		if r.o.Replay.on() {
-			fmt.Fprintln(stdout, r.o.Replay.speedsSentence(r.stats))
+		if r.mode.closing != nil {
+			fmt.Fprintln(stdout, r.mode.closing(r.stats))
 		}
 	}
 	if errors.Is(runErr, ErrInterrupted) {
@@ -368,10 +360,11 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 }
 
 // byConcurrency orders levels for the console tables, which read best in
-// ascending concurrency; levels.csv keeps the run order (an adaptive search
-// runs levels out of order).
+// ascending load (the levels' keys' order: concurrency, or an open loop's
+// rate); levels.csv keeps the run order (an adaptive search runs levels out
+// of order).
 func byConcurrency(stats []report.LevelStats) []report.LevelStats {
 	return slices.SortedStableFunc(slices.Values(stats), func(a, b report.LevelStats) int {
-		return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.Repeat, b.Repeat))
+		return cmp.Or(a.Key().Compare(b.Key()), cmp.Compare(a.Repeat, b.Repeat))
 	})
 }

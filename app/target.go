@@ -81,7 +81,7 @@ func modelList(cl *client.Client, models []client.Model) string {
 // API key, and credential-like header values replaced.
 func (o *options) runConfig() *report.RunConfig {
 	r := &report.RunConfig{
-		URL: redactURL(o.URL), Sim: o.Sim, Model: o.Model, API: o.API, Levels: o.Levels,
+		URL: redactURL(o.URL), Sim: o.Sim, Model: o.Model, API: o.API,
 		Requests: o.Requests, Warmup: o.Warmup, Repeat: o.Repeat, MaxTokens: o.MaxTokens,
 		Temperature: o.Temperature, PromptSource: o.PromptSource, ExtraBody: o.ExtraBody,
 		APIKeySet: o.APIKey != "", RequestTimeout: o.RequestTimeout.String(),
@@ -91,11 +91,10 @@ func (o *options) runConfig() *report.RunConfig {
 	if o.Sim {
 		r.SimPreset = o.SimPreset
 	}
-	r.OpenLoop = o.Open.config()
-	r.Percentiles = o.Percentiles
-	if o.Auto {
-		r.LevelsAuto, r.AutoMax = true, o.AutoMax
+	if m := o.mode(); m.record != nil {
+		m.record(o, r)
 	}
+	r.Percentiles = o.Percentiles
 	if o.Duration > 0 {
 		r.Duration = o.Duration.String()
 	}

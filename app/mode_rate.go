@@ -1,0 +1,44 @@
+package app
+
+import (
+	"context"
+	"slices"
+
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
+	"github.com/toksweep/toksweep/search"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// rateMode is the open loop at offered request rates (sweep.RateMode):
+// --rates, a list or auto (search.Rates), with its arrival process and
+// cap (rates.go). The trace replay rides on its settings (mode_replay.go).
+var rateMode = &mode{
+	name: sweep.RateMode, rank: 20, helpOrder: 2,
+	flags:    rateFlags,
+	check:    (*options).rates,
+	chosen:   func(o *options) bool { return o.Open.on() },
+	text:     func(o *options) string { return o.Open.text() },
+	searched: func(o *options) bool { return o.Open.Auto },
+	levels:   func(o *options) int { return len(o.Open.Rates) },
+	conns:    func(o *options) int { return o.Open.MaxConcurrency },
+	record:   func(o *options, rc *report.RunConfig) { rc.OpenLoop = o.Open.config() },
+	estimate: func(o *options) estimate { return rateLevels{rates: o.Open.Rates, auto: o.Open.Auto} },
+	// One level per rate, each shard with its part of the cap.
+	shard: func(o *options, info *rundir.ShardInfo) []int {
+		info.Rates = o.Open.Rates
+		return slices.Repeat([]int{o.Open.MaxConcurrency}, len(o.Open.Rates))
+	},
+	start: func(_ context.Context, s modeStart, cfg *sweep.Config) modeRun {
+		o := s.o
+		o.Open.apply(cfg)
+		if !o.Open.Auto {
+			return modeRun{}
+		}
+		rates := search.NewRates(search.JudgeRates(s.stats, o.SLO), maxRate)
+		cfg.RatePlan = rates
+		return modeRun{search: rates}
+	},
+}
+
+func init() { registerMode(rateMode) }

@@ -1,0 +1,25 @@
+package app
+
+import (
+	"context"
+
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// The multi-turn sessions mode (sweep.SessionsMode): a closed loop whose
+// workers run conversations, chosen by the prompt set (--turns, or
+// --dataset with --multi-turn). Its levels, their words and estimate are
+// the closed loop's; its flags are sessionFlags, checked with the prompt
+// set they shape (sessionOptions).
+func init() {
+	m := *closedMode
+	m.name, m.rank, m.helpOrder = sweep.SessionsMode, 50, 1
+	m.flags, m.before, m.parse, m.check = sessionFlags, nil, nil, nil
+	m.chosen = func(o *options) bool { return o.Work.Set != nil && o.Work.Set.Sessions != nil }
+	m.start = func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun {
+		run := closedMode.start(ctx, s, cfg)
+		cfg.Sessions = s.o.Work.sessions(s.o.API)
+		return run
+	}
+	registerMode(&m)
+}

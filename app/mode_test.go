@@ -1,0 +1,75 @@
+package app
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Every registered mode's flags are sweep flags, each once, and the
+// closed loop's stand where --help has always shown them.
+func TestModeFlagsAreSweepFlags(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for _, f := range sweepFlags(&options{}) {
+		names = append(names, f.Names()[0])
+	}
+	for _, m := range modes {
+		if m.flags == nil {
+			continue
+		}
+		for _, f := range m.flags(&options{}) {
+			if n := countOf(names, f.Names()[0]); n != 1 {
+				t.Errorf("mode %s: --%s is %d times among the sweep flags", m.name, f.Names()[0], n)
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"levels", "requests"}, {"auto-granularity", "reading-speed"}, {"think-time", "rates"}, {"max-concurrency", "trace"}} {
+		if i := slices.Index(names, pair[0]); i < 0 || i+1 >= len(names) || names[i+1] != pair[1] {
+			t.Errorf("--%s is not just before --%s: %v", pair[0], pair[1], names)
+		}
+	}
+}
+
+func countOf(names []string, name string) int {
+	n := 0
+	for _, s := range names {
+		if s == name {
+			n++
+		}
+	}
+	return n
+}
+
+// A flag placed before a flag that is gone ends the list: it is not lost.
+func TestPlaceFlagsKeepsAFlagWhosePlaceIsGone(t *testing.T) {
+	t.Parallel()
+	a, b, c := &cli.StringFlag{Name: "a"}, &cli.StringFlag{Name: "b"}, &cli.StringFlag{Name: "c"}
+	got := placeFlags([]cli.Flag{a, b}, map[string][]cli.Flag{"b": {c}, "gone": {&cli.StringFlag{Name: "d"}}})
+	var names []string
+	for _, f := range got {
+		names = append(names, f.Names()[0])
+	}
+	if want := []string{"a", "c", "b", "d"}; !slices.Equal(names, want) {
+		t.Errorf("placeFlags: %v, want %v", names, want)
+	}
+}
+
+// The command line chooses one mode, asked in rank order.
+func TestChosenMode(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		o    *options
+		want string
+	}{
+		{&options{}, "closed"},
+		{&options{Open: rateSettings{Rates: []float64{1}}}, "rate"},
+		{&options{Open: rateSettings{Auto: true}, Replay: replaySettings{File: "t.jsonl"}}, "replay"},
+	}
+	for _, tc := range cases {
+		if got := tc.o.mode().name; got != tc.want {
+			t.Errorf("%+v: mode %s, want %s", tc.o.Open, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package app
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// The progress lines name a level as its mode does: an uncapped rate
+// level is "rate=16/s", not "C=0"; a closed loop's stays "C=4".
+func TestProgressNamesTheLevelByItsMode(t *testing.T) {
+	t.Parallel()
+	p := newProgress(&bytes.Buffer{}, sweepPlan{est: rateLevels{rates: []float64{16}}, repeat: 1, tokens: 10}, nil)
+	p.start(0, 0, 40)
+	p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 16})
+	p.mu.Lock()
+	line := p.liveLine()
+	p.mu.Unlock()
+	if !strings.HasPrefix(line, "level rate=16/s (run 1 of 1): 0/40 requests") {
+		t.Errorf("rate level's live line: %q", line)
+	}
+	var buf bytes.Buffer
+	p = newProgress(&buf, sweepPlan{est: closedLevels{4, 8}, repeat: 1, requests: 8, tokens: 10}, nil)
+	p.start(4, 0, 8)
+	p.starting(sweep.Level{Mode: sweep.ClosedMode, Concurrency: 4})
+	p.levelEnded("level C=4 done", true)
+	if got := buf.String(); !strings.Contains(got, "a request at C=4)\n") {
+		t.Errorf("closed level's re-estimate: %q", got)
+	}
+}
+
+// A fixed rate list is re-estimated as its levels end: the level's time
+// less its arrivals is a request's, and each level left lasts its
+// arrivals plus that.
+func TestRateRunIsReestimated(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		p := newProgress(&buf, sweepPlan{est: rateLevels{rates: []float64{1, 4}}, repeat: 1, requests: 40, tokens: 10}, nil)
+		p.start(0, 0, 40)
+		p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 1})
+		time.Sleep(42 * time.Second) // 40 arrivals at 1 req/s, then 2 s for the last request
+		p.levelEnded("level rate=1/s done", true)
+		// rate 4: 40 arrivals in 10 s, then 2 s: 12 s, said to 5 s.
+		want := "level rate=1/s done\ntoksweep: about 10 seconds left for 1 more level run (measured 2s a request at rate=1/s)\n"
+		if got := buf.String(); got != want {
+			t.Errorf("re-estimate\n got %q\nwant %q", got, want)
+		}
+		if left := p.plan.timeLeft(1, 2*time.Second); left != 12*time.Second {
+			t.Errorf("time left after the first rate: %v, want 12s", left)
+		}
+	})
+}
