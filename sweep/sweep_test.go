@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -132,31 +133,33 @@ func TestAutoRequests(t *testing.T) {
 	}
 }
 
+// TestRunDurationEndsLevelOnDeadline, in fake time (testing/synctest): 2
+// workers of 5 ms requests under a 60 ms Duration take exactly 12 tickets
+// each, at 0, 5, …, 55 ms; the tickets at 60 ms are refused.
 func TestRunDurationEndsLevelOnDeadline(t *testing.T) {
-	f := newFake(5 * time.Millisecond)
-	levels, err := collect(t, context.Background(), Config{Levels: []int{2}, Duration: 60 * time.Millisecond, Prompt: Cycle(prompts(1))}, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := levels[0]
-	if l.EndReason != Deadline {
-		t.Fatalf("end reason %s, want deadline", l.EndReason)
-	}
-	// 2 workers × 60 ms / 5 ms: at most 24 requests fit (+2 taken at the
-	// deadline); a loaded machine fits fewer, never none.
-	if n := len(l.Records); n < 2 || n > 26 {
-		t.Errorf("records = %d, want at most 26", n)
-	}
-	// No request starts after the deadline, 60 ms from the first start
-	// (the ticket is taken just before Start is stamped, and a starved
-	// machine can deschedule a worker between the two: allow slack; a
-	// deadline that did not hold would also break the count above).
-	first := l.Records[0].Start
-	for _, r := range l.Records {
-		if r.Start-first > 300*time.Millisecond {
-			t.Errorf("a request started %v after the first, past the 60ms deadline", r.Start-first)
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(5 * time.Millisecond)
+		levels, err := collect(t, context.Background(), Config{Levels: []int{2}, Duration: 60 * time.Millisecond, Prompt: Cycle(prompts(1))}, f)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		l := levels[0]
+		if l.EndReason != Deadline {
+			t.Fatalf("end reason %s, want deadline", l.EndReason)
+		}
+		if n := len(l.Records); n != 24 {
+			t.Errorf("records = %d, want 24 (2 workers × 60ms / 5ms)", n)
+		}
+		// No request starts at or after the deadline, 60 ms from the first
+		// start: the last started at 55 ms.
+		first, last := l.Records[0].Start, l.Records[len(l.Records)-1].Start
+		if last-first != 55*time.Millisecond {
+			t.Errorf("the last request started %v after the first, want 55ms (the deadline is 60ms)", last-first)
+		}
+		if d := l.End - l.Start; d != 60*time.Millisecond {
+			t.Errorf("the level lasted %v, want 60ms", d)
+		}
+	})
 }
 
 func TestRunAbortsOnUniformClientError(t *testing.T) {
@@ -240,15 +243,50 @@ func TestRunStopsWhenOnLevelFails(t *testing.T) {
 	}
 }
 
+// TestHealthIsMeasured, in fake time: 10 requests of 10 ms on 2 workers
+// take exactly 50 ms of wall time, and the timer probe is never late.
 func TestHealthIsMeasured(t *testing.T) {
-	levels, err := collect(t, context.Background(), Config{Levels: []int{2}, Requests: 10, Prompt: Cycle(prompts(1))}, newFake(10*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := levels[0].Health
-	if h.WallSeconds < 0.04 || h.GOMAXPROCS < 1 || h.CPUSeconds < 0 {
-		t.Errorf("health %+v", h)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		levels, err := collect(t, context.Background(), Config{Levels: []int{2}, Requests: 10, Prompt: Cycle(prompts(1))}, newFake(10*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := levels[0].Health
+		if h.WallSeconds != (50*time.Millisecond).Seconds() || h.GOMAXPROCS < 1 || h.CPUSeconds < 0 || h.TimerLateMax != 0 {
+			t.Errorf("health %+v, want 0.05 wall seconds and no lateness", h)
+		}
+	})
+}
+
+// TestHealthTickerPeriod, in fake time: the lateness probe ticks every
+// monitorTick (50 ms) of a level, each tick told to Config.Late, and a
+// ticker that fires on time is 0 late.
+func TestHealthTickerPeriod(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		var mu sync.Mutex
+		var at, late []time.Duration
+		cfg := Config{Levels: []int{1}, Requests: 1, Prompt: Cycle(prompts(1)), Late: func(d time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
+			at, late = append(at, time.Since(t0)), append(late, d)
+		}}
+		levels, err := collect(t, context.Background(), cfg, newFake(1010*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(at) != 20 {
+			t.Fatalf("%d ticks in a 1.01s level, want 20: %v", len(at), at)
+		}
+		for i := range at {
+			if want := time.Duration(i+1) * monitorTick; at[i] != want || late[i] != 0 {
+				t.Errorf("tick %d at %v, %v late; want at %v, 0 late", i, at[i], late[i], want)
+			}
+		}
+		if h := levels[0].Health; h.TimerLateMax != 0 || h.TimerLateP99 != 0 || h.WallSeconds != (1010*time.Millisecond).Seconds() {
+			t.Errorf("health %+v, want no lateness in 1.01s", h)
+		}
+	})
 }
 
 // warmFake is a fakeDoer that records connection warm-ups.
@@ -277,32 +315,37 @@ func TestRunWarmsConnectionsBeforeEachLevel(t *testing.T) {
 	}
 }
 
-// TestRunDrainCancelsLongRequests: requests far longer than --duration are
-// canceled DrainTimeout after the deadline, marked as drained, and the
-// level ends on its deadline (not as an interrupted run).
+// TestRunDrainCancelsLongRequests, in fake time: requests far longer than
+// --duration are canceled exactly DrainTimeout after the deadline, marked
+// as drained, and the level ends on its deadline (not as an interrupted
+// run).
 func TestRunDrainCancelsLongRequests(t *testing.T) {
-	f := newFake(time.Minute)
-	began := time.Now()
-	levels, err := collect(t, context.Background(), Config{Levels: []int{3}, Duration: 50 * time.Millisecond,
-		DrainTimeout: 100 * time.Millisecond, Prompt: Cycle(prompts(1))}, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if took := time.Since(began); took > 10*time.Second {
-		t.Errorf("the level took %v, want about 150ms", took)
-	}
-	l := levels[0]
-	if l.EndReason != Deadline || len(l.Records) != 3 {
-		t.Fatalf("end reason %s with %d records, want deadline with 3", l.EndReason, len(l.Records))
-	}
-	for _, r := range l.Records {
-		if r.ErrorClass != client.Canceled || r.Error != DrainedError {
-			t.Errorf("record %s %q, want canceled by the drain", r.ErrorClass, r.Error)
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(time.Minute)
+		began := time.Now()
+		levels, err := collect(t, context.Background(), Config{Levels: []int{3}, Duration: 50 * time.Millisecond,
+			DrainTimeout: 100 * time.Millisecond, Prompt: Cycle(prompts(1))}, f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if d := r.End - r.Start; d < 100*time.Millisecond { // every one started before the 50ms deadline
-			t.Errorf("canceled after %v, before the 100ms drain ran out", d)
+		if took := time.Since(began); took != 150*time.Millisecond {
+			t.Errorf("the level took %v, want 150ms (50ms + the 100ms drain)", took)
 		}
-	}
+		l := levels[0]
+		if l.EndReason != Deadline || len(l.Records) != 3 {
+			t.Fatalf("end reason %s with %d records, want deadline with 3", l.EndReason, len(l.Records))
+		}
+		for _, r := range l.Records {
+			if r.ErrorClass != client.Canceled || r.Error != DrainedError {
+				t.Errorf("record %s %q, want canceled by the drain", r.ErrorClass, r.Error)
+			}
+			// Every one started at the level's start, before the 50ms
+			// deadline, and was canceled when the 100ms drain ran out.
+			if r.Start != l.Start || r.End-r.Start != 150*time.Millisecond {
+				t.Errorf("request from %v to %v, want from the level's start %v for 150ms", r.Start, r.End, l.Start)
+			}
+		}
+	})
 }
 
 // With Config.Record, each finished record is handed over, warm-up
