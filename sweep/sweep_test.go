@@ -75,54 +75,58 @@ func prompts(n int) []client.Prompt {
 }
 
 func TestRunClosedLoopCountsAndOrder(t *testing.T) {
-	f := newFake(2 * time.Millisecond)
-	cfg := Config{Levels: []int{1, 3}, Requests: 7, Warmup: 2, Prompt: Cycle(prompts(3))}
-	levels, err := collect(t, context.Background(), cfg, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(levels) != 2 || levels[0].Concurrency != 1 || levels[1].Concurrency != 3 {
-		t.Fatalf("levels = %+v", levels)
-	}
-	for _, l := range levels {
-		if l.EndReason != Completed {
-			t.Errorf("C=%d end reason %s", l.Concurrency, l.EndReason)
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(2 * time.Millisecond)
+		cfg := Config{Levels: []int{1, 3}, Requests: 7, Warmup: 2, Prompt: Cycle(prompts(3))}
+		levels, err := collect(t, context.Background(), cfg, f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		warm, measured, workers := 0, 0, map[int]bool{}
-		for i, r := range l.Records {
-			if r.Concurrency != l.Concurrency || r.PromptID != r.Seq%3 {
-				t.Errorf("record %d bookkeeping %+v", i, r)
-			}
-			if i > 0 && r.Start < l.Records[i-1].Start {
-				t.Errorf("records not sorted by start")
-			}
-			if r.Warmup != (r.Seq < 2) {
-				t.Errorf("seq %d warmup=%v", r.Seq, r.Warmup)
-			}
-			if r.Warmup {
-				warm++
-			} else {
-				measured++
-			}
-			workers[r.Worker] = true
+		if len(levels) != 2 || levels[0].Concurrency != 1 || levels[1].Concurrency != 3 {
+			t.Fatalf("levels = %+v", levels)
 		}
-		if warm != 2 || measured != 7 || len(workers) != l.Concurrency {
-			t.Errorf("C=%d warm=%d measured=%d workers=%d", l.Concurrency, warm, measured, len(workers))
+		for _, l := range levels {
+			if l.EndReason != Completed {
+				t.Errorf("C=%d end reason %s", l.Concurrency, l.EndReason)
+			}
+			warm, measured, workers := 0, 0, map[int]bool{}
+			for i, r := range l.Records {
+				if r.Concurrency != l.Concurrency || r.PromptID != r.Seq%3 {
+					t.Errorf("record %d bookkeeping %+v", i, r)
+				}
+				if i > 0 && r.Start < l.Records[i-1].Start {
+					t.Errorf("records not sorted by start")
+				}
+				if r.Warmup != (r.Seq < 2) {
+					t.Errorf("seq %d warmup=%v", r.Seq, r.Warmup)
+				}
+				if r.Warmup {
+					warm++
+				} else {
+					measured++
+				}
+				workers[r.Worker] = true
+			}
+			if warm != 2 || measured != 7 || len(workers) != l.Concurrency {
+				t.Errorf("C=%d warm=%d measured=%d workers=%d", l.Concurrency, warm, measured, len(workers))
+			}
 		}
-	}
-	if p := f.peak.Load(); p != 3 {
-		t.Errorf("peak in flight = %d, want 3 (closed loop at C=3)", p)
-	}
+		if p := f.peak.Load(); p != 3 {
+			t.Errorf("peak in flight = %d, want 3 (closed loop at C=3)", p)
+		}
+	})
 }
 
 func TestRunAtLeastOneRequestPerWorker(t *testing.T) {
-	levels, err := collect(t, context.Background(), Config{Levels: []int{4}, Requests: 1, Prompt: Cycle(prompts(1))}, newFake(time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(levels[0].Records); n != 4 {
-		t.Fatalf("records = %d, want 4 (one per worker)", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		levels, err := collect(t, context.Background(), Config{Levels: []int{4}, Requests: 1, Prompt: Cycle(prompts(1))}, newFake(time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(levels[0].Records); n != 4 {
+			t.Fatalf("records = %d, want 4 (one per worker)", n)
+		}
+	})
 }
 
 func TestAutoRequests(t *testing.T) {
@@ -163,84 +167,94 @@ func TestRunDurationEndsLevelOnDeadline(t *testing.T) {
 }
 
 func TestRunAbortsOnUniformClientError(t *testing.T) {
-	f := newFake(time.Millisecond)
-	f.fail = func(int64) (client.ErrorClass, int) { return client.HTTP4xx, 401 }
-	levels, err := collect(t, context.Background(), Config{Levels: []int{2, 4}, Requests: 50, Prompt: Cycle(prompts(1))}, f)
-	var ab *AbortError
-	if !errors.As(err, &ab) || ab.Class != client.HTTP4xx || ab.Concurrency != 2 {
-		t.Fatalf("err = %v, want AbortError at C=2", err)
-	}
-	if len(levels) != 1 || levels[0].EndReason != Aborted {
-		t.Fatalf("levels = %d (%v), want 1 aborted", len(levels), levels[0].EndReason)
-	}
-	if n := f.n.Load(); n > 6 {
-		t.Errorf("sent %d requests after the server refused them all; want the level stopped early", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(time.Millisecond)
+		f.fail = func(int64) (client.ErrorClass, int) { return client.HTTP4xx, 401 }
+		levels, err := collect(t, context.Background(), Config{Levels: []int{2, 4}, Requests: 50, Prompt: Cycle(prompts(1))}, f)
+		var ab *AbortError
+		if !errors.As(err, &ab) || ab.Class != client.HTTP4xx || ab.Concurrency != 2 {
+			t.Fatalf("err = %v, want AbortError at C=2", err)
+		}
+		if len(levels) != 1 || levels[0].EndReason != Aborted {
+			t.Fatalf("levels = %d (%v), want 1 aborted", len(levels), levels[0].EndReason)
+		}
+		if n := f.n.Load(); n > 6 {
+			t.Errorf("sent %d requests after the server refused them all; want the level stopped early", n)
+		}
+	})
 }
 
 func TestRunKeepsGoingOnServerErrors(t *testing.T) {
-	f := newFake(time.Millisecond)
-	f.fail = func(n int64) (client.ErrorClass, int) {
-		if n%2 == 0 {
-			return client.HTTP5xx, 500
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(time.Millisecond)
+		f.fail = func(n int64) (client.ErrorClass, int) {
+			if n%2 == 0 {
+				return client.HTTP5xx, 500
+			}
+			return client.HTTP429, 429
 		}
-		return client.HTTP429, 429
-	}
-	levels, err := collect(t, context.Background(), Config{Levels: []int{1, 2}, Requests: 4, Prompt: Cycle(prompts(1))}, f)
-	if err != nil || len(levels) != 2 {
-		t.Fatalf("err=%v levels=%d: 5xx and 429 are data, not a reason to stop", err, len(levels))
-	}
+		levels, err := collect(t, context.Background(), Config{Levels: []int{1, 2}, Requests: 4, Prompt: Cycle(prompts(1))}, f)
+		if err != nil || len(levels) != 2 {
+			t.Fatalf("err=%v levels=%d: 5xx and 429 are data, not a reason to stop", err, len(levels))
+		}
+	})
 }
 
 func TestRunMixedClientErrorsDoNotAbort(t *testing.T) {
-	f := newFake(5 * time.Millisecond)
-	f.fastOK = true // the success completes first, before any 4xx
-	f.fail = func(n int64) (client.ErrorClass, int) {
-		if n == 2 {
-			return client.OK, 200
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(5 * time.Millisecond)
+		f.fastOK = true // the success completes first, before any 4xx
+		f.fail = func(n int64) (client.ErrorClass, int) {
+			if n == 2 {
+				return client.OK, 200
+			}
+			return client.HTTP4xx, 400
 		}
-		return client.HTTP4xx, 400
-	}
-	if _, err := collect(t, context.Background(), Config{Levels: []int{2}, Requests: 6, Prompt: Cycle(prompts(1))}, f); err != nil {
-		t.Fatalf("err = %v; a level with a success must not abort", err)
-	}
+		if _, err := collect(t, context.Background(), Config{Levels: []int{2}, Requests: 6, Prompt: Cycle(prompts(1))}, f); err != nil {
+			t.Fatalf("err = %v; a level with a success must not abort", err)
+		}
+	})
 }
 
 func TestRunCanceledLevelIsDelivered(t *testing.T) {
-	f := newFake(20 * time.Millisecond)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var once sync.Once
-	cfg := Config{Levels: []int{1, 2, 4}, Requests: 3, Prompt: Cycle(prompts(1))}
-	cfg.Observe = func(r client.Record) {
-		if r.Concurrency == 2 {
-			once.Do(cancel) // the first request of level 2 ends: interrupt
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(20 * time.Millisecond)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var once sync.Once
+		cfg := Config{Levels: []int{1, 2, 4}, Requests: 3, Prompt: Cycle(prompts(1))}
+		cfg.Observe = func(r client.Record) {
+			if r.Concurrency == 2 {
+				once.Do(cancel) // the first request of level 2 ends: interrupt
+			}
 		}
-	}
-	levels, err := collect(t, ctx, cfg, f)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if len(levels) != 2 || levels[0].EndReason != Completed || levels[1].EndReason != Canceled {
-		t.Fatalf("levels = %+v; want level 1 completed and level 2 canceled", levels)
-	}
-	if n := len(levels[0].Records); n != 3 {
-		t.Errorf("level 1 kept %d records, want 3", n)
-	}
-	// Two workers each had one request in flight; none may start another.
-	if n := len(levels[1].Records); n > 2 {
-		t.Errorf("level 2 has %d records; no request may start after the cancel", n)
-	}
+		levels, err := collect(t, ctx, cfg, f)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if len(levels) != 2 || levels[0].EndReason != Completed || levels[1].EndReason != Canceled {
+			t.Fatalf("levels = %+v; want level 1 completed and level 2 canceled", levels)
+		}
+		if n := len(levels[0].Records); n != 3 {
+			t.Errorf("level 1 kept %d records, want 3", n)
+		}
+		// Two workers each had one request in flight; none may start another.
+		if n := len(levels[1].Records); n > 2 {
+			t.Errorf("level 2 has %d records; no request may start after the cancel", n)
+		}
+	})
 }
 
 func TestRunStopsWhenOnLevelFails(t *testing.T) {
-	boom := errors.New("disk full")
-	n := 0
-	err := Run(context.Background(), Config{Levels: []int{1, 2}, Requests: 1, Prompt: Cycle(prompts(1))}, newFake(time.Millisecond),
-		func(Level) error { n++; return boom })
-	if !errors.Is(err, boom) || n != 1 {
-		t.Fatalf("err=%v after %d levels; want the write error after level 1", err, n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("disk full")
+		n := 0
+		err := Run(context.Background(), Config{Levels: []int{1, 2}, Requests: 1, Prompt: Cycle(prompts(1))}, newFake(time.Millisecond),
+			func(Level) error { n++; return boom })
+		if !errors.Is(err, boom) || n != 1 {
+			t.Fatalf("err=%v after %d levels; want the write error after level 1", err, n)
+		}
+	})
 }
 
 // TestHealthIsMeasured, in fake time: 10 requests of 10 ms on 2 workers
@@ -306,13 +320,15 @@ func (w *warmFake) WarmConns(_ context.Context, n int) error {
 }
 
 func TestRunWarmsConnectionsBeforeEachLevel(t *testing.T) {
-	w := &warmFake{fakeDoer: newFake(time.Millisecond)}
-	if _, err := collect(t, context.Background(), Config{Levels: []int{1, 4}, Requests: 4, Prompt: Cycle(prompts(1))}, w); err != nil {
-		t.Fatal(err)
-	}
-	if len(w.warms) != 2 || w.warms[0] != 1 || w.warms[1] != 4 || w.first[0] != 0 || w.first[1] != 4 {
-		t.Errorf("warm-ups %v after %v requests; want C=1 before any request and C=4 before level 2's", w.warms, w.first)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		w := &warmFake{fakeDoer: newFake(time.Millisecond)}
+		if _, err := collect(t, context.Background(), Config{Levels: []int{1, 4}, Requests: 4, Prompt: Cycle(prompts(1))}, w); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.warms) != 2 || w.warms[0] != 1 || w.warms[1] != 4 || w.first[0] != 0 || w.first[1] != 4 {
+			t.Errorf("warm-ups %v after %v requests; want C=1 before any request and C=4 before level 2's", w.warms, w.first)
+		}
+	})
 }
 
 // TestRunDrainCancelsLongRequests, in fake time: requests far longer than
@@ -351,23 +367,25 @@ func TestRunDrainCancelsLongRequests(t *testing.T) {
 // With Config.Record, each finished record is handed over, warm-up
 // included, and the level keeps none.
 func TestRunRecordSink(t *testing.T) {
-	f := newFake(time.Millisecond)
-	var mu sync.Mutex
-	seqs := map[int]bool{}
-	cfg := Config{Levels: []int{4}, Requests: 12, Warmup: 3, Prompt: Cycle(prompts(2)),
-		Record: func(r *client.Record) {
-			mu.Lock()
-			defer mu.Unlock()
-			seqs[r.Seq] = true
-		}}
-	levels, err := collect(t, context.Background(), cfg, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(levels) != 1 || levels[0].Records != nil {
-		t.Fatalf("levels %d, records kept %d; want 1 level keeping none", len(levels), len(levels[0].Records))
-	}
-	if len(seqs) != 15 || !seqs[0] || !seqs[14] {
-		t.Errorf("Record saw tickets %v, want 0 to 14", seqs)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(time.Millisecond)
+		var mu sync.Mutex
+		seqs := map[int]bool{}
+		cfg := Config{Levels: []int{4}, Requests: 12, Warmup: 3, Prompt: Cycle(prompts(2)),
+			Record: func(r *client.Record) {
+				mu.Lock()
+				defer mu.Unlock()
+				seqs[r.Seq] = true
+			}}
+		levels, err := collect(t, context.Background(), cfg, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(levels) != 1 || levels[0].Records != nil {
+			t.Fatalf("levels %d, records kept %d; want 1 level keeping none", len(levels), len(levels[0].Records))
+		}
+		if len(seqs) != 15 || !seqs[0] || !seqs[14] {
+			t.Errorf("Record saw tickets %v, want 0 to 14", seqs)
+		}
+	})
 }
