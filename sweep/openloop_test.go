@@ -109,14 +109,15 @@ func ttftP99(recs []client.Record) time.Duration {
 	return report.Summarize(sweep.Level{Rate: 1, Records: recs}).TTFTP99
 }
 
-// Coordinated omission, capped: a constant 50 req/s level with at most two
+// Coordinated omission, capped: a constant-rate level with at most two
 // requests in flight, in front of a server that stalls. The requests that
 // arrive during the stall wait in the client; their latency counts from
 // their scheduled instant, so it includes that wait and the p99 reflects
 // the stall. The same figures taken from the write miss it. In fake time
 // (memServer, testing/synctest) the check is exact: a 2 s stall, every
-// request scheduled in it waits until its end; over real sockets (the
-// HTTP client's own stamps) a 1 s stall, with tolerances and up to three
+// request scheduled in it (100 at 50 req/s) waits until its end; over
+// real sockets (TestCoordinatedOmissionCappedOverHTTP, the HTTP client's
+// own stamps) a 1 s stall at 100 req/s, with tolerances and up to three
 // attempts, since a busy machine stretches any real-time schedule.
 func TestCoordinatedOmissionCapped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
