@@ -15,6 +15,13 @@ import (
 // bubble waits, so each redraw happens at exactly its instant and each
 // figure derived from the elapsed time is exact.
 
+// closedPlan is the estimates' view of a closed-loop sweep of levels, with
+// requests measured requests per level of tokens output tokens each (built
+// from options, as the sweep command builds it).
+func closedPlan(levels []int, requests, tokens int) sweepPlan {
+	return newSweepPlan(&options{Levels: levels, Requests: requests, MaxTokens: tokens, Repeat: 1}, nil)
+}
+
 // redraws splits live output into the lines drawn after "\r\033[K".
 func redraws(out string) []string {
 	parts := strings.Split(out, "\r\033[K")
@@ -24,8 +31,10 @@ func redraws(out string) []string {
 // TestProgressRedrawsEveryInterval: on a terminal the live line is drawn
 // every progressEvery (250 ms), 80 times in 20 s, each from the elapsed
 // time at its instant; the estimate at the level's end is measured from
-// the level's own time; the last run has no sweep estimate; stop draws
-// nothing more.
+// the level's own time; a failed request counts as done and as an error,
+// a warm-up as neither; the last run has no sweep estimate; stop draws
+// nothing more. (TestProgressLiveRedrawsOnTerminal checks the same line
+// on a real clock.)
 func TestProgressRedrawsEveryInterval(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -33,8 +42,7 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 		var streamed atomic.Int64
 		// Two levels of 320 requests of 100 tokens; nothing known of the
 		// server, so a request's time at C=8 is its time at C=4.
-		plan := sweepPlan{levels: []int{4, 8}, repeat: 1, requests: 320, tokens: 100}
-		p := newProgress(&buf, plan, &streamed)
+		p := newProgress(&buf, closedPlan([]int{4, 8}, 320, 100), &streamed)
 		p.live = true
 		p.start(4, 0, 320)
 		for range 80 {
@@ -71,10 +79,12 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 		// The ticker keeps its phase: the next redraw is at 80.25 s, 150 ms
 		// into the level.
 		p.start(8, 0, 320)
-		streamed.Store(16000) // half of the level's tokens
+		p.observe(client.Record{ErrorClass: client.HTTP5xx})
+		p.observe(client.Record{Warmup: true}) // not counted: planned is measured requests
+		streamed.Store(16000)                  // half of the level's tokens
 		time.Sleep(150*time.Millisecond + time.Millisecond)
 		last := redraws(buf.String())
-		if want := "level C=8 (run 2 of 2): 0/320 requests, 16000 tokens streamed, 106667 tok/s, 0 errors, 0s; level ~0s left"; last[len(last)-1] != want {
+		if want := "level C=8 (run 2 of 2): 1/320 requests, 16000 tokens streamed, 106667 tok/s, 1 errors, 0s; level ~0s left"; last[len(last)-1] != want {
 			t.Errorf("last run's redraw\n%q, want\n%q (no sweep estimate)", last[len(last)-1], want)
 		}
 		p.stop()
@@ -94,7 +104,7 @@ func TestProgressPlainReestimateIsMeasured(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var buf syncBuffer
-		p := newProgress(&buf, sweepPlan{levels: []int{1, 2, 4}, repeat: 1, requests: 8, tokens: 100}, nil)
+		p := newProgress(&buf, closedPlan([]int{1, 2, 4}, 8, 100), nil)
 		p.start(1, 0, 8)
 		time.Sleep(3 * time.Second)
 		p.levelEnded("level C=1 done", true)

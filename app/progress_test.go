@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -49,37 +48,37 @@ func TestProgressPlainWritesOneLinePerLevel(t *testing.T) {
 
 func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) { // fake time: the redraw is at exactly progressEvery
-		var buf syncBuffer
-		var streamed atomic.Int64
-		plan := sweepPlan{levels: []int{4, 8}, repeat: 1, requests: 32, tokens: 100}
-		p := newProgress(&buf, plan, &streamed)
-		p.live = true
-		p.start(4, 0, 32)
-		p.levelEnded("level C=4 done", true)
-		p.start(8, 0, 32)
-		for range 3 {
-			p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
+	var buf syncBuffer
+	var streamed atomic.Int64
+	plan := sweepPlan{levels: []int{4, 8}, repeat: 1, requests: 32, tokens: 100}
+	p := newProgress(&buf, plan, &streamed)
+	p.live = true
+	p.start(4, 0, 32)
+	p.levelEnded("level C=4 done", true)
+	p.start(8, 0, 32)
+	for range 3 {
+		p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
+	}
+	p.observe(client.Record{ErrorClass: client.HTTP5xx})
+	p.observe(client.Record{Warmup: true}) // not counted: planned is measured requests
+	// Tokens count as they stream, before any request ends: 1600 of the
+	// level's 3200 expected tokens is half the level.
+	streamed.Store(1600)
+	// Wait for a redraw (polling, so a loaded machine only makes it slower).
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(buf.String(), "1600 tokens") && time.Now().Before(deadline); {
+		time.Sleep(progressEvery / 5)
+	}
+	p.levelDone("level C=8 done")
+	p.stop()
+	out := buf.String()
+	for _, want := range []string{"\r\033[Klevel C=8 (run 2 of 2): 4/32 requests, 1600 tokens streamed", "1 errors", "; level ~", " left", "\r\033[Klevel C=8 done\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("live output lacks %q:\n%q", want, out)
 		}
-		p.observe(client.Record{ErrorClass: client.HTTP5xx})
-		p.observe(client.Record{Warmup: true}) // not counted: planned is measured requests
-		// Tokens count as they stream, before any request ends: 1600 of the
-		// level's 3200 expected tokens is half the level.
-		streamed.Store(1600)
-		time.Sleep(progressEvery)
-		synctest.Wait() // the redraw at progressEvery has been drawn
-		p.levelDone("level C=8 done")
-		p.stop()
-		out := buf.String()
-		for _, want := range []string{"\r\033[Klevel C=8 (run 2 of 2): 4/32 requests, 1600 tokens streamed", "1 errors", "; level ~", " left", "\r\033[Klevel C=8 done\n"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("live output lacks %q:\n%q", want, out)
-			}
-		}
-		if strings.Contains(out, "sweep ~") {
-			t.Errorf("the last run has no sweep estimate beyond its own:\n%q", out)
-		}
-	})
+	}
+	if strings.Contains(out, "sweep ~") {
+		t.Errorf("the last run has no sweep estimate beyond its own:\n%q", out)
+	}
 }
 
 // levelLeft extrapolates the level's elapsed time by how far it got: the
