@@ -79,9 +79,9 @@ func TestRatesSearchSequenceInFakeTime(t *testing.T) {
 		if !slices.Equal(tried, want) {
 			t.Errorf("tried %v, want %v", tried, want)
 		}
-		for r, ms := range map[float64]time.Duration{1: 10, 4: 10, 16: 40, 64: 160, 32: 80, 22.6: 60, 19: 50, 20.7: 50} {
-			if p95[r] != ms*time.Millisecond {
-				t.Errorf("TTFT p95 at %g req/s %v, want %vms", r, p95[r], ms)
+		for r, ms := range map[float64]int{1: 10, 4: 10, 16: 40, 64: 160, 32: 80, 22.6: 60, 19: 50, 20.7: 50} {
+			if p95[r] != time.Duration(ms)*time.Millisecond {
+				t.Errorf("TTFT p95 at %g req/s %v, want %dms", r, p95[r], ms)
 			}
 		}
 		wantSentence := "--rates auto: the highest stable rate meeting the SLO is 20.7 req/s offered (nominal 20.7 req/s); 22.6 req/s failed (tried 1,4,16,64,32,22.6,19,20.7 req/s)."
