@@ -29,8 +29,11 @@ func startKimi(t *testing.T, scale float64) (*Server, string) {
 // client side: the decode rate of a streamed 512-token reply, and the
 // end-to-end rate of a non-streamed 2048-token reply timed around the whole
 // request, as the story's curl one-liner did. Scaled runs multiply the
-// measured rate by TimeScale.
+// measured rate by TimeScale. The three runs pace themselves on the
+// simulator's clock and use little CPU, so they run at once, each with its
+// own simulator (each checks its steps were on time, eventuallyOn).
 func TestKimiCalibration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		scale   float64
@@ -44,6 +47,7 @@ func TestKimiCalibration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.scale == 1 && testing.Short() {
 				t.Skip("6s at full scale; the scaled run covers it in -short")
 			}

@@ -50,6 +50,7 @@ func startSimTimeouts(t *testing.T, cfg Config, to timeouts) string {
 // cannot hold a connection beyond the read timeout, nor one that sends
 // nothing after its headers, nor an idle one.
 func TestTrickledBody(t *testing.T) {
+	t.Parallel() // each case waits out a 300 ms timeout: they wait at once
 	const timeout = 300 * time.Millisecond
 	addr := startSimTimeouts(t, testConfig(), timeouts{header: timeout, read: timeout, idle: timeout})
 	const head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
@@ -63,6 +64,7 @@ func TestTrickledBody(t *testing.T) {
 		{"idle connection", "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			conn, err := net.Dial("tcp", addr)
 			if err != nil {
 				t.Fatal(err)
@@ -102,6 +104,7 @@ func TestTrickledBody(t *testing.T) {
 // TestStreamOutlastsReadTimeout checks that the read timeout bounds only
 // reading the request: a stream longer than it still completes.
 func TestStreamOutlastsReadTimeout(t *testing.T) {
+	t.Parallel() // a 0.5 s stream, checked from below only
 	const timeout = 100 * time.Millisecond
 	cfg := testConfig()
 	cfg.DecodeBase = 5 * time.Millisecond // 100 tokens: 500 ms at least

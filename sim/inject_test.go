@@ -47,6 +47,7 @@ func TestQueueLimit429(t *testing.T) {
 }
 
 func TestInjectedDisconnect(t *testing.T) {
+	t.Parallel() // counts events; the half second of slack is for a busy machine
 	cfg := testConfig()
 	// Cut after 500 of 1000 one-millisecond steps: the other 500 leave the
 	// handler half a second to report the cut before the sequence could

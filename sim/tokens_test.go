@@ -55,6 +55,7 @@ func TestTokenIDsSharePrefixes(t *testing.T) {
 // words are cut in two); the stream's pieces add up to the text, and none is
 // empty.
 func TestReplyReadsBackAsItsTokens(t *testing.T) {
+	t.Parallel() // pure computation (2400 replies tokenized), no clock
 	split := 0
 	for g0 := 1; g0 <= 40; g0++ {
 		prompt := words(g0)

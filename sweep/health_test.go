@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -65,21 +66,36 @@ func runObserved(t *testing.T, c int, observe func(client.Record)) (report.Level
 // its closed loop going would, against a server that is never the
 // bottleneck. report must flag it as client-limited on the loop check,
 // which needs both pieces of evidence the sweep measured: the in-flight
-// shortfall and the issue lag that caused it.
+// shortfall and the issue lag that caused it. In fake time
+// (testing/synctest) the lag is exactly the 40 ms the hook held.
 func TestClientLimitedFlagsStarvedLoop(t *testing.T) {
-	const starved = 40 * time.Millisecond // > report.IssueLagLimit, and longer than a request
-	s, h := runObserved(t, 4, func(client.Record) { time.Sleep(starved) })
-	if !s.ClientLimited {
-		t.Fatalf("a starved level is not flagged client-limited")
-	}
-	if h.IssueLagMax < starved {
-		t.Errorf("IssueLagMax = %v, want at least the %v the hook held each worker", h.IssueLagMax, starved)
-	}
-	for _, want := range []string{"in-flight", "with issue lag max"} {
-		if !strings.Contains(s.ClientLimitedReason, want) {
-			t.Errorf("reason %q does not name %q", s.ClientLimitedReason, want)
+	synctest.Test(t, func(t *testing.T) {
+		const starved = 40 * time.Millisecond // > report.IssueLagLimit, and longer than a request
+		s, h := runObserved(t, 4, func(client.Record) { time.Sleep(starved) })
+		if !s.ClientLimited {
+			t.Fatalf("a starved level is not flagged client-limited")
 		}
-	}
+		if h.IssueLagMax != starved {
+			t.Errorf("IssueLagMax = %v, want exactly the %v the hook held each worker", h.IssueLagMax, starved)
+		}
+		for _, want := range []string{"in-flight", "with issue lag max 40.0 ms"} {
+			if !strings.Contains(s.ClientLimitedReason, want) {
+				t.Errorf("reason %q does not name %q", s.ClientLimitedReason, want)
+			}
+		}
+	})
+}
+
+// In fake time a cheap hook costs no time at all: the loop has no issue
+// lag, and no check fires (the timer is never late there either).
+func TestClientLimitedSparesHealthyLoopInFakeTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, h := runObserved(t, 4, func(client.Record) {})
+		if s.ClientLimited || h.IssueLagMax != 0 || h.TimerLateMax != 0 {
+			t.Errorf("a healthy level: client-limited %v (%q), issue lag max %v, timer late max %v; want none",
+				s.ClientLimited, s.ClientLimitedReason, h.IssueLagMax, h.TimerLateMax)
+		}
+	})
 }
 
 // TestClientLimitedSparesHealthyLoop runs the same level with a cheap hook:

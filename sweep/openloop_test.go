@@ -6,9 +6,11 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -107,21 +109,65 @@ func ttftP99(recs []client.Record) time.Duration {
 	return report.Summarize(sweep.Level{Rate: 1, Records: recs}).TTFTP99
 }
 
-// Coordinated omission, capped: a constant 50 req/s level with at most two
-// requests in flight, in front of a server that stalls 2 s. The requests
-// that arrive during the stall wait in the client; their latency counts
-// from their scheduled instant, so it includes that wait and the p99
-// reflects the stall. The same figures taken from the write miss it.
+// Coordinated omission, capped: a constant-rate level with at most two
+// requests in flight, in front of a server that stalls. The requests that
+// arrive during the stall wait in the client; their latency counts from
+// their scheduled instant, so it includes that wait and the p99 reflects
+// the stall. The same figures taken from the write miss it. In fake time
+// (memServer, testing/synctest) the check is exact: a 2 s stall, every
+// request scheduled in it (100 at 50 req/s) waits until its end; over
+// real sockets (TestCoordinatedOmissionCappedOverHTTP, the HTTP client's
+// own stamps) a 1 s stall at 100 req/s, with tolerances and up to three
+// attempts, since a busy machine stretches any real-time schedule.
 func TestCoordinatedOmissionCapped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &memServer{tokens: 3, gap: 2 * time.Millisecond, stallAt: 60, stall: 2 * time.Second, epoch: time.Now()}
+		cfg := sweep.Config{Rates: []float64{50}, Requests: 300, MaxConcurrency: 2, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
+		for _, e := range checkCapped(t, runOpen(t, cfg, srv), srv.stall, 0, 100) {
+			t.Error(e)
+		}
+	})
+}
+
+func TestCoordinatedOmissionCappedOverHTTP(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a 6 s load")
+		t.Skip("a 2.5 s load")
 	}
-	const stall = 2 * time.Second
-	srv := &stallServer{tokens: 3, gap: 2 * time.Millisecond, stallAt: 60, stall: stall}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	cfg := sweep.Config{Rates: []float64{50}, Requests: 300, MaxConcurrency: 2, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
-	l := runOpen(t, cfg, newClient(t, hs.URL))
+	t.Parallel()
+	retry(t, func() []string {
+		// 200 requests, so that the p99 from t_send is not one of the two
+		// that met the stall themselves.
+		srv := &stallServer{tokens: 3, gap: 2 * time.Millisecond, stallAt: 50, stall: time.Second}
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		cfg := sweep.Config{Rates: []float64{100}, Requests: 200, MaxConcurrency: 2, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
+		return checkCapped(t, runOpen(t, cfg, newClient(t, hs.URL)), srv.stall, 50*time.Millisecond, 60)
+	})
+}
+
+// retry runs attempt up to three times, until it reports nothing wrong,
+// and reports the last attempt's errors: a real-time schedule on a busy
+// 2-core machine fails one attempt, not three.
+func retry(t *testing.T, attempt func() []string) {
+	t.Helper()
+	var errs []string
+	for i := 1; i <= 3; i++ {
+		if errs = attempt(); len(errs) == 0 {
+			return
+		}
+		t.Logf("attempt %d: %s", i, strings.Join(errs, "; "))
+	}
+	for _, e := range errs {
+		t.Error(e)
+	}
+}
+
+// checkCapped says what is wrong with a capped level that met a stall of
+// about `stall`, nothing when all is well: at least minIn requests were
+// scheduled in the stall, and each shows a TTFT from its scheduled
+// instant of at least its wait until the stall's end, less slack (0 in
+// fake time; over sockets the check window also ends 100 ms early).
+func checkCapped(t *testing.T, l sweep.Level, stall, slack time.Duration, minIn int) []string {
 	// The stall on the client's clock: the request that met it first.
 	var stalled client.Record
 	for _, r := range l.Records {
@@ -130,13 +176,21 @@ func TestCoordinatedOmissionCapped(t *testing.T) {
 		}
 	}
 	from, to := stalled.Start, stalled.FirstToken
-	if to-from < stall*9/10 {
-		t.Fatalf("the stall lasted %v on the client's clock, want about %v", to-from, stall)
+	if to-from < stall*9/10 || (slack == 0 && to-from != stall) {
+		return []string{fmt.Sprintf("the stall lasted %v on the client's clock, want about %v", to-from, stall)}
 	}
-	bad, n := latencyCheck(l.Records, report.RequestTTFT, from, to-100*time.Millisecond, 50*time.Millisecond)
-	if n < 50 || bad != nil {
-		t.Fatalf("%d requests scheduled in the stall; one shows TTFT %v from its scheduled instant (sched %v, stall ends %v)",
-			n, report.RequestTTFT(bad), bad.Sched, to)
+	end := to
+	if slack > 0 {
+		end = to - 100*time.Millisecond
+	}
+	var errs []string
+	bad, n := latencyCheck(l.Records, report.RequestTTFT, from, end, slack)
+	if n < minIn || bad != nil {
+		msg := fmt.Sprintf("%d requests scheduled in the stall, want ≥ %d", n, minIn)
+		if bad != nil {
+			msg += fmt.Sprintf("; one shows TTFT %v from its scheduled instant (sched %v, stall ends %v)", report.RequestTTFT(bad), bad.Sched, to)
+		}
+		return []string{msg}
 	}
 	p99, p99send := ttftP99(l.Records), ttftP99(fromSend(l.Records))
 	s := report.Summarize(l)
@@ -144,52 +198,76 @@ func TestCoordinatedOmissionCapped(t *testing.T) {
 		(to - from).Round(time.Millisecond), n, p99.Round(time.Millisecond), p99send.Round(time.Millisecond),
 		s.DispatchDelayP50.Round(time.Millisecond), s.DispatchDelayP99.Round(time.Millisecond), s.DispatchDelayMax.Round(time.Millisecond), s.InflightPeak)
 	if p99 < stall*3/4 || s.TTFTP99 != p99 {
-		t.Errorf("TTFT p99 %v (summary %v), want ≥ %v: the stall", p99, s.TTFTP99, stall*3/4)
+		errs = append(errs, fmt.Sprintf("TTFT p99 %v (summary %v), want ≥ %v: the stall", p99, s.TTFTP99, stall*3/4))
 	}
 	if s.InflightPeak > 2 {
-		t.Errorf("peak in flight %d above the cap 2", s.InflightPeak)
+		errs = append(errs, fmt.Sprintf("peak in flight %d above the cap 2", s.InflightPeak))
 	}
 	// The check can fail: from t_send, the client's wait is omitted.
-	if bad, _ := latencyCheck(l.Records, ttftFromSend, from, to-100*time.Millisecond, 50*time.Millisecond); bad == nil {
-		t.Error("the check passes on figures taken from t_send: it cannot tell coordinated omission")
+	if bad, _ := latencyCheck(l.Records, ttftFromSend, from, end, slack); bad == nil {
+		errs = append(errs, "the check passes on figures taken from t_send: it cannot tell coordinated omission")
 	}
 	if p99send >= stall/2 {
-		t.Errorf("TTFT p99 from t_send %v: the check on p99 cannot fail", p99send)
+		errs = append(errs, fmt.Sprintf("TTFT p99 from t_send %v: the check on p99 cannot fail", p99send))
 	}
+	return errs
 }
 
 // stallingClock is a Doer whose clock, read by the open loop's feeder to
 // sleep until each arrival, stalls once for `stall` after `after`: the
-// sender itself falls behind, as a client starved of CPU would.
+// sender itself falls behind, as a client starved of CPU would. (The
+// Doer's requests stamp their records with its own clock, not this one.)
 type stallingClock struct {
-	*client.Client
+	sweep.Doer
 	after, stall time.Duration
 	once         atomic.Bool
 }
 
 func (c *stallingClock) Now() time.Duration {
-	now := c.Client.Now()
+	now := c.Doer.Now()
 	if now > c.after && c.once.CompareAndSwap(false, true) {
 		time.Sleep(c.stall)
-		now = c.Client.Now()
+		now = c.Doer.Now()
 	}
 	return now
 }
 
-// Coordinated omission, uncapped: the sender falls 2 s behind; the requests
-// it owed meanwhile go out late, and their dispatch delay is part of their
-// latency. The level is flagged client-limited.
+// Coordinated omission, uncapped: the sender falls behind by a stall; the
+// requests it owed meanwhile go out late, and their dispatch delay is part
+// of their latency. The level is flagged client-limited. In fake time
+// (2 s behind, exact); over real sockets, 1 s behind with tolerances and
+// up to three attempts.
 func TestCoordinatedOmissionSenderBehind(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &memServer{tokens: 3, gap: 2 * time.Millisecond, epoch: time.Now()}
+		const stall = 2 * time.Second
+		d := &stallingClock{Doer: srv, after: srv.Now() + time.Second, stall: stall}
+		cfg := sweep.Config{Rates: []float64{50}, Requests: 200, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
+		for _, e := range checkBehind(t, runOpen(t, cfg, d), stall, 0, 99) {
+			t.Error(e)
+		}
+	})
+}
+
+func TestCoordinatedOmissionSenderBehindOverHTTP(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a 4 s load")
+		t.Skip("a 3 s load")
 	}
-	const stall = 2 * time.Second
-	hs := httptest.NewServer(&stallServer{tokens: 3, gap: 2 * time.Millisecond})
-	defer hs.Close()
-	cl := newClient(t, hs.URL)
-	d := &stallingClock{Client: cl, after: cl.Now() + time.Second, stall: stall}
-	cfg := sweep.Config{Rates: []float64{50}, Requests: 200, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
-	l := runOpen(t, cfg, d)
+	t.Parallel()
+	retry(t, func() []string {
+		const stall = time.Second
+		hs := httptest.NewServer(&stallServer{tokens: 3, gap: 2 * time.Millisecond})
+		defer hs.Close()
+		cl := newClient(t, hs.URL)
+		d := &stallingClock{Doer: cl, after: cl.Now() + time.Second, stall: stall}
+		cfg := sweep.Config{Rates: []float64{50}, Requests: 100, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
+		return checkBehind(t, runOpen(t, cfg, d), stall, 50*time.Millisecond, 40)
+	})
+}
+
+// checkBehind says what is wrong with an uncapped level whose sender fell
+// `stall` behind, nothing when all is well (slack as in checkCapped).
+func checkBehind(t *testing.T, l sweep.Level, stall, slack time.Duration, minIn int) []string {
 	// The stall on the client's clock: from the first request sent more
 	// than half the stall late to the moment the sender resumed (the first
 	// of those to go out; the backlog then leaves as one burst).
@@ -200,29 +278,85 @@ func TestCoordinatedOmissionSenderBehind(t *testing.T) {
 		}
 	}
 	if to-from < stall*9/10 {
-		t.Fatalf("the sender fell %v behind, want about %v", to-from, stall)
+		return []string{fmt.Sprintf("the sender fell %v behind, want about %v", to-from, stall)}
 	}
-	bad, n := latencyCheck(l.Records, report.RequestTTFT, from, to-100*time.Millisecond, 50*time.Millisecond)
-	if n < 50 || bad != nil {
-		t.Fatalf("%d requests scheduled while the sender stalled; one shows TTFT %v from its scheduled instant", n, report.RequestTTFT(bad))
+	end := to
+	if slack > 0 {
+		end = to - 100*time.Millisecond
+	}
+	bad, n := latencyCheck(l.Records, report.RequestTTFT, from, end, slack)
+	if n < minIn || bad != nil {
+		msg := fmt.Sprintf("%d requests scheduled while the sender stalled, want ≥ %d", n, minIn)
+		if bad != nil {
+			msg += fmt.Sprintf("; one shows TTFT %v from its scheduled instant", report.RequestTTFT(bad))
+		}
+		return []string{msg}
 	}
 	s := report.Summarize(l)
 	p99send := ttftP99(fromSend(l.Records))
 	t.Logf("sender %v behind: %d requests owed; TTFT p99 %v from t_sched, %v from t_send; dispatch delay p99 %v; client_limited %v (%s)",
 		(to - from).Round(time.Millisecond), n, s.TTFTP99.Round(time.Millisecond), p99send.Round(time.Millisecond),
 		s.DispatchDelayP99.Round(time.Millisecond), s.ClientLimited, s.ClientLimitedReason)
+	var errs []string
 	if s.TTFTP99 < stall*3/4 || s.DispatchDelayP99 < stall*3/4 {
-		t.Errorf("TTFT p99 %v, dispatch delay p99 %v: want both ≥ %v", s.TTFTP99, s.DispatchDelayP99, stall*3/4)
+		errs = append(errs, fmt.Sprintf("TTFT p99 %v, dispatch delay p99 %v: want both ≥ %v", s.TTFTP99, s.DispatchDelayP99, stall*3/4))
 	}
 	if !s.ClientLimited {
-		t.Error("a sender 2 s behind is not flagged client-limited")
+		errs = append(errs, fmt.Sprintf("a sender %v behind is not flagged client-limited", stall))
 	}
-	if bad, _ := latencyCheck(l.Records, ttftFromSend, from, to-100*time.Millisecond, 50*time.Millisecond); bad == nil {
-		t.Error("the check passes on figures taken from t_send: it cannot tell coordinated omission")
+	if bad, _ := latencyCheck(l.Records, ttftFromSend, from, end, slack); bad == nil {
+		errs = append(errs, "the check passes on figures taken from t_send: it cannot tell coordinated omission")
 	}
 	// The bunch sent late loads the server at once, so its own time grows;
 	// the omission still hides most of the stall.
 	if p99send >= s.TTFTP99-stall/4 {
-		t.Errorf("TTFT p99 from t_send %v against %v from t_sched: the check on p99 cannot fail", p99send, s.TTFTP99)
+		errs = append(errs, fmt.Sprintf("TTFT p99 from t_send %v against %v from t_sched: the check on p99 cannot fail", p99send, s.TTFTP99))
 	}
+	return errs
+}
+
+// memServer is stallServer in memory, a Doer for tests in fake time
+// (testing/synctest, where a real socket would not let time advance): a
+// request's tokens come `gap` apart after it arrives; when its stallAt-th
+// request arrives (1-based; 0: never), that request and every one arriving
+// in the next `stall` get nothing until the stall is over. Its clock is
+// the time since epoch.
+type memServer struct {
+	tokens  int
+	gap     time.Duration
+	stallAt int64
+	stall   time.Duration
+	epoch   time.Time
+	n       atomic.Int64
+	mu      sync.Mutex
+	until   time.Duration
+}
+
+func (m *memServer) Now() time.Duration { return time.Since(m.epoch) }
+
+func (m *memServer) Do(ctx context.Context, p client.Prompt) client.Record {
+	r := client.Record{PromptID: p.ID, Start: m.Now(), Status: 200, FinishReason: "length", HasUsage: true, CompletionTokens: m.tokens}
+	n := m.n.Add(1)
+	m.mu.Lock()
+	if n == m.stallAt {
+		m.until = r.Start + m.stall
+	}
+	until := m.until
+	m.mu.Unlock()
+	for i := range m.tokens {
+		wait := m.gap
+		if i == 0 {
+			wait = until - m.Now()
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			r.ErrorClass, r.Error, r.End = client.Canceled, "canceled", m.Now()
+			return r
+		}
+		r.ChunkAt = append(r.ChunkAt, m.Now()-r.Start)
+	}
+	r.FirstToken, r.FirstContent = r.Start+r.ChunkAt[0], r.Start+r.ChunkAt[0]
+	r.LastToken, r.End = r.Start+r.ChunkAt[len(r.ChunkAt)-1], m.Now()
+	return r
 }

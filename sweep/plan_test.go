@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -89,53 +90,106 @@ func TestPlanUntilStaysBelowDuration(t *testing.T) {
 	}
 }
 
-// The open loop sends at the plan's instants whatever the server does: with
-// requests far longer than the gaps, they overlap; every record carries its
-// scheduled instant; the cap holds the in-flight count and its wait shows
-// as Start − Sched.
+// The open loop sends at the plan's instants whatever the server does
+// (in fake time, testing/synctest, so exactly): with requests far longer
+// than the gaps, they overlap; every record carries its scheduled instant;
+// the cap holds the in-flight count and its wait shows as Start − Sched.
 func TestOpenLoopSchedulesAndCaps(t *testing.T) {
 	for _, cap := range []int{0, 2} {
-		f := newFake(100 * time.Millisecond)
-		cfg := Config{Rates: []float64{50}, Requests: 20, Prompt: Cycle(prompts(1)), MaxConcurrency: cap, Rate: RateSpec{Arrival: Constant}}
-		levels, err := collect(t, context.Background(), cfg, f)
+		synctest.Test(t, func(t *testing.T) {
+			// 90 ms requests every 20 ms: no request ends at an instant
+			// another is sent, so the in-flight count has one value.
+			f := newFake(90 * time.Millisecond)
+			f.epoch = f.epoch.Add(-time.Second) // no instant is 0 (Sched 0 means "now")
+			cfg := Config{Rates: []float64{50}, Requests: 20, Prompt: Cycle(prompts(1)), MaxConcurrency: cap, Rate: RateSpec{Arrival: Constant}}
+			levels, err := collect(t, context.Background(), cfg, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := levels[0]
+			if l.Rate != 50 || l.Concurrency != cap || len(l.Records) != 20 {
+				t.Fatalf("cap %d: level rate %v C %d with %d records", cap, l.Rate, l.Concurrency, len(l.Records))
+			}
+			scheds := make([]time.Duration, 0, 20)
+			for _, r := range l.Records {
+				if r.Sched == 0 || r.Start < r.Sched || r.Rate != 50 {
+					t.Fatalf("cap %d: record sched %v start %v rate %v", cap, r.Sched, r.Start, r.Rate)
+				}
+				scheds = append(scheds, r.Sched)
+			}
+			slices.Sort(scheds)
+			for i := 1; i < len(scheds); i++ {
+				if g := scheds[i] - scheds[i-1]; g != 20*time.Millisecond {
+					t.Fatalf("cap %d: scheduled gap %v, want exactly 20ms", cap, g)
+				}
+			}
+			s0 := scheds[0]
+			peak := f.peak.Load()
+			switch cap {
+			case 0:
+				if peak != 5 { // 90ms requests every 20ms: 5 overlap
+					t.Errorf("no cap: peak in flight %d, want 5", peak)
+				}
+				for _, r := range l.Records {
+					if r.Start != r.Sched {
+						t.Errorf("no cap: request scheduled at %v sent at %v", r.Sched-s0, r.Start-s0)
+					}
+				}
+			default:
+				if peak != int64(cap) {
+					t.Errorf("cap %d: peak in flight %d", cap, peak)
+				}
+				// Through 2 slots, request k ≥ 2 is sent when request k−2
+				// ends: at 90 ms × (k/2) + 20 ms × (k%2). The last, scheduled
+				// at 380 ms, is sent at 830 ms: it waited 450 ms in the client.
+				for _, r := range l.Records {
+					k := int((r.Sched - s0) / (20 * time.Millisecond))
+					want := r.Sched
+					if k >= 2 {
+						want = s0 + time.Duration(k/2)*90*time.Millisecond + time.Duration(k%2)*20*time.Millisecond
+					}
+					if r.Start != want {
+						t.Errorf("cap %d: request %d sent at %v, want %v", cap, k, r.Start-s0, want-s0)
+					}
+				}
+				last := l.Records[len(l.Records)-1]
+				if w := last.Start - last.Sched; w != 450*time.Millisecond {
+					t.Errorf("cap %d: last request waited %v in the client, want 450ms", cap, w)
+				}
+			}
+		})
+	}
+}
+
+// The open loop sends each request at exactly its planned instant (in fake
+// time): the records' scheduled instants are the seeded Poisson plan that
+// ArrivalPlan draws, offset by the level's start, and each was sent then.
+func TestOpenLoopSendsAtThePlannedInstants(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sp := RateSpec{Arrival: Poisson, Seed: 7}
+		want, err := sp.ArrivalPlan(20, 40, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Rates: []float64{20}, Requests: 40, Prompt: Cycle(prompts(1)), Rate: sp}
+		levels, err := collect(t, context.Background(), cfg, newFake(300*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
 		l := levels[0]
-		if l.Rate != 50 || l.Concurrency != cap || len(l.Records) != 20 {
-			t.Fatalf("cap %d: level rate %v C %d with %d records", cap, l.Rate, l.Concurrency, len(l.Records))
+		if len(l.Records) != 40 {
+			t.Fatalf("%d records, want 40", len(l.Records))
 		}
-		scheds := make([]time.Duration, 0, 20)
-		for _, r := range l.Records {
-			if r.Sched == 0 || r.Start < r.Sched || r.Rate != 50 {
-				t.Fatalf("cap %d: record sched %v start %v rate %v", cap, r.Sched, r.Start, r.Rate)
-			}
-			scheds = append(scheds, r.Sched)
+		s0 := l.Records[0].Sched
+		if s0 < l.Start || s0-l.Start > 10*time.Millisecond {
+			t.Errorf("the first arrival is scheduled %v after the level's start", s0-l.Start)
 		}
-		slices.Sort(scheds)
-		for i := 1; i < len(scheds); i++ {
-			if g := scheds[i] - scheds[i-1]; g != 20*time.Millisecond {
-				t.Fatalf("cap %d: scheduled gap %v, want exactly 20ms", cap, g)
+		for i, r := range l.Records {
+			if r.Sched-s0 != want[i]-want[0] || r.Start != r.Sched {
+				t.Errorf("request %d scheduled at +%v, sent at +%v; the plan says +%v", i, r.Sched-s0, r.Start-s0, want[i]-want[0])
 			}
 		}
-		peak := f.peak.Load()
-		last := l.Records[len(l.Records)-1]
-		switch cap {
-		case 0:
-			if peak < 3 { // 100ms requests every 20ms: about 5 overlap
-				t.Errorf("no cap: peak in flight %d, want the requests to overlap", peak)
-			}
-		default:
-			if peak > int64(cap) {
-				t.Errorf("cap %d: peak in flight %d", cap, peak)
-			}
-			// 20 requests of 100ms through 2 slots take ≥ 1s; the last was
-			// scheduled at 380ms, so it waited ≥ 500ms in the client.
-			if w := last.Start - last.Sched; w < 500*time.Millisecond {
-				t.Errorf("cap %d: last request waited %v in the client, want ≥ 500ms", cap, w)
-			}
-		}
-	}
+	})
 }
 
 // TestPlanPartsMakeTheWholePlan: the shards' parts of a plan are disjoint

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,14 +13,14 @@ import (
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// smallSim is a simulator of known capacity: 4 slots, 10 ms decode steps
-// (plus 0.5 ms per running sequence), so a request of 16 tokens holds a
-// slot about 16 × 12 ms ≈ 0.19 s and the server completes at most about
-// 4 / 0.19 ≈ 21 requests per second.
+// smallSim is a simulator of known capacity: 4 slots, 5 ms decode steps
+// (plus 0.25 ms per running sequence), so a request of 16 tokens holds a
+// slot about 16 × 6 ms ≈ 0.096 s and the server completes at most about
+// 4 / 0.096 ≈ 42 requests per second.
 func smallSim(t *testing.T) string {
 	t.Helper()
 	srv, err := sim.New(sim.Config{Model: "m", MaxModelLen: 4096, MaxNumSeqs: 4, PrefillTokensPerSec: 1e6,
-		DecodeBase: 10 * time.Millisecond, DecodePerSeq: 500 * time.Microsecond})
+		DecodeBase: 5 * time.Millisecond, DecodePerSeq: 250 * time.Microsecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,34 +41,26 @@ func clientMax(t *testing.T, url string, maxTokens int) sweep.Doer {
 	return cl
 }
 
-// Below capacity (8 req/s against about 21) the open loop gets what it
+// Below capacity (16 req/s against about 42) the open loop gets what it
 // offers: every arrival completes, the completion rate is the arrival rate
-// within 2%, the sender is on time, and TTFT does not climb. Above it (40
+// within 2%, the sender is on time, and TTFT does not climb. Above it (80
 // req/s) the queue grows for the whole level: the level is flagged
-// unstable and TTFT at its end is far above TTFT at its start.
+// unstable and TTFT at its end is far above TTFT at its start. (That the
+// open loop sends at exactly its planned instants is proven in fake time:
+// TestOpenLoopSendsAtThePlannedInstants.)
 func TestOpenLoopAgainstSim(t *testing.T) {
 	if testing.Short() {
-		t.Skip("an 8 s load")
+		t.Skip("a 5 s load")
 	}
 	url := smallSim(t)
 	// The sender's lateness is the test machine's as much as the code's: a
 	// 50 ms hiccup on a busy 2-core box fails one attempt, not three.
-	var errs []string
-	for attempt := 1; attempt <= 3; attempt++ {
-		errs = belowCapacity(t, url)
-		if len(errs) == 0 {
-			break
-		}
-		t.Logf("attempt %d: %s", attempt, strings.Join(errs, "; "))
-	}
-	for _, e := range errs {
-		t.Error(e)
-	}
+	retry(t, func() []string { return belowCapacity(t, url) })
 
-	above := runOpen(t, sweep.Config{Rates: []float64{40}, Requests: 80, Rate: sweep.RateSpec{Arrival: sweep.Constant}}, clientMax(t, url, 16))
+	above := runOpen(t, sweep.Config{Rates: []float64{80}, Requests: 80, Rate: sweep.RateSpec{Arrival: sweep.Constant}}, clientMax(t, url, 16))
 	a := report.Summarize(above)
 	first, last := edgeTTFT(above)
-	t.Logf("40 req/s: offered %.3f/s, achieved %.3f/s, TTFT first tenth %v, last tenth %v, rise %v; %s",
+	t.Logf("80 req/s: offered %.3f/s, achieved %.3f/s, TTFT first tenth %v, last tenth %v, rise %v; %s",
 		a.OfferedRPS, a.AchievedRPS, first, last, a.TTFTRise, a.UnstableReason)
 	if !a.Unstable {
 		t.Error("above capacity not flagged unstable")
@@ -82,19 +73,26 @@ func TestOpenLoopAgainstSim(t *testing.T) {
 	}
 }
 
-// belowCapacity runs 40 arrivals at 8 req/s and says what is wrong with
-// them, nothing when all is well.
+// belowCapacity runs 40 arrivals at 16 req/s and says what is wrong with
+// them, nothing when all is well. A dispatch delay over 50 ms counts
+// against the code only when the level's own timer probe was on time
+// (Health.TimerLateMax under 20 ms): a probe as late as the sends says the
+// machine starved the whole process, and the test says so in its log.
 func belowCapacity(t *testing.T, url string) []string {
-	below := runOpen(t, sweep.Config{Rates: []float64{8}, Requests: 40, Rate: sweep.RateSpec{Arrival: sweep.Constant}}, clientMax(t, url, 16))
+	below := runOpen(t, sweep.Config{Rates: []float64{16}, Requests: 40, Rate: sweep.RateSpec{Arrival: sweep.Constant}}, clientMax(t, url, 16))
 	s := report.Summarize(below)
-	t.Logf("8 req/s: offered %.3f/s, achieved %.3f/s, dispatch delay p50 %v p99 %v, TTFT p50 %v rise %v, peak in flight %d",
-		s.OfferedRPS, s.AchievedRPS, s.DispatchDelayP50, s.DispatchDelayP99, s.TTFTP50, s.TTFTRise, s.InflightPeak)
+	t.Logf("16 req/s: offered %.3f/s, achieved %.3f/s, dispatch delay p50 %v p99 %v, TTFT p50 %v rise %v, peak in flight %d, timer late max %v",
+		s.OfferedRPS, s.AchievedRPS, s.DispatchDelayP50, s.DispatchDelayP99, s.TTFTP50, s.TTFTRise, s.InflightPeak, below.Health.TimerLateMax)
 	var errs []string
-	if s.RequestsOK != 40 || math.Abs(s.AchievedRPS/s.OfferedRPS-1) > 0.02 || math.Abs(s.OfferedRPS/8-1) > 1e-6 {
-		errs = append(errs, fmt.Sprintf("below capacity: %d ok, achieved %.3f/s against offered %.3f/s (want 40, within 2%%, offered 8)", s.RequestsOK, s.AchievedRPS, s.OfferedRPS))
+	if s.RequestsOK != 40 || math.Abs(s.AchievedRPS/s.OfferedRPS-1) > 0.02 || math.Abs(s.OfferedRPS/16-1) > 1e-6 {
+		errs = append(errs, fmt.Sprintf("below capacity: %d ok, achieved %.3f/s against offered %.3f/s (want 40, within 2%%, offered 16)", s.RequestsOK, s.AchievedRPS, s.OfferedRPS))
 	}
 	if s.DispatchDelayP99 > 50*time.Millisecond {
-		errs = append(errs, fmt.Sprintf("dispatch delay p99 %v > 50ms", s.DispatchDelayP99))
+		if late := below.Health.TimerLateMax; late >= 20*time.Millisecond {
+			t.Logf("dispatch delay p99 %v with the timer probe %v late: the machine starved this process; not held against the sender", s.DispatchDelayP99, late)
+		} else {
+			errs = append(errs, fmt.Sprintf("dispatch delay p99 %v > 50ms (timer probe at most %v late)", s.DispatchDelayP99, late))
+		}
 	}
 	if s.Unstable {
 		errs = append(errs, "below capacity flagged unstable: "+s.UnstableReason)

@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// steadyDoer is a server (a sweep.Doer) whose every request takes took,
+// whatever the load: the closed-loop estimate's own model of a server about
+// which nothing is known (scale 1). Its clock is the time since epoch, so
+// it must be made inside the bubble that runs it.
+type steadyDoer struct {
+	epoch time.Time
+	took  time.Duration
+}
+
+func (d *steadyDoer) Now() time.Duration { return time.Since(d.epoch) }
+
+func (d *steadyDoer) Do(ctx context.Context, p client.Prompt) client.Record {
+	r := client.Record{PromptID: p.ID, Start: d.Now(), Status: 200}
+	select {
+	case <-time.After(d.took):
+	case <-ctx.Done():
+		r.ErrorClass = client.Canceled
+	}
+	r.End = d.Now()
+	return r
+}
+
+// TestClosedLoopETAIsTheSweepsTime: in fake time (testing/synctest) the
+// closed-loop estimate of the time left (timeLeft) is exactly what the
+// sweep then takes, before the first level and at the start of every
+// later one, when a request takes a known time: levels 1, 3 and 4 with 8
+// measured and 2 warm-up requests, twice, are 10 + 4 + 3 rounds of 250 ms
+// a run, 8.5 s in all.
+func TestClosedLoopETAIsTheSweepsTime(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const per = 250 * time.Millisecond
+		o := &options{Levels: []int{1, 3, 4}, Requests: 8, Warmup: 2, Repeat: 2, MaxTokens: 100}
+		plan := newSweepPlan(o, nil)
+		t0 := time.Now()
+		var starts []time.Duration
+		cfg := sweep.Config{Levels: o.Levels, Requests: o.Requests, Warmup: o.Warmup, Repeat: o.Repeat,
+			Prompt:  sweep.Cycle([]client.Prompt{{Text: "p"}}),
+			Started: func(int, int, int) { starts = append(starts, time.Since(t0)) }}
+		if err := sweep.Run(context.Background(), cfg, &steadyDoer{epoch: time.Now(), took: per}, func(sweep.Level) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		total := time.Since(t0)
+		if want := 2 * 17 * per; total != want || plan.timeLeft(0, per) != want {
+			t.Errorf("the sweep took %v, estimated %v; want both %v", total, plan.timeLeft(0, per), want)
+		}
+		if len(starts) != 6 {
+			t.Fatalf("%d level runs, want 6", len(starts))
+		}
+		for k, at := range starts {
+			if left := plan.timeLeft(k, per); left != total-at {
+				t.Errorf("at run %d (%v in): estimated %v left, the sweep took %v more", k+1, at, left, total-at)
+			}
+		}
+	})
+}

@@ -1,0 +1,123 @@
+package app
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/toksweep/toksweep/client"
+)
+
+// Timer tests of the progress line and its estimates, in fake time
+// (testing/synctest): the clock moves only when every goroutine of the
+// bubble waits, so each redraw happens at exactly its instant and each
+// figure derived from the elapsed time is exact.
+
+// closedPlan is the estimates' view of a closed-loop sweep of levels, with
+// requests measured requests per level of tokens output tokens each (built
+// from options, as the sweep command builds it).
+func closedPlan(levels []int, requests, tokens int) sweepPlan {
+	return newSweepPlan(&options{Levels: levels, Requests: requests, MaxTokens: tokens, Repeat: 1}, nil)
+}
+
+// redraws splits live output into the lines drawn after "\r\033[K".
+func redraws(out string) []string {
+	parts := strings.Split(out, "\r\033[K")
+	return parts[1:]
+}
+
+// TestProgressRedrawsEveryInterval: on a terminal the live line is drawn
+// every progressEvery (250 ms), 80 times in 20 s, each from the elapsed
+// time at its instant; the estimate at the level's end is measured from
+// the level's own time; a failed request counts as done and as an error,
+// a warm-up as neither; the last run has no sweep estimate; stop draws
+// nothing more. (TestProgressLiveRedrawsOnTerminal checks the same line
+// on a real clock.)
+func TestProgressRedrawsEveryInterval(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var buf syncBuffer
+		var streamed atomic.Int64
+		// Two levels of 320 requests of 100 tokens; nothing known of the
+		// server, so a request's time at C=8 is its time at C=4.
+		p := newProgress(&buf, closedPlan([]int{4, 8}, 320, 100), &streamed)
+		p.live = true
+		p.start(4, 0, 320)
+		for range 80 {
+			p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
+		}
+		streamed.Store(8000) // a quarter of 320 × 100
+
+		time.Sleep(20*time.Second + time.Millisecond)
+		lines := redraws(buf.String())
+		if len(lines) != 80 {
+			t.Fatalf("%d redraws in 20s, want 80 (one every %v)", len(lines), progressEvery)
+		}
+		// At 250 ms: a quarter done, so 750 ms left (to the second: 1s);
+		// a request took 1s/80 = 12.5 ms, the C=8 level's 40 rounds 0.5 s.
+		if want := "level C=4 (run 1 of 2): 80/320 requests, 8000 tokens streamed, 32000 tok/s, 0 errors, 0s; level ~1s left, sweep ~1s left"; lines[0] != want {
+			t.Errorf("first redraw\n%q, want\n%q", lines[0], want)
+		}
+		// At 20 s: 60 s left in the level; a request took 80s/80 = 1 s,
+		// the C=8 level 40 s more.
+		if want := "level C=4 (run 1 of 2): 80/320 requests, 8000 tokens streamed, 400 tok/s, 0 errors, 20s; level ~1m0s left, sweep ~1m40s left"; lines[79] != want {
+			t.Errorf("redraw at 20s\n%q, want\n%q", lines[79], want)
+		}
+
+		// The level ends at 80.1 s, between two redraws: 1.00125 s a
+		// request measured (1s), so the C=8 level's 40 rounds take 40 s.
+		time.Sleep(60*time.Second + 99*time.Millisecond)
+		n := len(redraws(buf.String()))
+		p.levelEnded("level C=4 done", true)
+		got := redraws(buf.String())[n:]
+		if len(got) != 2 || got[0] != "level C=4 done\n" || got[1] != "toksweep: about 40 seconds left for 1 more level run (measured 1s a request at C=4)\n" {
+			t.Errorf("at the level's end drew %q", got)
+		}
+
+		// The ticker keeps its phase: the next redraw is at 80.25 s, 150 ms
+		// into the level.
+		p.start(8, 0, 320)
+		p.observe(client.Record{ErrorClass: client.HTTP5xx})
+		p.observe(client.Record{Warmup: true}) // not counted: planned is measured requests
+		streamed.Store(16000)                  // half of the level's tokens
+		time.Sleep(150*time.Millisecond + time.Millisecond)
+		last := redraws(buf.String())
+		if want := "level C=8 (run 2 of 2): 1/320 requests, 16000 tokens streamed, 106667 tok/s, 1 errors, 0s; level ~0s left"; last[len(last)-1] != want {
+			t.Errorf("last run's redraw\n%q, want\n%q (no sweep estimate)", last[len(last)-1], want)
+		}
+		p.stop()
+		n = len(redraws(buf.String()))
+		time.Sleep(time.Second)
+		if m := len(redraws(buf.String())); m != n {
+			t.Errorf("%d redraws after stop", m-n)
+		}
+	})
+}
+
+// TestProgressPlainReestimateIsMeasured: off a terminal, the re-estimate
+// after a level is the level's measured time per request (3 s for 8
+// requests at C=1: 375 ms, shown as 400ms) times the rounds left (C=2:
+// 4 rounds, C=4: 2), and nothing is drawn between the lines.
+func TestProgressPlainReestimateIsMeasured(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var buf syncBuffer
+		p := newProgress(&buf, closedPlan([]int{1, 2, 4}, 8, 100), nil)
+		p.start(1, 0, 8)
+		time.Sleep(3 * time.Second)
+		p.levelEnded("level C=1 done", true)
+		p.start(2, 0, 8)
+		time.Sleep(80 * time.Second) // 20 s a request: 2 rounds of C=4 left, 40 s
+		p.levelEnded("level C=2 done", true)
+		p.stop()
+		want := "level C=1 done\n" +
+			"toksweep: a few seconds left for 2 more level runs (measured 400ms a request at C=1)\n" +
+			"level C=2 done\n" +
+			"toksweep: about 40 seconds left for 1 more level run (measured 20s a request at C=2)\n"
+		if got := buf.String(); got != want {
+			t.Errorf("plain progress wrote\n%q, want\n%q", got, want)
+		}
+	})
+}
