@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,8 +151,10 @@ func failureRun(t *testing.T, tc failureCase) (wrong, timing []string, starved b
 			col  string
 			want float64
 		}{{"decode_tps_p50", p.decodeTPS()}, {"e2e_tps_mean", p.e2eTPS()}, {"ttft_p50_ms", msOf(failureTTFT)}} {
-			if got := num(t, row, ck.col); !within(got, ck.want, 0.15) {
-				timing = append(timing, fmt.Sprintf("C=%s %s = %.2f, want %.2f: polluted by failed requests?", c, ck.col, got, ck.want))
+			// A starved client can read a stream in one burst, which
+			// leaves its decode rate undefined: that is timing too.
+			if got, err := strconv.ParseFloat(row[ck.col], 64); err != nil || !within(got, ck.want, 0.15) {
+				timing = append(timing, fmt.Sprintf("C=%s %s = %q, want %.2f: polluted by failed requests?", c, ck.col, row[ck.col], ck.want))
 			}
 		}
 	}
