@@ -7,9 +7,6 @@ import (
 	"testing"
 )
 
-// This file's name sorts first on purpose: go test starts the parallel
-// tests in the order of their files, and the longest should start first.
-
 // TestNoCrashOnAnyValue gives every sweep flag a set of hostile values. No
 // value may crash toksweep: each run ends with exit 1 or 2 and one line.
 // The target is a closed port, so a value that passes fails at pre-flight.
