@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -218,6 +219,33 @@ func sweepInto(t *testing.T, args ...string) string {
 	return dir
 }
 
+// sweepPair runs two sweeps at once (sweepInto's) and returns their run
+// directories: a pair compared side by side sees the same machine.
+func sweepPair(t *testing.T, a, b []string) (string, string) {
+	t.Helper()
+	type result struct {
+		dir, stderr string
+		code        int
+		args        []string
+	}
+	run := func(args []string, into *result) {
+		into.dir = filepath.Join(t.TempDir(), "run")
+		into.args = append(append([]string{"sweep"}, args...), "--metrics-url", "off", "--out", into.dir)
+		into.code, _, into.stderr = runCLI(t, context.Background(), into.args...)
+	}
+	var ra, rb result
+	var wg sync.WaitGroup
+	wg.Go(func() { run(a, &ra) })
+	run(b, &rb)
+	wg.Wait()
+	for _, r := range []result{ra, rb} {
+		if r.code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s", r.args, r.code, r.stderr)
+		}
+	}
+	return ra.dir, rb.dir
+}
+
 // compareRuns runs compare with args (flags, then run directories) and
 // returns stdout and the decode_tps_p50 rows of compare.csv.
 func compareRuns(t *testing.T, args ...string) (string, []map[string]string) {
@@ -239,8 +267,8 @@ func compareRuns(t *testing.T, args ...string) (string, []map[string]string) {
 	return stdout, decode
 }
 
-// TestCompareIdenticalSimRuns: two back-to-back `sweep --sim` runs of the
-// same simulator are no difference, whether each side ran once (the
+// TestCompareIdenticalSimRuns: two `sweep --sim` runs of the same
+// simulator, side by side, are no difference, whether each side ran once (the
 // bootstrap sees only request-to-request noise, so the floor decides and
 // the output says run-to-run noise was not measured) or twice (the
 // interval is between runs). On a starved machine one pair of runs may
@@ -259,10 +287,10 @@ func TestCompareIdenticalSimRuns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			var problems []string
 			for attempt := 1; attempt <= 2; attempt++ {
-				a := sweepInto(t, append(sim, "--repeat", tt.repeat)...)
-				b := sweepInto(t, append(sim, "--repeat", tt.repeat)...)
+				a, b := sweepPair(t, append(sim, "--repeat", tt.repeat), append(sim, "--repeat", tt.repeat))
 				stdout, rows := compareRuns(t, a, b)
 				problems = nil
 				if !strings.Contains(stdout, tt.say) {
@@ -302,8 +330,8 @@ func TestCompareSlowerSim(t *testing.T) {
 	want := float64(step) / float64(slow)
 	flags := []string{"--levels", "2", "--requests", "12", "--max-tokens", "64", "--repeat", "3"}
 	for attempt := 1; attempt <= 2; attempt++ {
-		fast := sweepInto(t, append([]string{"--url", steadySim(t, nil)}, flags...)...)
-		slowDir := sweepInto(t, append([]string{"--url", steadySim(t, func(c *sim.Config) { c.DecodeBase = slow })}, flags...)...)
+		fast, slowDir := sweepPair(t, append([]string{"--url", steadySim(t, nil)}, flags...),
+			append([]string{"--url", steadySim(t, func(c *sim.Config) { c.DecodeBase = slow })}, flags...))
 		rf, rs := stampedRates(t, fast), stampedRates(t, slowDir)
 		truth := report.Percentile(rs, 50) / report.Percentile(rf, 50)
 		kept := onSchedule(rf, 1/step.Seconds()) && onSchedule(rs, 1/slow.Seconds())

@@ -20,7 +20,8 @@ import (
 // (synced each second); `report DIR` then gives the level's figures over
 // them, marked crashed, and a second report gives the same.
 func TestKill9RecoversLevel(t *testing.T) {
-	bin := buildBinary(t, t.TempDir())
+	t.Parallel()
+	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "soak")
 	cmd := exec.Command(bin, "sweep", "--sim", "--levels", "2", "--duration", "60s", "--max-tokens", "32", "--out", out)
 	if err := cmd.Start(); err != nil {

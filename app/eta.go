@@ -117,13 +117,19 @@ func (p sweepPlan) scale(c int) float64 {
 
 // preflightSpeed is the pre-flight request's time to first token and time
 // per output token after it (0, 0 when it streamed fewer than two chunks).
+// When the server stamped its sends (the simulator), the time per token is
+// the stamps': a busy client may read the short stream in one burst.
 func preflightSpeed(r client.Record) (ttft, perToken time.Duration) {
 	n := len(r.ChunkAt)
 	if n < 2 || r.FirstToken <= r.Start {
 		return 0, 0
 	}
+	first, last := r.ChunkAt[0], r.ChunkAt[n-1]
+	if len(r.SendLag) == n {
+		first, last = first-r.SendLag[0], last-r.SendLag[n-1]
+	}
 	out := max(r.OutputTokens(), n)
-	return r.FirstToken - r.Start, (r.ChunkAt[n-1] - r.ChunkAt[0]) / time.Duration(out-1)
+	return r.FirstToken - r.Start, (last - first) / time.Duration(out-1)
 }
 
 // variedTargets reports whether the prompts' output targets differ.

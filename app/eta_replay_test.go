@@ -11,6 +11,7 @@ import (
 // warm-up, at most --requests), not the rate mode's 20 requests per rate,
 // and its time is the span over each speed plus the longest request.
 func TestReplayUpFront(t *testing.T) {
+	t.Parallel()
 	r := &replaySettings{File: "t.jsonl", speeds: []float64{1, 2}}
 	r.sum = trace.Summary{Requests: 41, Span: 2 * time.Second}
 	r.sum.Output.Max = 40 // 1 s at 40 tok/s

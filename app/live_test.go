@@ -86,6 +86,7 @@ var liveFamilies = map[string]bool{
 // output-token counter equal levels.csv's, and no planted secret (key,
 // header, URL password) is in any scrape.
 func TestListenDuringSweep(t *testing.T) {
+	t.Parallel()
 	p := startPaced(t, 10*time.Millisecond, 5*time.Millisecond, 4, func(p *pacedServer) { p.apiKey = plantedKey })
 	url := strings.Replace(p.url(), "://", "://user:"+plantedURLPw+"@", 1)
 	out := filepath.Join(t.TempDir(), "run-live")
@@ -146,6 +147,7 @@ func TestListenDuringSweep(t *testing.T) {
 }
 
 func TestListenRefusesBadAddress(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--listen", "nonsense", "--out", t.TempDir())
 	if code != ExitUsage || !strings.Contains(stderr, "invalid --listen") {
 		t.Errorf("exit %d, %q; want 2 and invalid --listen", code, stderr)
@@ -158,6 +160,7 @@ func TestListenRefusesBadAddress(t *testing.T) {
 // every level and exits 3 naming C=2 on the last line; --abort-on-slo-fail
 // stops at C=2. A healthy server passes the gate with exit 0.
 func TestFailOnSLO(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		flags  []string
@@ -172,6 +175,7 @@ func TestFailOnSLO(t *testing.T) {
 		{"abort", []string{"--abort-on-slo-fail"}, true, ExitSLOFailed, 2, "aborted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := startPaced(t, 5*time.Millisecond, 2*time.Millisecond, 3, func(p *pacedServer) {
 				if tc.faulty { // the pre-flight and level 1 are the first 9 or so
 					p.fail = statusWhen(500, func(n int64) bool { return n > 12 && n%2 == 0 })
@@ -208,6 +212,7 @@ func TestFailOnSLO(t *testing.T) {
 }
 
 func TestFailOnSLONeedsObjective(t *testing.T) {
+	t.Parallel()
 	for _, flags := range [][]string{{"--fail-on-slo"}, {"--abort-on-slo-fail"}, {"--fail-on-slo", "--slo-ttft-p95", "1s", "--levels", "auto"}} {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--out", t.TempDir()}, flags...)...)
 		if code != ExitUsage || !strings.Contains(stderr, "--fail-on-slo") {
@@ -220,6 +225,7 @@ func TestFailOnSLONeedsObjective(t *testing.T) {
 // one's share) / runs planned, the running one's share that of its
 // requests done; NaN when the runs are not planned ahead.
 func TestShareDone(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p := newProgress(io.Discard, sweepPlan{levels: []int{1, 2}, repeat: 1, requests: 4}, nil)
 		if got := p.shareDone(2); got != 0 {
@@ -249,6 +255,7 @@ func TestShareDone(t *testing.T) {
 // TestListenPortInUse: a --listen port that is taken is a one-line error
 // before anything else: no run directory is made.
 func TestListenPortInUse(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,7 @@ func inputErrors(t *testing.T, out, path string) (worst float64, ok int) {
 // pre-flight's tokens per word) within 5%; the trace summary is on the
 // console and in summary.json.
 func TestReplayCommandLine(t *testing.T) {
+	t.Parallel()
 	path := smallTrace(t)
 	for _, c := range []struct {
 		name string
@@ -76,6 +77,7 @@ func TestReplayCommandLine(t *testing.T) {
 		{"chat", nil, 0.05},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out := t.TempDir()
 			args := append([]string{"sweep", "--sim", "--sim-preset", "fast", "--trace", path, "--replay-speed", "1,2", "--out", out, "--metrics-url", "off"}, c.args...)
 			code, stdout, stderr := runCLI(t, context.Background(), args...)
@@ -110,6 +112,7 @@ func TestReplayCommandLine(t *testing.T) {
 
 // The replay flags' mistakes are usage errors, before any load.
 func TestReplayFlagErrors(t *testing.T) {
+	t.Parallel()
 	path := smallTrace(t)
 	for _, c := range []struct {
 		args []string
@@ -141,6 +144,7 @@ func TestReplayFlagErrors(t *testing.T) {
 // trace's mean rate, 20 req/s), and the closing paragraph names the
 // levels' speeds.
 func TestReplaySpeedAuto(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a search of up to 8 replays")
 	}
@@ -170,6 +174,7 @@ func TestReplaySpeedAuto(t *testing.T) {
 // and the plan is --peak-rps λ's: the replicas ceil(λ / (X × h)) by hand
 // from plan.json's X. A run that is no replay is a usage error.
 func TestPlanPeakSpeed(t *testing.T) {
+	t.Parallel()
 	// A starved machine can make the one level unstable, and then there is
 	// nothing to plan on: that is retried.
 	var out, stdout string

@@ -197,6 +197,7 @@ func checkRerendered(t *testing.T, dir string) {
 // another run, in one line, and leaves it byte for byte (issue 25, item 3:
 // OTHER's summary.json, levels.csv and report.html were replaced).
 func TestReportOutRefusesAnotherRun(t *testing.T) {
+	t.Parallel()
 	a, b := filepath.Join(t.TempDir(), "A"), filepath.Join(t.TempDir(), "B")
 	sweepSmallInto(t, a)
 	sweepSmallInto(t, b)

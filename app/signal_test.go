@@ -329,7 +329,8 @@ func TestClosedPipeFinishesTheRun(t *testing.T) {
 // within about a second of one SIGTERM, leaving no run directory (issue
 // 25, item 9: it needed SIGKILL).
 func TestInterruptStopsABlockedCommand(t *testing.T) {
-	bin := buildBinary(t, t.TempDir())
+	t.Parallel()
+	bin := buildBinary(t)
 	dir := t.TempDir()
 	fifo, out := filepath.Join(dir, "dataset.jsonl"), filepath.Join(dir, "run")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
