@@ -111,6 +111,8 @@ type sweepFlagValues struct {
 	SLOTTFTP95         *time.Duration
 	SLOErrorRate       *float64
 	SLOMaxGap          *time.Duration
+	SLOTPOTP99         *time.Duration
+	SLOE2EP95          *time.Duration
 	SimPresetSet       bool
 	Turns              int
 	TurnsSet           bool

@@ -150,6 +150,7 @@ var Columns = slices.Concat(
 		tpsColumn("e2e_tps_mean", "e2e rate per request, mean", SingleTable, e2eGroup, "mean", func(s *LevelStats) float64 { return s.E2ETPSMean }),
 		msColumn("e2e_latency_p50_ms", "e2e latency per request (End − Start), p50", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP50) }),
 		msColumn("e2e_latency_p90_ms", "e2e latency per request, p90 (vLLM's p90 E2EL)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP90) }),
+		msColumn("e2e_latency_p95_ms", "e2e latency per request, p95 (the --slo-e2e-p95 figure)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP95) }),
 		msColumn("e2e_latency_p99_ms", "e2e latency per request, p99 (the max when n < 100)", NoTable, "", "", func(s *LevelStats) Value { return millis(s.E2ELatencyP99) }),
 		msColumn("itl_p50_ms", "ITL per token, weighted p50", SingleTable, itlGroup, "p50", func(s *LevelStats) Value { return millis(s.ITLP50) }),
 		msColumn("itl_p99_ms", "ITL per token, weighted p99", SingleTable, itlGroup, "p99", func(s *LevelStats) Value { return millis(s.ITLP99) }),

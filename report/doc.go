@@ -47,6 +47,7 @@
 //	e2e_tps_mean            tok/s     e2e rate per request, mean
 //	e2e_latency_p50_ms      ms        e2e latency per request (End − Start), p50
 //	e2e_latency_p90_ms      ms        e2e latency per request, p90 (vLLM's p90 E2EL)
+//	e2e_latency_p95_ms      ms        e2e latency per request, p95 (the --slo-e2e-p95 figure)
 //	e2e_latency_p99_ms      ms        e2e latency per request, p99 (the max when n < 100)
 //	itl_p50_ms              ms        ITL per token, weighted p50
 //	itl_p99_ms              ms        ITL per token, weighted p99

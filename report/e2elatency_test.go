@@ -35,6 +35,7 @@ func TestE2ELatency(t *testing.T) {
 	}{
 		{"p50", s.E2ELatencyP50, 500 * msec},
 		{"p90", s.E2ELatencyP90, 900 * msec},
+		{"p95", s.E2ELatencyP95, 1000 * msec}, // nearest rank: the 10th of 10
 		{"p99", s.E2ELatencyP99, 1000 * msec},
 	} {
 		if tt.got != tt.want {
@@ -50,7 +51,7 @@ func TestE2ELatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b, []byte(`"e2e_latency_p50_ms":500,"e2e_latency_p90_ms":900,"e2e_latency_p99_ms":1000`)) {
+	if !bytes.Contains(b, []byte(`"e2e_latency_p50_ms":500,"e2e_latency_p90_ms":900,"e2e_latency_p95_ms":1000,"e2e_latency_p99_ms":1000`)) {
 		t.Errorf("summary.json level lacks the e2e latency figures: %s", b)
 	}
 

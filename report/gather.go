@@ -51,6 +51,15 @@ func (r *request) tpot() float64 {
 	return math.NaN()
 }
 
+// goodputTPOT is tpot for the goodput's TPOT bound: 0 when the request
+// has no TPOT (one token or none), as vLLM's goodput counts it.
+func (r *request) goodputTPOT() float64 {
+	if v := r.tpot(); !math.IsNaN(v) {
+		return v
+	}
+	return 0
+}
+
 // gathered is the first pass over a level: its measured requests in record
 // order, the successful ones among them, and the pooled per-chunk figures.
 type gathered struct {

@@ -35,6 +35,8 @@ type requestFigures struct {
 	ttft   time.Duration // NoSample without a token
 	decode float64       // NaN when undefined
 	e2e    float64
+	tpot   float64       // ns; 0 with one token or none, as vLLM's goodput counts it
+	e2el   time.Duration // End − origin, the e2e_latency figures' per-request value
 }
 
 // throughput fills the figures both loops share: the finished count,
@@ -53,7 +55,7 @@ func (s *LevelStats) throughput(measured []request, ok []*request) {
 		if v := r.tpot(); !math.IsNaN(v) {
 			tpot = append(tpot, v)
 		}
-		s.requests = append(s.requests, requestFigures{ttft: r.ttft, decode: r.decode, e2e: r.e2e})
+		s.requests = append(s.requests, requestFigures{ttft: r.ttft, decode: r.decode, e2e: r.e2e, tpot: r.goodputTPOT(), e2el: r.end - r.origin()})
 	}
 	slices.Sort(tpot)
 	s.TPOTP50 = duration(Percentile(tpot, 50))
@@ -199,6 +201,8 @@ func goodput(s *LevelStats, o SLO) (ratio, rps float64) {
 		case o.TTFTP95 > 0 && (r.ttft == NoSample || r.ttft > o.TTFTP95):
 		case o.DecodeTPS > 0 && !(r.decode >= o.DecodeTPS):
 		case o.E2ETPS > 0 && !(r.e2e >= o.E2ETPS):
+		case o.TPOTP99 > 0 && r.tpot > float64(o.TPOTP99):
+		case o.E2EP95 > 0 && r.e2el > o.E2EP95:
 		default:
 			good++
 		}

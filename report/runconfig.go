@@ -63,6 +63,8 @@ type SLOConfig struct {
 	TTFTP95Ms float64  `json:"ttft_p95_ms,omitempty"`
 	ErrorRate *float64 `json:"error_rate,omitempty"`
 	MaxGapMs  float64  `json:"max_gap_p95_ms,omitempty"`
+	TPOTP99Ms float64  `json:"tpot_p99_ms,omitempty"`
+	E2EP95Ms  float64  `json:"e2e_latency_p95_ms,omitempty"`
 }
 
 // NewSLOConfig records o; nil when o sets no criterion.
@@ -72,7 +74,9 @@ func NewSLOConfig(o SLO) *SLOConfig {
 	}
 	return &SLOConfig{DecodeTPS: o.DecodeTPS, E2ETPS: o.E2ETPS,
 		TTFTP95Ms: float64(o.TTFTP95) / float64(time.Millisecond), ErrorRate: o.ErrorRate,
-		MaxGapMs: float64(o.MaxGapP95) / float64(time.Millisecond)}
+		MaxGapMs:  float64(o.MaxGapP95) / float64(time.Millisecond),
+		TPOTP99Ms: float64(o.TPOTP99) / float64(time.Millisecond),
+		E2EP95Ms:  float64(o.E2EP95) / float64(time.Millisecond)}
 }
 
 // Objective is the SLO the run was judged by; ok is false when it had none.
@@ -83,5 +87,7 @@ func (c *RunConfig) Objective() (o SLO, ok bool) {
 	s := c.SLO
 	return SLO{DecodeTPS: s.DecodeTPS, E2ETPS: s.E2ETPS,
 		TTFTP95: time.Duration(s.TTFTP95Ms * float64(time.Millisecond)), ErrorRate: s.ErrorRate,
-		MaxGapP95: time.Duration(s.MaxGapMs * float64(time.Millisecond))}, true
+		MaxGapP95: time.Duration(s.MaxGapMs * float64(time.Millisecond)),
+		TPOTP99:   time.Duration(s.TPOTP99Ms * float64(time.Millisecond)),
+		E2EP95:    time.Duration(s.E2EP95Ms * float64(time.Millisecond))}, true
 }

@@ -19,11 +19,14 @@ type SLO struct {
 	TTFTP95   time.Duration // ttft_p95 ≤ TTFTP95
 	ErrorRate *float64      // requests_failed / (requests_ok + requests_failed) ≤ *ErrorRate; nil = unset
 	MaxGapP95 time.Duration // max_gap_p95 ≤ MaxGapP95
+	TPOTP99   time.Duration // tpot_p99 ≤ TPOTP99 (vLLM's TPOT)
+	E2EP95    time.Duration // e2e_latency_p95 ≤ E2EP95 (vLLM's E2EL)
 }
 
 // Set reports whether any criterion is set.
 func (o SLO) Set() bool {
-	return o.DecodeTPS > 0 || o.E2ETPS > 0 || o.TTFTP95 > 0 || o.ErrorRate != nil || o.MaxGapP95 > 0
+	return o.DecodeTPS > 0 || o.E2ETPS > 0 || o.TTFTP95 > 0 || o.ErrorRate != nil || o.MaxGapP95 > 0 ||
+		o.TPOTP99 > 0 || o.E2EP95 > 0
 }
 
 // String states the objective in words, e.g.
@@ -45,6 +48,12 @@ func (o SLO) String() string {
 	if o.MaxGapP95 > 0 {
 		parts = append(parts, fmt.Sprintf("max gap p95 ≤ %v", o.MaxGapP95))
 	}
+	if o.TPOTP99 > 0 {
+		parts = append(parts, fmt.Sprintf("TPOT p99 ≤ %v", o.TPOTP99))
+	}
+	if o.E2EP95 > 0 {
+		parts = append(parts, fmt.Sprintf("e2e latency p95 ≤ %v", o.E2EP95))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -53,9 +62,9 @@ type SLOResult struct {
 	Pass   bool
 	Failed []string // one entry per failing criterion, with the measured value
 	// GoodputRatio is the share of the level's finished requests that
-	// succeeded and met every per-request criterion (TTFT ≤ the TTFT bound,
-	// decode and e2e rates ≥ theirs); GoodputRPS is that share of
-	// achieved_rps. NaN when no request finished.
+	// succeeded and met every per-request criterion (TTFT, TPOT and e2e
+	// latency ≤ their bounds, decode and e2e rates ≥ theirs); GoodputRPS
+	// is that share of achieved_rps. NaN when no request finished.
 	GoodputRatio, GoodputRPS float64
 }
 
@@ -79,6 +88,12 @@ func CheckSLO(s LevelStats, o SLO) SLOResult {
 	}
 	if o.MaxGapP95 > 0 && (s.MaxGapP95 == NoSample || s.MaxGapP95 > o.MaxGapP95) {
 		failed = append(failed, fmt.Sprintf("max_gap_p95 %s > %v", fmtDur(s.MaxGapP95), o.MaxGapP95))
+	}
+	if o.TPOTP99 > 0 && (s.TPOTP99 == NoSample || s.TPOTP99 > o.TPOTP99) {
+		failed = append(failed, fmt.Sprintf("tpot_p99 %s > %v", fmtDur(s.TPOTP99), o.TPOTP99))
+	}
+	if o.E2EP95 > 0 && (s.E2ELatencyP95 == NoSample || s.E2ELatencyP95 > o.E2EP95) {
+		failed = append(failed, fmt.Sprintf("e2e_latency_p95 %s > %v", fmtDur(s.E2ELatencyP95), o.E2EP95))
 	}
 	r := SLOResult{Pass: len(failed) == 0, Failed: failed}
 	r.GoodputRatio, r.GoodputRPS = goodput(&s, o)

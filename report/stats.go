@@ -60,6 +60,7 @@ type LevelStats struct {
 	E2ETPSMean                float64
 	E2ELatencyP50             time.Duration // End − Start (vLLM's E2EL)
 	E2ELatencyP90             time.Duration
+	E2ELatencyP95             time.Duration // the --slo-e2e-p95 figure
 	E2ELatencyP99             time.Duration
 	ITLP50, ITLP99            time.Duration // per token, weighted by tokens per chunk; within 0.1% (internal/hist)
 	ITLMax                    time.Duration
@@ -305,6 +306,7 @@ func (s *LevelStats) singleStream(g *gathered) {
 	s.E2ETPSMean = Mean(e2e)
 	s.E2ELatencyP50 = duration(Percentile(e2el, 50))
 	s.E2ELatencyP90 = duration(Percentile(e2el, 90))
+	s.E2ELatencyP95 = duration(Percentile(e2el, 95))
 	s.E2ELatencyP99 = duration(Percentile(e2el, 99))
 	s.ITLP50 = duration(g.itl.Percentile(50))
 	s.ITLP99 = duration(g.itl.Percentile(99))
