@@ -49,10 +49,8 @@ func (r Recommendation) openLoop() bool {
 
 // ExcludedLevel is a level whose figures cannot bear a verdict.
 type ExcludedLevel struct {
-	C    int
-	Rate float64 // open loop: its offered rate
-	Key  sweep.LevelKey
-	Why  string // Untrusted's reasons, of the first untrusted run
+	Key sweep.LevelKey
+	Why string // Untrusted's reasons, of the first untrusted run
 }
 
 // Recommend derives the capacity answer from a sweep's levels (in any
@@ -67,7 +65,7 @@ func Recommend(stats []LevelStats, o SLO) Recommendation {
 	rec := Recommendation{SLO: o}
 	for _, l := range lv {
 		if why := l.untrusted(); why != "" {
-			rec.Excluded = append(rec.Excluded, ExcludedLevel{C: l.C, Rate: l.Rate, Key: l.Key, Why: why})
+			rec.Excluded = append(rec.Excluded, ExcludedLevel{Key: l.Key, Why: why})
 			continue
 		}
 		trusted = append(trusted, l)
@@ -243,7 +241,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	if len(r.Excluded) > 0 {
 		var ex []string
 		for _, e := range r.Excluded {
-			ex = append(ex, fmt.Sprintf("C=%d (%s)", e.C, e.Why))
+			ex = append(ex, fmt.Sprintf("%s (%s)", e.Key.Name(), e.Why))
 		}
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}

@@ -77,9 +77,9 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 	}
 	for _, e := range r.Excluded {
 		if e.Key.IsOpen() {
-			j.ExcludedRate = append(j.ExcludedRate, e.Rate)
+			j.ExcludedRate = append(j.ExcludedRate, e.Key.Load)
 		} else {
-			j.ExcludedConcurrency = append(j.ExcludedConcurrency, e.C)
+			j.ExcludedConcurrency = append(j.ExcludedConcurrency, e.Key.Concurrency)
 		}
 	}
 	j.RecommendedRate, j.FirstFailRate, j.KneeRate = openLoad(r.Recommended), openLoad(r.FirstFail), openLoad(r.Knee)

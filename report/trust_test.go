@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func TestVerdictsLeaveOutUntrustedLevels(t *testing.T) {
 	stats[3] = bad
 
 	r := Recommend(stats, SLO{})
-	if r.Knee.Concurrency != 0 || len(r.Excluded) != 1 || r.Excluded[0].C != 8 {
+	if r.Knee.Concurrency != 0 || len(r.Excluded) != 1 || r.Excluded[0].Key.Concurrency != 8 {
 		t.Errorf("knee %d, excluded %+v; want no knee, C=8 excluded", r.Knee.Concurrency, r.Excluded)
 	}
 	s := r.Sentence(stats)
@@ -139,5 +140,28 @@ func TestFewSamplesNote(t *testing.T) {
 	enough := consoleOf(t, Summarize(level(2, closedLoop(2, 5, 0, 100*msec, 100*msec, 10, 5)...)))
 	if strings.Contains(enough, "percentiles rest on") {
 		t.Errorf("few-samples note with 10 requests:\n%s", enough)
+	}
+}
+
+// An untrusted rate level is left out by its own name, not "C=0", and
+// summary.json lists it under excluded_rate by its key's rate.
+func TestExcludedRateLevelIsNamedByItsKey(t *testing.T) {
+	good := Summarize(openLevel(8, 40, constant(0), constant(100*msec)))
+	l := openLevel(16, 40, constant(0), constant(100*msec))
+	for i := range 30 { // 30 of 40 failed
+		l.Records[i] = with(l.Records[i], func(r *client.Record) { r.ErrorClass, r.Status = client.HTTP5xx, 500 })
+	}
+	bad := Summarize(l)
+	stats := []LevelStats{good, bad}
+	r := Recommend(stats, SLO{})
+	if len(r.Excluded) != 1 || r.Excluded[0].Key != bad.Key() {
+		t.Fatalf("excluded %+v, want rate=16/s", r.Excluded)
+	}
+	if s := r.Sentence(stats); !strings.Contains(s, "Left out of the knee and the recommendation: rate=16/s (30 of 40 requests failed") || strings.Contains(s, "C=0") {
+		t.Errorf("sentence %q", s)
+	}
+	j := NewRecommendationJSON(r, stats)
+	if !slices.Equal(j.ExcludedRate, []float64{16}) || j.ExcludedConcurrency != nil {
+		t.Errorf("excluded_rate %v, excluded_concurrency %v", j.ExcludedRate, j.ExcludedConcurrency)
 	}
 }
