@@ -14,8 +14,14 @@ import (
 func init() {
 	m := *closedMode
 	m.name, m.rank, m.helpOrder = sweep.SessionsMode, 50, 1
-	m.flags, m.before, m.parse, m.check = sessionFlags, nil, nil, nil
+	m.flags, m.before, m.parse = sessionFlags, nil, nil
 	m.chosen = func(o *options) bool { return o.Work.Set != nil && o.Work.Set.Sessions != nil }
+	m.check = func(o *options) error {
+		if m.chosen(o) && o.Flags.RatesSet {
+			return usagef("multi-turn sessions (--turns, --multi-turn) run as a closed loop at --levels; they can't be combined with --rates")
+		}
+		return nil
+	}
 	m.start = func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun {
 		run := closedMode.start(ctx, s, cfg)
 		cfg.Sessions = s.o.Work.sessions(s.o.API)

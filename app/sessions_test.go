@@ -21,6 +21,8 @@ func TestSessionUsageErrors(t *testing.T) {
 		{[]string{"--think-time", "1s"}, "--think-time is the pause between a session's turns"},
 		{[]string{"--turns", "2", "--input-tokens", "100", "--think-time", "1s:x"}, `invalid --think-time "1s:x"`},
 		{[]string{"--turns", "2", "--input-tokens", "100", "--think-time", "-1s"}, `invalid --think-time "-1s"`},
+		// Sessions are a closed loop: with --rates they were silently dropped.
+		{[]string{"--turns", "2", "--input-tokens", "100", "--rates", "4"}, "they can't be combined with --rates"},
 	} {
 		args := append([]string{"sweep", "--url", "http://127.0.0.1:9/v1", "--out", t.TempDir()}, tt.args...)
 		code, _, stderr := runCLI(t, context.Background(), args...)
