@@ -76,7 +76,7 @@ func rateArrivals(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, erro
 		until = time.Duration(min(warm+float64(cfg.Duration), math.MaxInt64/2))
 	}
 	plan, err := cfg.Rate.Schedule(k.Load, n, until, repeat)
-	return OpenLoop(plan, k.Concurrency), err
+	return OpenLoop(plan), err
 }
 
 // rateWarmConns: the cap, else about a second's arrivals (at most 64).

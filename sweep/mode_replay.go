@@ -31,13 +31,15 @@ func init() {
 			if rp == nil || !(k.Load > 0) {
 				return nil, fmt.Errorf("sweep: replay level %s: no trace or no speed", k.Name())
 			}
-			return replayLoop(rp, k.Load, k.Concurrency, levelSalt(k.Load, repeat)), nil
+			return replayLoop(rp, k.Load, levelSalt(k.Load, repeat)), nil
 		},
+		// The cap, else 64 (the rate mode's most): a trace's bursts then
+		// find their connections open, not dialled on the clock.
 		WarmConns: func(k LevelKey) int {
 			if k.Concurrency > 0 {
 				return k.Concurrency
 			}
-			return 8
+			return 64
 		},
 		AbortAfter: func(k LevelKey) int {
 			if k.Concurrency == 0 {
