@@ -173,7 +173,7 @@ func (r *replaySettings) apply(cfg *sweep.Config, api client.API, stats *[]repor
 	index := make(map[int64]int, len(tr.Requests))
 	sessions := map[int64]int{} // a conversation's first turn: its session number
 	for i, q := range tr.Requests {
-		rq := sweep.ReplayRequest{At: q.At, Parent: -1}
+		rq := sweep.ReplayRequest{At: q.At, Parent: -1, Input: q.Input, Output: q.Output}
 		if p, ok := index[q.Parent]; ok && q.Parent != trace.NoParent {
 			rq.Parent = p
 			root := rp.Requests[p].Session
@@ -249,27 +249,12 @@ func (r *replaySettings) speedsSentence(stats []report.LevelStats) string {
 }
 
 // lengthNote is a replay level's input and output length errors against
-// the trace (docs/metrics.md, "Trace replay"), over its successful
-// measured requests, for the level's progress line.
-func (r *replaySettings) lengthNote(l sweep.Level) string {
-	if !r.on() {
-		return ""
-	}
-	byLine := make(map[int]*trace.Request, len(r.trace.Requests))
-	for i := range r.trace.Requests {
-		byLine[r.trace.Requests[i].Line-1] = &r.trace.Requests[i]
-	}
-	var gotIn, wantIn, gotOut, wantOut []int
-	for rec := range l.All() {
-		q := byLine[rec.PromptID]
-		if rec.Warmup || !rec.OK() || q == nil {
-			continue
-		}
-		gotIn, wantIn = append(gotIn, rec.PromptTokens), append(wantIn, q.Input)
-		gotOut, wantOut = append(gotOut, rec.OutputTokens()), append(wantOut, q.Output)
-	}
-	in, out := trace.LengthErrors(gotIn, wantIn), trace.LengthErrors(gotOut, wantOut)
-	if in.N == 0 && out.N == 0 {
+// the trace (docs/metrics.md, "Trace replay"; the levels.csv columns
+// input_length_error_* and output_length_error_*), for the level's
+// progress line.
+func (r *replaySettings) lengthNote(s report.LevelStats) string {
+	in, out := s.InputLengthError, s.OutputLengthError
+	if !r.on() || (in.N == 0 && out.N == 0) {
 		return ""
 	}
 	return fmt.Sprintf("\n  lengths against the trace: input error mean %+.1f%% p99 %.1f%% (%d requests), output error mean %+.1f%% p99 %.1f%% (%d)",

@@ -63,8 +63,8 @@ func inputErrors(t *testing.T, out, path string) (worst float64, ok int) {
 // A replay through the command line against the simulator: two speeds are
 // two levels of every request of the trace; with --prompt-token-ids the
 // input lengths are the trace's exactly, and with chat (scaled by the
-// pre-flight's tokens per word) within 5%; the trace summary is on the
-// console and in summary.json.
+// pre-flight's tokens per word) within 5%; levels.csv's length errors say
+// so; the trace summary is on the console and in summary.json.
 func TestReplayCommandLine(t *testing.T) {
 	path := smallTrace(t)
 	for _, c := range []struct {
@@ -82,8 +82,20 @@ func TestReplayCommandLine(t *testing.T) {
 			if code != ExitOK {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			if rows := readLevels(t, out); len(rows) != 2 {
+			rows := readLevels(t, out)
+			if len(rows) != 2 {
 				t.Errorf("%d levels, want 2", len(rows))
+			}
+			// levels.csv's length errors: exact with token ids; the output
+			// lengths are the trace's with the simulator (max_tokens and
+			// ignore_eos), both ways.
+			for _, row := range rows {
+				if c.tol == 0 && (row["input_length_error_mean"] != "0.0000" || row["input_length_error_p99"] != "0.0000") {
+					t.Errorf("speed %s: input length error mean %q p99 %q, want 0.0000", row["rate"], row["input_length_error_mean"], row["input_length_error_p99"])
+				}
+				if row["output_length_error_p99"] != "0.0000" {
+					t.Errorf("speed %s: output length error p99 %q, want 0.0000", row["rate"], row["output_length_error_p99"])
+				}
 			}
 			worst, ok := inputErrors(t, out, path)
 			if ok != 82 || worst > c.tol {

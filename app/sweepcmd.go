@@ -205,7 +205,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	}
 	r.stats = append(r.stats, s)
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
-	r.progress.levelEnded(levelLine(s)+r.o.levelNotes(s)+r.o.Replay.lengthNote(l), goesOn)
+	r.progress.levelEnded(levelLine(s)+r.o.levelNotes(s)+r.o.Replay.lengthNote(s), goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}

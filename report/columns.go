@@ -206,6 +206,7 @@ var Columns = slices.Concat(
 		countColumn("token_count_mismatch", "requests", "successful with usage, \\|K − U\\| / U > 2%", func(s *LevelStats) int { return s.TokenCountMismatch }),
 	},
 	sessionColumns(),
+	traceColumns(),
 	errorColumns(),
 	[]Column{
 		// summary.json only: the client's health, which the client-limit

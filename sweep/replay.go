@@ -38,6 +38,10 @@ type ReplayRequest struct {
 	// Sessions does): the session's number (≥ 1) and the 1-based turn; 0
 	// outside sessions.
 	Session, Turn int
+	// Input and Output are its lengths in the trace (tokens), stamped
+	// into its record (client.Record.TraceInput, TraceOutput) for the
+	// level's length errors; 0: not known.
+	Input, Output int
 }
 
 // ReplayTurn is a sent turn a follow-up builds its history from.
@@ -107,7 +111,7 @@ func replayLoop(rp *Replay, speed float64, salt uint64) Arrivals {
 			}
 			p := rp.Prompt(i, parent, salt)
 			p.KeepReply = turns[i].wanted
-			rec, sent := s.sendAt(ctx, t, i, sched, p, rq.Session, rq.Turn)
+			rec, sent := s.sendAt(ctx, t, i, sched, p, tags{session: rq.Session, turn: rq.Turn, traceIn: rq.Input, traceOut: rq.Output})
 			if sent && turns[i].wanted { // only a parent's turn is kept
 				turns[i].turn = &ReplayTurn{Prompt: p, Reply: rec.Reply, Record: rec}
 			}
