@@ -35,6 +35,9 @@ type Column struct {
 	Text func(*LevelStats) string
 	Flag func(*LevelStats) bool
 	Show func([]LevelStats) bool
+	// Heads, when set, is the heading for the levels shown, in place of
+	// Head: the load column's, in the levels' mode's words.
+	Heads func([]LevelStats) string
 
 	family    string // the err_<class> columns, documented as one line
 	omitEmpty bool   // summary.json leaves the key out when there is no value
