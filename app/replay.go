@@ -250,13 +250,21 @@ func (r *replaySettings) speedsSentence(stats []report.LevelStats) string {
 
 // lengthNote is a replay level's input and output length errors against
 // the trace (docs/metrics.md, "Trace replay"; the levels.csv columns
-// input_length_error_* and output_length_error_*), for the level's
-// progress line.
+// input_length_error_* and output_length_error_*) and, when the server was
+// scraped, its prefix-hit rate beside the trace's best possible one, for
+// the level's progress line.
 func (r *replaySettings) lengthNote(s report.LevelStats) string {
 	in, out := s.InputLengthError, s.OutputLengthError
-	if !r.on() || (in.N == 0 && out.N == 0) {
+	if !r.on() {
 		return ""
 	}
-	return fmt.Sprintf("\n  lengths against the trace: input error mean %+.1f%% p99 %.1f%% (%d requests), output error mean %+.1f%% p99 %.1f%% (%d)",
-		100*in.Mean, 100*in.P99, in.N, 100*out.Mean, 100*out.P99, out.N)
+	var note string
+	if in.N > 0 || out.N > 0 {
+		note = fmt.Sprintf("\n  lengths against the trace: input error mean %+.1f%% p99 %.1f%% (%d requests), output error mean %+.1f%% p99 %.1f%% (%d)",
+			100*in.Mean, 100*in.P99, in.N, 100*out.Mean, 100*out.P99, out.N)
+	}
+	if r.sum.HasHashes && s.Server.Scraped && !math.IsNaN(s.Server.PrefixHitRate) {
+		note += fmt.Sprintf("\n  prefix hits: the server's %.1f%%, the trace's best possible %.1f%%", 100*s.Server.PrefixHitRate, 100*r.sum.PrefixReuse)
+	}
+	return note
 }

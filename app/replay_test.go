@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,12 +73,12 @@ func TestReplayCommandLine(t *testing.T) {
 		args []string
 		tol  float64
 	}{
-		{"token ids", []string{"--api", "completions", "--prompt-token-ids"}, 0},
-		{"chat", nil, 0.05},
+		{"token ids", []string{"--api", "completions", "--prompt-token-ids"}, 0}, // the simulator's metrics scraped
+		{"chat", []string{"--metrics-url", "off"}, 0.05},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
-			args := append([]string{"sweep", "--sim", "--sim-preset", "fast", "--trace", path, "--replay-speed", "1,2", "--out", out, "--metrics-url", "off"}, c.args...)
+			args := append([]string{"sweep", "--sim", "--sim-preset", "fast", "--trace", path, "--replay-speed", "1,2", "--out", out}, c.args...)
 			code, stdout, stderr := runCLI(t, context.Background(), args...)
 			if code != ExitOK {
 				t.Fatalf("exit %d\n%s", code, stderr)
@@ -104,6 +105,11 @@ func TestReplayCommandLine(t *testing.T) {
 			t.Logf("worst input length error %.4f", worst)
 			if c.tol == 0 && !strings.Contains(stderr, "lengths against the trace: input error mean +0.0% p99 0.0% (41 requests)") {
 				t.Errorf("no exact length errors on the progress line:\n%s", stderr)
+			}
+			// Scraped, the server's prefix-hit rate is beside the trace's best.
+			prefix := regexp.MustCompile(`\n  prefix hits: the server's \d+\.\d%, the trace's best possible \d+\.\d%\n`)
+			if n := len(prefix.FindAllString(stderr, -1)); n != 2 && c.tol == 0 || n != 0 && c.tol > 0 {
+				t.Errorf("%d prefix-hit lines (want one a level when scraped):\n%s", n, stderr)
 			}
 			if !strings.Contains(stdout, "trace "+path+" (mooncake, blocks of 512 tokens): 41 requests (0 lines skipped) over 2.0 s, mean 20 req/s") ||
 				!strings.Contains(stdout, "best possible prefix-hit rate") {
