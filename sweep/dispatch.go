@@ -68,8 +68,10 @@ func (g gate) wait(ctx context.Context) bool {
 // sendLead before the instant, the feeder claims the next ticket and
 // starts send on a goroutine of its own with the ticket's gate, which
 // send's sender.sendAt waits on; at the instant the feeder opens it. It
-// stops when the plan ends, the tickets run out, the level closes at its
-// Duration or ctx ends, and returns when every send has returned.
+// hands over no more when the plan ends or the tickets run out, and opens
+// the gates it holds at their instants; it stops at once when the level
+// closes at its Duration or ctx ends (the held requests are not sent). It
+// returns when every send has returned.
 func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i int, sched time.Duration)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -96,8 +98,12 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 			return
 		}
 		t, ok := s.Next()
-		if !ok || ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return
+		}
+		if !ok { // no more tickets: the ones handed over still go at their instants
+			more = false
+			continue
 		}
 		open := make(chan struct{})
 		t.gate = gate{open: open, stop: stop}
