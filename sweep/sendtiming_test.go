@@ -172,18 +172,17 @@ func BenchmarkReplaySendTiming(b *testing.B) {
 //   - the median arrival is within 1 ms of its recorded start: the
 //     recorded start is the send the server sees.
 //
-// Medians are what a shared CI machine keeps at speed 1; a busy one may
-// miss them once, so each speed has three attempts. At speeds 2 and 4
-// (200 and 400 requests per second, whose token-id prompts this one
-// process encodes and decodes, client and server both) they are judged
-// only where the process had the CPU to keep time: without the race
-// detector (with it, two cores are not enough from about 200 requests per
-// second), and when the level's own timer probe was never 2 ms late
-// (Health.TimerLateMax; a starved machine is late on every tick); else
-// the log says they were not judged, and the next attempt tries again. The tail figures
-// (dispatch delay p99 ≤ 5 ms at speed 1, every send within 1 ms of the
-// schedule) are measured by BenchmarkReplaySendTiming on a quiet machine,
-// not asserted here.
+// The medians are judged only where the process had the CPU to keep time:
+// when the level's own timer probe was late by less than 5 ms at p99
+// (Health.TimerLateP99 below report.TimerLateFloor, the client-limit
+// check's floor; a starved machine is late on every tick), and
+// under the race detector at speed 1 only (with it, encoding and decoding
+// the token-id prompts in this one process, client and server both, takes
+// two cores from about 200 requests per second); else the log says they
+// were not judged. A judged level that misses them is replayed, up to
+// three attempts. The tail figures (dispatch delay p99 ≤ 5 ms at
+// speed 1, every send within 1 ms of the schedule) are measured by
+// BenchmarkReplaySendTiming on a quiet machine, not asserted here.
 func TestReplaySendsOnSchedule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 9 s replay")
@@ -198,11 +197,11 @@ func TestReplaySendsOnSchedule(t *testing.T) {
 		for attempt := 1; attempt <= 3; attempt++ {
 			lvl, st := replaySim(t, rp, speed)
 			t.Logf("speed %g, attempt %d, load %s, this process %.2f cores: %v", speed, attempt, loadAvg(), lvl.Health.CPUSeconds/lvl.Health.WallSeconds, st)
-			judged := speed == 1 || !raceOn && lvl.Health.TimerLateMax < 2*time.Millisecond
-			if !judged {
-				t.Logf("speed %g, attempt %d: medians not judged (race detector %v, the level's timer late by up to %v)", speed, attempt, raceOn, lvl.Health.TimerLateMax)
+			judged := (speed == 1 || !raceOn) && lvl.Health.TimerLateP99 < 5*time.Millisecond
+			if errs = checkSends(lvl, st, len(tr.Requests), judged); !judged {
+				t.Logf("speed %g, attempt %d: medians not judged (race detector %v, the level's timer late p99 %v)", speed, attempt, raceOn, lvl.Health.TimerLateP99)
 			}
-			if errs = checkSends(lvl, st, len(tr.Requests), judged); len(errs) == 0 && judged {
+			if len(errs) == 0 || !judged {
 				break
 			}
 			if len(errs) > 0 {
