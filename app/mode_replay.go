@@ -32,7 +32,7 @@ func init() {
 			s.o.Open.apply(cfg)
 			r.prepare(ctx, s.cl, s.stderr)
 			run := modeRun{
-				note:    func(l sweep.Level, _ report.LevelStats) string { return r.lengthNote(l) },
+				note:    func(_ sweep.Level, s report.LevelStats) string { return r.lengthNote(s) },
 				preface: func(w io.Writer) error { return writeTraceSummary(w, r.File, r.sum) },
 				closing: r.speedsSentence,
 			}

@@ -173,7 +173,7 @@ func (r *replaySettings) apply(cfg *sweep.Config, api client.API, stats *[]repor
 	index := make(map[int64]int, len(tr.Requests))
 	sessions := map[int64]int{} // a conversation's first turn: its session number
 	for i, q := range tr.Requests {
-		rq := sweep.ReplayRequest{At: q.At, Parent: -1}
+		rq := sweep.ReplayRequest{At: q.At, Parent: -1, Input: q.Input, Output: q.Output}
 		if p, ok := index[q.Parent]; ok && q.Parent != trace.NoParent {
 			rq.Parent = p
 			root := rp.Requests[p].Session
@@ -249,29 +249,22 @@ func (r *replaySettings) speedsSentence(stats []report.LevelStats) string {
 }
 
 // lengthNote is a replay level's input and output length errors against
-// the trace (docs/metrics.md, "Trace replay"), over its successful
-// measured requests, for the level's progress line.
-func (r *replaySettings) lengthNote(l sweep.Level) string {
+// the trace (docs/metrics.md, "Trace replay"; the levels.csv columns
+// input_length_error_* and output_length_error_*) and, when the server was
+// scraped, its prefix-hit rate beside the trace's best possible one, for
+// the level's progress line.
+func (r *replaySettings) lengthNote(s report.LevelStats) string {
+	in, out := s.InputLengthError, s.OutputLengthError
 	if !r.on() {
 		return ""
 	}
-	byLine := make(map[int]*trace.Request, len(r.trace.Requests))
-	for i := range r.trace.Requests {
-		byLine[r.trace.Requests[i].Line-1] = &r.trace.Requests[i]
+	var note string
+	if in.N > 0 || out.N > 0 {
+		note = fmt.Sprintf("\n  lengths against the trace: input error mean %+.1f%% p99 %.1f%% (%d requests), output error mean %+.1f%% p99 %.1f%% (%d)",
+			100*in.Mean, 100*in.P99, in.N, 100*out.Mean, 100*out.P99, out.N)
 	}
-	var gotIn, wantIn, gotOut, wantOut []int
-	for rec := range l.All() {
-		q := byLine[rec.PromptID]
-		if rec.Warmup || !rec.OK() || q == nil {
-			continue
-		}
-		gotIn, wantIn = append(gotIn, rec.PromptTokens), append(wantIn, q.Input)
-		gotOut, wantOut = append(gotOut, rec.OutputTokens()), append(wantOut, q.Output)
+	if r.sum.HasHashes && s.Server.Scraped && !math.IsNaN(s.Server.PrefixHitRate) {
+		note += fmt.Sprintf("\n  prefix hits: the server's %.1f%%, the trace's best possible %.1f%%", 100*s.Server.PrefixHitRate, 100*r.sum.PrefixReuse)
 	}
-	in, out := trace.LengthErrors(gotIn, wantIn), trace.LengthErrors(gotOut, wantOut)
-	if in.N == 0 && out.N == 0 {
-		return ""
-	}
-	return fmt.Sprintf("\n  lengths against the trace: input error mean %+.1f%% p99 %.1f%% (%d requests), output error mean %+.1f%% p99 %.1f%% (%d)",
-		100*in.Mean, 100*in.P99, in.N, 100*out.Mean, 100*out.P99, out.N)
+	return note
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -63,8 +64,8 @@ func inputErrors(t *testing.T, out, path string) (worst float64, ok int) {
 // A replay through the command line against the simulator: two speeds are
 // two levels of every request of the trace; with --prompt-token-ids the
 // input lengths are the trace's exactly, and with chat (scaled by the
-// pre-flight's tokens per word) within 5%; the trace summary is on the
-// console and in summary.json.
+// pre-flight's tokens per word) within 5%; levels.csv's length errors say
+// so; the trace summary is on the console and in summary.json.
 func TestReplayCommandLine(t *testing.T) {
 	t.Parallel()
 	path := smallTrace(t)
@@ -73,19 +74,31 @@ func TestReplayCommandLine(t *testing.T) {
 		args []string
 		tol  float64
 	}{
-		{"token ids", []string{"--api", "completions", "--prompt-token-ids"}, 0},
-		{"chat", nil, 0.05},
+		{"token ids", []string{"--api", "completions", "--prompt-token-ids"}, 0}, // the simulator's metrics scraped
+		{"chat", []string{"--metrics-url", "off"}, 0.05},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			out := t.TempDir()
-			args := append([]string{"sweep", "--sim", "--sim-preset", "fast", "--trace", path, "--replay-speed", "1,2", "--out", out, "--metrics-url", "off"}, c.args...)
+			args := append([]string{"sweep", "--sim", "--sim-preset", "fast", "--trace", path, "--replay-speed", "1,2", "--out", out}, c.args...)
 			code, stdout, stderr := runCLI(t, context.Background(), args...)
 			if code != ExitOK {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			if rows := readLevels(t, out); len(rows) != 2 {
+			rows := readLevels(t, out)
+			if len(rows) != 2 {
 				t.Errorf("%d levels, want 2", len(rows))
+			}
+			// levels.csv's length errors: exact with token ids; the output
+			// lengths are the trace's with the simulator (max_tokens and
+			// ignore_eos), both ways.
+			for _, row := range rows {
+				if c.tol == 0 && (row["input_length_error_mean"] != "0.0000" || row["input_length_error_p99"] != "0.0000") {
+					t.Errorf("speed %s: input length error mean %q p99 %q, want 0.0000", row["rate"], row["input_length_error_mean"], row["input_length_error_p99"])
+				}
+				if row["output_length_error_p99"] != "0.0000" {
+					t.Errorf("speed %s: output length error p99 %q, want 0.0000", row["rate"], row["output_length_error_p99"])
+				}
 			}
 			worst, ok := inputErrors(t, out, path)
 			if ok != 82 || worst > c.tol {
@@ -94,6 +107,11 @@ func TestReplayCommandLine(t *testing.T) {
 			t.Logf("worst input length error %.4f", worst)
 			if c.tol == 0 && !strings.Contains(stderr, "lengths against the trace: input error mean +0.0% p99 0.0% (41 requests)") {
 				t.Errorf("no exact length errors on the progress line:\n%s", stderr)
+			}
+			// Scraped, the server's prefix-hit rate is beside the trace's best.
+			prefix := regexp.MustCompile(`\n  prefix hits: the server's \d+\.\d%, the trace's best possible \d+\.\d%\n`)
+			if n := len(prefix.FindAllString(stderr, -1)); n != 2 && c.tol == 0 || n != 0 && c.tol > 0 {
+				t.Errorf("%d prefix-hit lines (want one a level when scraped):\n%s", n, stderr)
 			}
 			if !strings.Contains(stdout, "trace "+path+" (mooncake, blocks of 512 tokens): 41 requests (0 lines skipped) over 2.0 s, mean 20 req/s") ||
 				!strings.Contains(stdout, "best possible prefix-hit rate") {

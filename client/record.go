@@ -56,6 +56,11 @@ type Record struct {
 	// (sweep.Mode.Marks: a trace replay, "replay"), so that a saved level
 	// is recognised; empty for the closed loop, rates and sessions.
 	Mode string `json:"mode,omitempty"`
+	// TraceInput and TraceOutput are a trace replay's request lengths in
+	// the trace, in tokens, which the level's length errors hold the
+	// achieved ones against; 0 outside a replay.
+	TraceInput  int `json:"trace_input_tokens,omitempty"`
+	TraceOutput int `json:"trace_output_tokens,omitempty"`
 
 	// Instants, as offsets from the run epoch.
 	// Sched is the instant the request was scheduled at (open loop: its

@@ -35,6 +35,9 @@ type Column struct {
 	Text func(*LevelStats) string
 	Flag func(*LevelStats) bool
 	Show func([]LevelStats) bool
+	// Heads, when set, is the heading for the levels shown, in place of
+	// Head: the load column's, in the levels' mode's words.
+	Heads func([]LevelStats) string
 
 	family    string // the err_<class> columns, documented as one line
 	omitEmpty bool   // summary.json leaves the key out when there is no value
@@ -207,6 +210,7 @@ var Columns = slices.Concat(
 		countColumn("token_count_mismatch", "requests", "successful with usage, \\|K − U\\| / U > 2%", func(s *LevelStats) int { return s.TokenCountMismatch }),
 	},
 	sessionColumns(),
+	traceColumns(),
 	errorColumns(),
 	[]Column{
 		// summary.json only: the client's health, which the client-limit

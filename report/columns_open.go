@@ -2,11 +2,28 @@ package report
 
 import (
 	"slices"
+	"strings"
 )
 
 // anyRate shows the open-loop columns when a level is keyed by rate.
 func anyRate(stats []LevelStats) bool {
 	return slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Key().IsOpen() })
+}
+
+// loadHead is the load column's heading in the open-loop levels' words
+// (sweep.Words.Head: "rate/s", a replay's "speed×"), the modes' headings
+// joined by " / " should the levels mix modes; "rate/s" when none says.
+func loadHead(stats []LevelStats) string {
+	var heads []string
+	for _, s := range stats {
+		if w := s.Key().Words(); s.Key().IsOpen() && w.Head != "" && !slices.Contains(heads, w.Head) {
+			heads = append(heads, w.Head)
+		}
+	}
+	if len(heads) == 0 {
+		return "rate/s"
+	}
+	return strings.Join(heads, " / ")
 }
 
 // anyConcurrency shows the C column unless every level is an uncapped
@@ -47,6 +64,7 @@ func openColumns() []Column {
 	rate := rpsColumn("rate", "the offered rate λ the level is keyed by (open loop; a trace replay: its speed, ×); empty in a closed loop", func(s *LevelStats) float64 { return s.Rate })
 	rate.Value = openValue(rate.Value)
 	rate.Table, rate.Head, rate.Show, rate.PeopleDecimals = LeadTable, "rate/s", anyRate, 3
+	rate.Heads = loadHead
 	offered := rpsColumn("offered_rps", "realised arrival rate: (n − 1) / (last − first scheduled instant) of the measured requests", func(s *LevelStats) float64 { return s.OfferedRPS })
 	offered.Table, offered.Head, offered.Show = AggregateTable, "offered/s", anyRate
 	achieved := rpsColumn("achieved_rps", "completion rate (open loop): (finished − 1) / (last End − first End), finished = not canceled", func(s *LevelStats) float64 { return s.AchievedRPS })

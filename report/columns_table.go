@@ -99,7 +99,11 @@ func buildTable(title string, cols []Column, stats []LevelStats) LevelTable {
 	t := LevelTable{Title: title}
 	grouped := false
 	for i, c := range cols {
-		t.Cols = append(t.Cols, TableCol{Head: c.Head, Name: c.Name, Left: c.Left})
+		head := c.Head
+		if c.Heads != nil {
+			head = c.Heads(stats)
+		}
+		t.Cols = append(t.Cols, TableCol{Head: head, Name: c.Name, Left: c.Left})
 		grouped = grouped || c.Group != ""
 		if n := len(t.Groups); i > 0 && t.Groups[n-1].Title == c.Group {
 			t.Groups[n-1].Span++

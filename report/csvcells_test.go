@@ -79,7 +79,8 @@ func TestLevelsCSVCells(t *testing.T) {
 // TestSavedRunCSVCells scans the levels.csv of a real simulator run: no
 // NaN or Inf anywhere, and every figure of a level with successful
 // requests is there (the server_* columns are empty when not scraped, the
-// session figures in a run without sessions, the SLO and client-limit
+// session figures in a run without sessions, the length errors outside a
+// trace replay, the SLO and client-limit
 // texts when there is nothing to say, the open-loop figures and goodput).
 func TestSavedRunCSVCells(t *testing.T) {
 	f, err := os.Open("../testdata/runs/small/levels.csv")
@@ -101,7 +102,8 @@ func TestSavedRunCSVCells(t *testing.T) {
 	mayBeEmpty := func(name string) bool {
 		return strings.HasPrefix(name, "server_") || name == "slo_failed" || name == "client_limited_reason" ||
 			slices.Contains(openOnly, name) ||
-			slices.ContainsFunc(sessionColumns(), func(c Column) bool { return c.Name == name })
+			slices.ContainsFunc(sessionColumns(), func(c Column) bool { return c.Name == name }) ||
+			slices.ContainsFunc(traceColumns(), func(c Column) bool { return c.Name == name })
 	}
 	okCol := slices.Index(rows[0], "requests_ok")
 	for _, row := range rows[1:] {

@@ -82,6 +82,10 @@
 //	session_turns_mean      turns     successful turns per session, mean
 //	session_duration_p50_ms ms        session span (last End − first Start, think time included), p50
 //	session_duration_p95_ms ms        session span, p95
+//	input_length_error_mean fraction  trace replay: (prompt_tokens − the trace's input length) / that length, mean (signed) over the successful requests; empty outside a replay
+//	input_length_error_p99  fraction  trace replay: |the same|, p99
+//	output_length_error_mean fraction  trace replay: (U − the trace's output length) / that length, mean (signed)
+//	output_length_error_p99 fraction  trace replay: |the same|, p99
 //	err_<class>             requests  failed requests per class, one column per class
 //	server_scrapes          scrapes   in-level scrapes of the server's metrics; empty when not scraped
 //	server_running_mean     requests  server's running requests, mean over the in-level scrapes

@@ -25,6 +25,7 @@ type request struct {
 	sched, start, end         time.Duration
 	firstToken, firstContent  time.Duration
 	chunks, tokens, prompt    int // K, U (OutputTokens), usage prompt_tokens
+	traceIn, traceOut         int // a replay's lengths in the trace (Record.TraceInput, TraceOutput)
 	hasUsage, absurd, reasons bool
 	finish                    string
 	ttft                      time.Duration // RequestTTFT
@@ -95,6 +96,7 @@ func newRequest(r *client.Record, speed float64) request {
 		class: r.ErrorClass, worker: r.Worker, session: r.Session, turn: r.Turn, mode: r.Mode,
 		sched: r.Sched, start: r.Start, end: r.End, firstToken: r.FirstToken, firstContent: r.FirstContent,
 		chunks: len(r.ChunkAt), tokens: r.OutputTokens(), prompt: r.PromptTokens,
+		traceIn: r.TraceInput, traceOut: r.TraceOutput,
 		hasUsage: r.HasUsage, absurd: r.UsageAbsurd(), reasons: r.ReasoningChunks > 0 || r.ReasoningTokens > 0,
 		finish: r.FinishReason,
 		ttft:   RequestTTFT(r), decode: RequestDecodeTPS(r), e2e: RequestE2ETPS(r),

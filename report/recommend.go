@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/toksweep/toksweep/sweep"
@@ -104,15 +103,37 @@ func (g LevelGroup) offered() float64 {
 	return sum / float64(len(g.Runs))
 }
 
-// offeredText is an open-loop answer as offered, the nominal rate in
-// brackets before the note: "23.93 req/s offered (nominal 25.1 req/s,
-// open loop)"; the nominal alone when the offered rate is not known.
-func offeredText(offered float64, k sweep.LevelKey, note string) string {
-	if !(offered > 0) {
-		return fmt.Sprintf("%g req/s offered (%s)", k.Load, note)
+// loadText names open-loop level k in its mode's words (sweep.Words.Load),
+// with the offered rate its runs realised among stats and note: "16
+// req/s", a replay's "speed 2× (offered 24.3 req/s)".
+func loadText(stats []LevelStats, k sweep.LevelKey, note string) string {
+	var offered float64
+	for _, g := range GroupByConcurrency(stats) {
+		if g.Key == k {
+			offered = g.offered()
+		}
 	}
-	off, _ := strconv.ParseFloat(strconv.FormatFloat(offered, 'g', 4, 64), 64)
-	return fmt.Sprintf("%g req/s offered (nominal %g req/s, %s)", off, k.Load, note)
+	return loadWords(k, offered, note)
+}
+
+// loadWords is k's Words.Load; At for a mode without one (no open level).
+func loadWords(k sweep.LevelKey, offered float64, note string) string {
+	if w := k.Words(); w.Load != nil {
+		return w.Load(k, offered, note)
+	}
+	return k.At()
+}
+
+// highest is the key of the open-loop level of stats with the highest
+// load, and its mode's words.
+func highest(stats []LevelStats) (sweep.LevelKey, sweep.Words) {
+	var top sweep.LevelKey
+	for _, s := range stats {
+		if k := s.Key(); k.IsOpen() && (top.IsZero() || k.Load > top.Load) {
+			top = k
+		}
+	}
+	return top, top.Words()
 }
 
 // untrusted is Untrusted of the level's first run that cannot bear a
@@ -354,36 +375,40 @@ func anyDoubling(stats []LevelStats) bool {
 	return false
 }
 
-// rateSentence is Sentence for an open-loop sweep: the answers are offered
-// rates.
+// rateSentence is Sentence for an open-loop sweep: the answers are the
+// levels' loads, in their mode's words (loadText): offered rates, or a
+// replay's speeds with their offered rates.
 func (r Recommendation) rateSentence(stats []LevelStats) string {
+	top, w := highest(stats)
+	load := func(k sweep.LevelKey) string { return loadText(stats, k, "") }
 	var b strings.Builder
 	if r.SLO.Set() {
 		switch {
 		case r.Recommended.IsZero() && r.FirstFail.IsZero():
-			fmt.Fprintf(&b, "No rate can be judged against the SLO (%s): %g req/s cannot bear a verdict.", r.SLO, r.Unjudged.Load)
+			fmt.Fprintf(&b, "No %s can be judged against the SLO (%s): %s cannot bear a verdict.", w.Level, r.SLO, load(r.Unjudged))
 		case r.Recommended.IsZero():
-			fmt.Fprintf(&b, "No offered rate meets the SLO (%s): at %g req/s %s.", r.SLO, r.FirstFail.Load, strings.Join(r.FirstFailWhy, "; "))
+			fmt.Fprintf(&b, "No %s meets the SLO (%s): at %s %s.", w.Level, r.SLO, load(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server sustains %s with %s, delivering %.0f output tok/s in aggregate.", offeredText(r.RecommendedOffered, r.Recommended, "open loop"), r.SLO, r.RecommendedTPS)
+			fmt.Fprintf(&b, "This server sustains %s with %s, delivering %.0f output tok/s in aggregate.", loadWords(r.Recommended, r.RecommendedOffered, "open loop"), r.SLO, r.RecommendedTPS)
 			switch {
 			case !r.FirstFail.IsZero():
-				fmt.Fprintf(&b, " At %g req/s the SLO fails: %s.", r.FirstFail.Load, strings.Join(r.FirstFailWhy, "; "))
+				fmt.Fprintf(&b, " At %s the SLO fails: %s.", load(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
 			case !r.Unjudged.IsZero():
-				fmt.Fprintf(&b, " %g req/s cannot bear a verdict, so the limit above %g req/s is not known.", r.Unjudged.Load, r.Recommended.Load)
+				fmt.Fprintf(&b, " %s cannot bear a verdict, so the limit above %s is not known.", load(r.Unjudged), load(r.Recommended))
 			default:
-				fmt.Fprintf(&b, " Every rate run passes; the limit is above %g req/s.", maxRate(stats))
+				fmt.Fprintf(&b, " Every %s run passes; the limit is above %s.", w.Level, load(top))
 			}
 		}
 		b.WriteString(" ")
 	}
 	switch {
 	case !r.Knee.IsZero():
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %g req/s offered (doubling adds < %.0f%%).", r.Knee.Load, KneeGain*100)
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s: doubling it adds < %.0f%%.", load(r.Knee), KneeGain*100)
 	case !anyDoubling(r.trustedStats(stats)):
-		b.WriteString("No two rates a doubling apart delivered throughput, so there is no knee to find.")
+		fmt.Fprintf(&b, "No two %s a doubling apart delivered throughput, so there is no knee to find.", w.Levels)
 	default:
-		fmt.Fprintf(&b, "Aggregate throughput was still growing at %g req/s (no knee within the rates run).", maxRate(r.trustedStats(stats)))
+		trusted, _ := highest(r.trustedStats(stats))
+		fmt.Fprintf(&b, "Aggregate throughput was still growing at %s (no knee within the %s run).", load(trusted), w.Levels)
 	}
 	b.WriteString(stableText(stats))
 	if len(r.Excluded) > 0 {
@@ -405,17 +430,20 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 	return b.String()
 }
 
-// stableText states the open loop's capacity evidence: the highest rate
-// whose runs were all stable, and the most the server completed at a rate
+// stableText states the open loop's capacity evidence: the highest level
+// whose runs were all stable, and the most the server completed at a level
 // it could not keep up with (its maximum throughput).
 func stableText(stats []LevelStats) string {
-	var stable, ceiling float64
+	var stable sweep.LevelKey
+	var ceiling float64
 	for _, g := range GroupByConcurrency(stats) {
 		if !g.Key.IsOpen() {
 			continue
 		}
 		if !slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.Unstable }) {
-			stable = max(stable, g.Key.Load)
+			if stable.IsZero() || g.Key.Load > stable.Load {
+				stable = g.Key
+			}
 			continue
 		}
 		for _, s := range g.Runs {
@@ -425,19 +453,11 @@ func stableText(stats []LevelStats) string {
 		}
 	}
 	var b strings.Builder
-	if stable > 0 {
-		fmt.Fprintf(&b, " The highest stable rate was %g req/s.", stable)
+	if !stable.IsZero() {
+		fmt.Fprintf(&b, " The highest stable %s was %s.", stable.Words().Level, loadText(stats, stable, ""))
 	}
 	if ceiling > 0 {
 		fmt.Fprintf(&b, " Above it the server completed at most %.3g req/s: its maximum throughput.", ceiling)
 	}
 	return b.String()
-}
-
-func maxRate(stats []LevelStats) float64 {
-	m := 0.0
-	for _, s := range stats {
-		m = max(m, s.Rate)
-	}
-	return m
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/sweep"
+	"github.com/toksweep/toksweep/workload/trace"
 )
 
 // NoSample is the value of a time figure that has no sample: the
@@ -116,6 +117,10 @@ type LevelStats struct {
 
 	// Session holds the multi-turn figures (sessions.go).
 	Session SessionStats
+	// InputLengthError and OutputLengthError are a trace replay's achieved
+	// lengths against the trace's (lengtherrors.go); N 0 and NaN outside
+	// a replay.
+	InputLengthError, OutputLengthError trace.LengthError
 	// Rates and in-flight, both loops (openloop.go).
 	Finished     int     // measured requests that finished (not canceled)
 	AchievedRPS  float64 // (Finished − 1) / (last End − first End)
@@ -184,6 +189,7 @@ func Summarize(l sweep.Level) LevelStats {
 	s.aggregate(l.All())
 	s.ClientDelayP99 = duration(g.lag.Percentile(99))
 	s.Session = sessionStats(g.measured)
+	s.InputLengthError, s.OutputLengthError = lengthErrors(g.ok)
 	s.throughput(g.measured, g.ok)
 	s.openLoop(g.measured, g.ok)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)

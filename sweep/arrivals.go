@@ -28,6 +28,9 @@ func (f ArrivalsFunc) Arrive(ctx context.Context, s Sender) { f(ctx, s) }
 type Ticket struct {
 	Seq    int  // sequence number within the level, warm-up first
 	Warmup bool // a warm-up request, left out of every figure
+	// gate, set by an open loop's feeder that hands the ticket over ahead
+	// of its instant, is what Send waits on before sending (dispatch.go).
+	gate gate
 }
 
 // Sender issues a level's requests for an Arrivals.
@@ -38,7 +41,11 @@ type Sender interface {
 	// Send issues t as lane w (the closed loop's worker; the open loop's
 	// request index) and returns when it has finished. sched is its
 	// scheduled instant on the Doer's clock; 0 means "now" (closed loop:
-	// the request is scheduled when it is sent).
+	// the request is scheduled when it is sent). An open loop's
+	// feeder (feed) calls it ahead of sched: Send builds the request, waits
+	// for the feeder to open the ticket's gate at sched, then for a slot
+	// under the level's cap on requests in flight, and sends; when the
+	// feeder stops or ctx ends first, it sends nothing.
 	Send(ctx context.Context, t Ticket, w int, sched time.Duration)
 	// Now is the Doer's clock, the one sched is on.
 	Now() time.Duration
@@ -70,56 +77,17 @@ func ClosedLoop(c int) Arrivals {
 }
 
 // OpenLoop is the open-loop arrival process: request i is scheduled at
-// start + the plan's i-th offset, where start is the instant Arrive is
+// start + the plan's i-th offset, start being sendLead after Arrive is
 // called, whatever the server does. The plan is drawn as the feeder goes,
-// so no level holds its plan in memory. One feeder sleeps until each
-// absolute deadline (or until the level closes at its Duration), claims
-// the request and hands it to a goroutine of its own. With maxInFlight > 0
-// at most that many are in flight; the others wait for a slot in the client
-// (in arrival order), and that wait is part of their latency, which is
-// measured from the scheduled instant.
-func OpenLoop(plan Schedule, maxInFlight int) Arrivals {
+// so no level holds its plan in memory. The feeder (feed) hands each
+// request to a goroutine of its own ahead of its instant, which builds it
+// and sends it at the instant (or stops when the level closes at its
+// Duration). At most the level's cap (Config.MaxConcurrency) are in
+// flight; the others wait for a slot in the client (in arrival order), and
+// that wait is part of their latency, which is measured from the scheduled
+// instant.
+func OpenLoop(plan Schedule) Arrivals {
 	return ArrivalsFunc(func(ctx context.Context, s Sender) {
-		var slots chan struct{}
-		if maxInFlight > 0 {
-			slots = make(chan struct{}, maxInFlight)
-		}
-		var wg sync.WaitGroup
-		defer wg.Wait()
-		start := s.Now()
-		timer := time.NewTimer(0)
-		defer timer.Stop()
-		<-timer.C
-		for i := 0; ; i++ {
-			at, ok := plan()
-			if !ok {
-				return
-			}
-			sched := start + at
-			if wait := sched - s.Now(); wait > 0 {
-				timer.Reset(wait)
-				select {
-				case <-ctx.Done():
-					return
-				case <-s.Closed():
-					return
-				case <-timer.C:
-				}
-			}
-			t, ok := s.Next()
-			if !ok || ctx.Err() != nil {
-				return
-			}
-			wg.Go(func() {
-				if slots != nil {
-					select {
-					case slots <- struct{}{}:
-						defer func() { <-slots }()
-					case <-ctx.Done():
-					}
-				}
-				s.Send(ctx, t, i, sched)
-			})
-		}
+		feed(ctx, s, plan, func(t Ticket, i int, sched time.Duration) { s.Send(ctx, t, i, sched) })
 	})
 }

@@ -16,10 +16,12 @@
 // than hammer a server that refuses the requests).
 //
 // An open-loop level at rate λ draws its plan of scheduled instants from
-// the seed as it goes (RateSpec.Schedule); one feeder sleeps until each
-// absolute instant, or until the level's Duration runs out, and hands the
-// request to a goroutine of its own, so a slow server never delays later
-// arrivals. Each record carries its
+// the seed as it goes (RateSpec.Schedule); one feeder (dispatch.go) hands
+// each request to a goroutine of its own a few milliseconds ahead of its
+// absolute instant, which builds it, and opens its gate at the instant,
+// waking on a timer and yielding for the last millisecond, so a slow
+// server never delays later arrivals and a send is not late by the
+// timer's granularity. Each record carries its
 // scheduled instant (Sched), from which its latency counts.
 //
 // Each record goes, as its request finishes, to Config.Record when it is

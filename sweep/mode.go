@@ -123,6 +123,18 @@ type Words struct {
 	// ClientLimited is the verb of the client-limited note: "were" (the
 	// client measured its own delay) or "may have been".
 	ClientLimited string
+	// Open-loop modes only, for the closing paragraph's sentences
+	// (report's recommendation). Load names a level's load in a sentence:
+	// with offered, the rate the level realised (0: not known), and a
+	// note for the brackets ("": none): the rate mode's "16 req/s" and
+	// "23.9 req/s offered (nominal 25 req/s, open loop)", a replay's
+	// "speed 2×" and "speed 2× (offered 24.3 req/s, open loop)". Level
+	// and Levels are what the levels are, one and many: "rate", "rates".
+	// (Open-loop modes only, as the above.)
+	Load          func(k LevelKey, offered float64, note string) string
+	Level, Levels string
+	// Head is the heading of the tables' load column: "rate/s", "speed×".
+	Head string
 }
 
 // ClosedMode is the closed loop's name, the mode of a key with none.

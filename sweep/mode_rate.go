@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -41,6 +42,9 @@ func init() {
 			Aggregate:     "at the offered rate",
 			Caption:       "at each offered rate; where doubling the rate adds little, it has saturated (the knee)",
 			ClientLimited: "were",
+			Load:          rateLoad,
+			Level:         "rate", Levels: "rates",
+			Head: "rate/s",
 		},
 	})
 }
@@ -76,7 +80,7 @@ func rateArrivals(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, erro
 		until = time.Duration(min(warm+float64(cfg.Duration), math.MaxInt64/2))
 	}
 	plan, err := cfg.Rate.Schedule(k.Load, n, until, repeat)
-	return OpenLoop(plan, k.Concurrency), err
+	return OpenLoop(plan), err
 }
 
 // rateWarmConns: the cap, else about a second's arrivals (at most 64).
@@ -94,4 +98,17 @@ func rateName(k LevelKey) string {
 		name += fmt.Sprintf(" C≤%d", k.Concurrency)
 	}
 	return name
+}
+
+// rateLoad is the rate mode's Words.Load: the nominal rate, or the offered
+// one with the nominal in brackets before the note.
+func rateLoad(k LevelKey, offered float64, note string) string {
+	switch {
+	case note == "":
+		return fmt.Sprintf("%g req/s", k.Load)
+	case !(offered > 0):
+		return fmt.Sprintf("%g req/s offered (%s)", k.Load, note)
+	}
+	off, _ := strconv.ParseFloat(strconv.FormatFloat(offered, 'g', 4, 64), 64)
+	return fmt.Sprintf("%g req/s offered (nominal %g req/s, %s)", off, k.Load, note)
 }

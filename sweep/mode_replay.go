@@ -1,6 +1,9 @@
 package sweep
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ReplayMode: a trace replayed at speeds (Config.Mode "replay",
 // Config.ModeSpec a *Replay, replay.go): each level sends the trace's
@@ -31,13 +34,15 @@ func init() {
 			if rp == nil || !(k.Load > 0) {
 				return nil, fmt.Errorf("sweep: replay level %s: no trace or no speed", k.Name())
 			}
-			return replayLoop(rp, k.Load, k.Concurrency, levelSalt(k.Load, repeat)), nil
+			return replayLoop(rp, k.Load, levelSalt(k.Load, repeat)), nil
 		},
+		// The cap, else 64 (the rate mode's most): a trace's bursts then
+		// find their connections open, not dialled on the clock.
 		WarmConns: func(k LevelKey) int {
 			if k.Concurrency > 0 {
 				return k.Concurrency
 			}
-			return 8
+			return 64
 		},
 		AbortAfter: func(k LevelKey) int {
 			if k.Concurrency == 0 {
@@ -53,6 +58,9 @@ func init() {
 			Aggregate:     "at the replay speed",
 			Caption:       "at each replay speed of the trace; where doubling the speed adds little, it has saturated (the knee)",
 			ClientLimited: "were",
+			Load:          replayLoad,
+			Level:         "replay speed", Levels: "replay speeds",
+			Head: "speed×",
 		},
 	})
 }
@@ -93,4 +101,21 @@ func replayName(k LevelKey) string {
 		name += fmt.Sprintf(" C≤%d", k.Concurrency)
 	}
 	return name
+}
+
+// replayLoad is the replay mode's Words.Load: "speed 2×", then in brackets
+// the offered rate the level realised and the note, "speed 2× (offered
+// 24.3 req/s, open loop)".
+func replayLoad(k LevelKey, offered float64, note string) string {
+	var in []string
+	if offered > 0 {
+		in = append(in, fmt.Sprintf("offered %.3g req/s", offered))
+	}
+	if note != "" {
+		in = append(in, note)
+	}
+	if len(in) == 0 {
+		return fmt.Sprintf("speed %g×", k.Load)
+	}
+	return fmt.Sprintf("speed %g× (%s)", k.Load, strings.Join(in, ", "))
 }

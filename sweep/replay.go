@@ -3,7 +3,6 @@ package sweep
 import (
 	"context"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -39,6 +38,10 @@ type ReplayRequest struct {
 	// Sessions does): the session's number (≥ 1) and the 1-based turn; 0
 	// outside sessions.
 	Session, Turn int
+	// Input and Output are its lengths in the trace (tokens), stamped
+	// into its record (client.Record.TraceInput, TraceOutput) for the
+	// level's length errors; 0: not known.
+	Input, Output int
 }
 
 // ReplayTurn is a sent turn a follow-up builds its history from.
@@ -66,20 +69,17 @@ func levelSalt(speed float64, repeat int) uint64 {
 	return math.Float64bits(speed)*0x9e3779b97f4a7c15 ^ uint64(repeat+1)
 }
 
-// replayLoop is a replay level's arrival process at speed, at most
-// maxInFlight requests in flight when above 0. Request i is scheduled at
-// start + At/speed; a turn with a parent, no earlier than the parent's end,
-// which then is its scheduled instant. One feeder sleeps until each
-// instant, claims the ticket and hands the request to a goroutine of its
-// own, which waits for the parent and then for a slot; latency counts from
-// the scheduled instant, so that a late send shows as dispatch delay.
-func replayLoop(rp *Replay, speed float64, maxInFlight int, salt uint64) Arrivals {
+// replayLoop is a replay level's arrival process at speed. Request i is
+// scheduled at start + At/speed (start as in OpenLoop); a turn with a
+// parent, no earlier than the parent's end, which then is its scheduled
+// instant. The feeder (feed) hands each request to a goroutine of its own
+// ahead of its instant, which waits for the parent, builds the prompt and
+// sends it at its instant under the level's cap (sender.sendAt); latency
+// counts from the scheduled instant, so that a late send shows as
+// dispatch delay.
+func replayLoop(rp *Replay, speed float64, salt uint64) Arrivals {
 	return ArrivalsFunc(func(ctx context.Context, snd Sender) {
 		s := snd.(*sender) // follow-ups need the parent's reply, which only the sweep's sender keeps
-		var slots chan struct{}
-		if maxInFlight > 0 {
-			slots = make(chan struct{}, maxInFlight)
-		}
 		turns := make([]replayDone, len(rp.Requests))
 		for i, rq := range rp.Requests {
 			turns[i].done = make(chan struct{})
@@ -87,54 +87,35 @@ func replayLoop(rp *Replay, speed float64, maxInFlight int, salt uint64) Arrival
 				turns[rq.Parent].wanted = true
 			}
 		}
-		var wg sync.WaitGroup
-		defer wg.Wait()
-		start := s.Now()
-		timer := time.NewTimer(0)
-		defer timer.Stop()
-		<-timer.C
-		for i, rq := range rp.Requests {
-			sched := start + time.Duration(float64(rq.At)/speed)
-			if wait := sched - s.Now(); wait > 0 {
-				timer.Reset(wait)
+		i := 0
+		plan := func() (time.Duration, bool) {
+			if i >= len(rp.Requests) {
+				return 0, false
+			}
+			i++
+			return time.Duration(float64(rp.Requests[i-1].At) / speed), true
+		}
+		feed(ctx, s, plan, func(t Ticket, i int, sched time.Duration) {
+			defer close(turns[i].done)
+			rq := rp.Requests[i]
+			var parent *ReplayTurn
+			if rq.Parent >= 0 && rq.Parent < i {
 				select {
+				case <-turns[rq.Parent].done:
 				case <-ctx.Done():
 					return
-				case <-timer.C:
+				}
+				if parent = turns[rq.Parent].turn; parent != nil {
+					sched = max(sched, parent.Record.End)
 				}
 			}
-			t, ok := s.Next()
-			if !ok || ctx.Err() != nil {
-				return
+			p := rp.Prompt(i, parent, salt)
+			p.KeepReply = turns[i].wanted
+			rec, sent := s.sendAt(ctx, t, i, sched, p, tags{session: rq.Session, turn: rq.Turn, traceIn: rq.Input, traceOut: rq.Output})
+			if sent && turns[i].wanted { // only a parent's turn is kept
+				turns[i].turn = &ReplayTurn{Prompt: p, Reply: rec.Reply, Record: rec}
 			}
-			wg.Go(func() {
-				defer close(turns[i].done)
-				var parent *ReplayTurn
-				if rq.Parent >= 0 && rq.Parent < i {
-					select {
-					case <-turns[rq.Parent].done:
-					case <-ctx.Done():
-						return
-					}
-					if parent = turns[rq.Parent].turn; parent != nil {
-						sched = max(sched, parent.Record.End)
-					}
-				}
-				if slots != nil {
-					select {
-					case slots <- struct{}{}:
-						defer func() { <-slots }()
-					case <-ctx.Done():
-					}
-				}
-				p := rp.Prompt(i, parent, salt)
-				p.KeepReply = turns[i].wanted
-				rec := s.do(ctx, t, i, sched, p, rq.Session, rq.Turn)
-				if turns[i].wanted { // only a parent's turn is kept
-					turns[i].turn = &ReplayTurn{Prompt: p, Reply: rec.Reply, Record: rec}
-				}
-			})
-		}
+		})
 	})
 }
 

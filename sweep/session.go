@@ -92,7 +92,7 @@ func (s *sender) sessions(ctx context.Context, ss *Sessions, w int) {
 		}
 		p := sw.conv.Prompt(sw.turn, sw.replies)
 		p.KeepReply = sw.turn+1 < sw.conv.Turns()
-		rec := s.do(ctx, t, w, 0, p, sw.id, sw.turn+1)
+		rec := s.do(ctx, t, w, 0, p, tags{session: sw.id, turn: sw.turn + 1})
 		sw.keep(rec.Reply)
 		sw.turn++
 		if !rec.OK() {

@@ -286,6 +286,9 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int
 	mon := startMonitor(cfg.Late)
 	start := d.Now()
 	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks, prevEnd: map[int]time.Duration{}}
+	if mode.Open {
+		s.slots = newSlots(c)
+	}
 	arr.Arrive(rctx, s)
 	end := d.Now()
 
@@ -336,7 +339,8 @@ type sender struct {
 	cancel func()
 	spec   LevelKey
 	repeat int
-	mark   bool // the mode marks its records (Mode.Marks)
+	mark   bool  // the mode marks its records (Mode.Marks)
+	slots  slots // an open loop's cap on requests in flight (nil: none)
 
 	mu      sync.Mutex
 	recs    []client.Record
@@ -354,16 +358,36 @@ func (s *sender) Next() (Ticket, bool) {
 }
 
 func (s *sender) Send(ctx context.Context, t Ticket, w int, sched time.Duration) {
-	s.do(ctx, t, w, sched, s.cfg.Prompt(t.Seq), 0, 0)
+	s.sendAt(ctx, t, w, sched, s.cfg.Prompt(t.Seq), tags{})
 }
 
-// do issues p as ticket t on lane w (turn of session, both 0 outside
-// sessions) and keeps its record, which it returns with the streamed reply
-// when p asked for it (the kept copy drops it).
-func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, session, turn int) client.Record {
+// sendAt issues p, built ahead, as ticket t scheduled at sched (0: now):
+// it waits for t's gate to open at sched, then for a slot under the
+// level's cap, and reports false, sending nothing, when the feeder stopped
+// or ctx ended first (the level then ended on its deadline, or was
+// canceled).
+func (s *sender) sendAt(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, tg tags) (client.Record, bool) {
+	if !t.gate.wait(ctx) {
+		s.tk.drop()
+		return client.Record{}, false
+	}
+	defer s.slots.take(ctx)()
+	return s.do(ctx, t, w, sched, p, tg), true
+}
+
+// tags are what a record carries beyond its ticket: a session's turn
+// (both 0 outside sessions), a trace request's lengths (0 outside a
+// replay).
+type tags struct{ session, turn, traceIn, traceOut int }
+
+// do issues p as ticket t on lane w, tagged tg, and keeps its record,
+// which it returns with the streamed reply when p asked for it (the kept
+// copy drops it).
+func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, tg tags) client.Record {
 	rec := s.d.Do(ctx, p)
 	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.Concurrency, s.spec.Load, s.repeat, w, t.Seq, t.Warmup
-	rec.Sched, rec.Session, rec.Turn = sched, session, turn
+	rec.Sched, rec.Session, rec.Turn = sched, tg.session, tg.turn
+	rec.TraceInput, rec.TraceOutput = tg.traceIn, tg.traceOut
 	if s.mark {
 		rec.Mode = s.spec.Mode
 	}

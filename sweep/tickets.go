@@ -83,6 +83,15 @@ func (t *tickets) take() (seq int, warm, ok bool) {
 	return seq, warm, true
 }
 
+// drop gives back a ticket taken but never sent (an open loop's request
+// whose instant came after the level closed): the level has ended on its
+// deadline with work left.
+func (t *tickets) drop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.late = true
+}
+
 // stop disarms the drain timer.
 func (t *tickets) stop() {
 	t.mu.Lock()
