@@ -127,7 +127,7 @@ func (ch Choice) ToJSON() ChoiceJSON {
 		j.Configs = append(j.Configs, cj)
 	}
 	for _, pt := range ch.Points {
-		j.Pareto = append(j.Pareto, PointJSON{Run: pt.Run, Level: pt.Level, PerUser: pt.PerUser, PerGPU: pt.PerGPU, Pass: pt.Pass, Front: pt.Front, Chosen: pt.Chosen})
+		j.Pareto = append(j.Pareto, PointJSON(pt))
 	}
 	return j
 }
