@@ -320,7 +320,7 @@ func runSpeedPlan(dir string, k float64, o plan.Options, stdout io.Writer) error
 		return err
 	}
 	tr := run.Summary.Trace
-	if tr == nil || !(tr.MeanRate > 0) {
+	if tr == nil || !tr.Timed() {
 		return usagef("--peak-speed needs a trace replay run (sweep --trace); %s is not one: give --peak-rps", dir)
 	}
 	o.PeakRPS = k * tr.MeanRate

@@ -94,7 +94,7 @@ func (o *options) replay() error {
 		return usagef("%v", err)
 	}
 	r.sum = trace.Summarize(r.trace)
-	if !(r.sum.MeanRate > 0) {
+	if !r.sum.Timed() {
 		return usagef("--trace %s: its requests all share one instant, so it has no rate to replay at a speed", r.File)
 	}
 	if err := r.parseSpeeds(); err != nil {

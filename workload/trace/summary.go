@@ -167,3 +167,7 @@ func sessions(rs []Request) (sessions, turns, longest int) {
 	}
 	return sessions, turns, longest
 }
+
+// Timed reports whether the trace's instants span any time, so that it
+// has a mean rate to replay at a speed (MeanRate is defined then only).
+func (s Summary) Timed() bool { return s.Span > 0 }
