@@ -173,7 +173,7 @@ func TestScaleQueuesBeyondTheSlots(t *testing.T) {
 // upFrontSeconds reads the up-front estimate off the sweep's stderr
 // (false when there is none).
 func upFrontSeconds(stderr string) (float64, bool) {
-	m := regexp.MustCompile(`the sweep takes (a few seconds|about (\d+) (seconds|minutes))`).FindStringSubmatch(stderr)
+	m := regexp.MustCompile(`the sweep takes (a few seconds|about ([\d.]+) (seconds|minutes?|hours))`).FindStringSubmatch(stderr)
 	switch {
 	case m == nil:
 		return 0, false
@@ -181,8 +181,11 @@ func upFrontSeconds(stderr string) (float64, bool) {
 		return 5, true
 	}
 	n, _ := strconv.ParseFloat(m[2], 64)
-	if m[3] == "minutes" {
+	switch m[3] {
+	case "minute", "minutes":
 		n *= 60
+	case "hours":
+		n *= 3600
 	}
 	return n, true
 }
@@ -235,6 +238,18 @@ func readmeETA(t *testing.T, args []string) {
 		if attempt == 2 {
 			t.Errorf("%v: estimated %.0f s, took %.1f s: not within 2×", args, est, took)
 			break
+		}
+	}
+}
+
+// upFrontSeconds reads every form about() writes: "about 1 minute" read
+// as no estimate at all before, and failed TestETAOfTheReadmeCommands.
+func TestUpFrontSecondsReadsEveryForm(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]float64{9 * time.Second: 5, 23 * time.Second: 25, 80 * time.Second: 60,
+		27 * time.Minute: 27 * 60, 150 * time.Minute: 2.5 * 3600} {
+		if got, ok := upFrontSeconds("toksweep: the sweep takes " + about(d) + ": 1 level"); !ok || got != want {
+			t.Errorf("%q: %v %v, want %v", about(d), got, ok, want)
 		}
 	}
 }
