@@ -51,19 +51,7 @@ func TestReportReproducesSavedRun(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
-	for _, name := range []string{rundir.LevelsFile, rundir.SummaryFile} {
-		want, err := os.ReadFile(filepath.Join(savedRun, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(filepath.Join(out, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("re-rendered %s differs from the saved one (re-record with -update-run if the format changed):\n got:\n%s\nwant:\n%s", name, got, want)
-		}
-	}
+	sameRunFiles(t, savedRun, out)
 	for _, name := range []string{chart.AggregateName, chart.DecodeName, chart.TTFTName, chart.TradeoffName, chart.StallsName} {
 		for _, ext := range chart.Formats {
 			if fi, err := os.Stat(filepath.Join(out, htmlreport.ChartsDir, name+"."+ext)); err != nil || fi.Size() == 0 {

@@ -86,19 +86,7 @@ func TestSavedRunsRerender(t *testing.T) {
 			if code, _, stderr := runCLI(t, context.Background(), "report", "--charts", "none", "--out", out, dir); code != ExitOK {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			for _, name := range []string{rundir.LevelsFile, rundir.SummaryFile} {
-				want, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := os.ReadFile(filepath.Join(out, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("re-rendered %s differs from the saved one (re-record with -update-run if the format changed):\n got:\n%s\nwant:\n%s", name, got, want)
-				}
-			}
+			sameRunFiles(t, dir, out)
 		})
 	}
 }
@@ -125,6 +113,25 @@ func rerecord(t *testing.T, dir string, record func(*testing.T, string)) {
 	for _, name := range []string{htmlreport.ChartsDir, htmlreport.File} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// sameRunFiles checks that out's levels.csv and summary.json are the saved
+// run's, byte for byte.
+func sameRunFiles(t *testing.T, saved, out string) {
+	t.Helper()
+	for _, name := range []string{rundir.LevelsFile, rundir.SummaryFile} {
+		want, err := os.ReadFile(filepath.Join(saved, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("re-rendered %s differs from the saved one (re-record with -update-run if the format changed):\n got:\n%s\nwant:\n%s", name, got, want)
 		}
 	}
 }
