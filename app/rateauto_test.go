@@ -15,7 +15,9 @@ import (
 // default model): it ramps from 1 req/s, finds the saturation and returns a
 // stable, passing rate, within 8 levels. Tolerances are wide: the box is
 // shared and the levels short. The simulator's capacity is the wall
-// clock's, so an answer outside them is searched again once.
+// clock's, so an answer outside them is searched again, up to 3 times (a
+// CI run beside the other packages once starved even the 1 req/s level).
+// The search's exact sequence is search/rates_synctest_test.go's.
 func TestRatesAutoAgainstSim(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -27,7 +29,7 @@ func TestRatesAutoAgainstSim(t *testing.T) {
 			t.Logf("tried %v: %s", tried, line)
 			return
 		}
-		if attempt == 2 {
+		if attempt == 3 {
 			t.Errorf("tried %v; closing line %q: %s", tried, line, miss)
 			return
 		}
