@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 )
@@ -49,5 +50,25 @@ func TestArrivalsAndPrefixStats(t *testing.T) {
 	off, _ := startSim(t, testConfig())
 	if n := len(off.Arrivals()); n != 0 {
 		t.Errorf("%d arrivals kept without RecordArrivals", n)
+	}
+}
+
+// A handler preempted between reading the clock and taking the log's lock
+// appends its stamp after later ones (a CI run at load 3 saw one 27 ms
+// behind): Arrivals still returns them earliest first, so that the k-th
+// is the k-th request to arrive.
+func TestArrivalsAreSorted(t *testing.T) {
+	var s Server
+	t0 := time.Now()
+	for _, ms := range []int{0, 30, 3, 27, 31} {
+		s.arrivals.add(t0.Add(time.Duration(ms) * time.Millisecond))
+	}
+	got := s.Arrivals()
+	var off []int
+	for _, a := range got {
+		off = append(off, int(a.Sub(t0)/time.Millisecond))
+	}
+	if want := []int{0, 3, 27, 30, 31}; !slices.Equal(off, want) {
+		t.Errorf("arrivals at %v ms, want %v", off, want)
 	}
 }

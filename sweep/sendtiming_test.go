@@ -36,19 +36,29 @@ type sendTiming struct {
 
 // timingOf reads a level's records and the simulator's arrival stamps
 // against the client's epoch.
+//
+// Each of the three lists is sorted before the k-th are paired: arrivals
+// (sim.Server.Arrivals sorts them), scheduled instants and starts (records
+// are kept in order of their ends). Paired so, the k-th arrival is before
+// the k-th instant only if some request reached the server before its own
+// instant: the k+1 earliest arrivals are k+1 requests, all scheduled no
+// later than their arrivals.
 func timingOf(recs []client.Record, arrivals []time.Time, epoch time.Time) sendTiming {
 	var st sendTiming
 	sched := make([]time.Duration, 0, len(recs))
+	starts := make([]time.Duration, 0, len(recs))
 	for _, r := range recs {
 		st.Dispatch = append(st.Dispatch, r.Start-r.Sched)
 		sched = append(sched, r.Sched)
+		starts = append(starts, r.Start)
 	}
 	slices.Sort(st.Dispatch)
 	slices.Sort(sched)
+	slices.Sort(starts)
 	for k := range min(len(arrivals), len(sched)) {
 		at := arrivals[k].Sub(epoch)
 		st.Arrival = append(st.Arrival, at-sched[k])
-		st.Transit = append(st.Transit, at-recs[k].Start) // recs are in Start order
+		st.Transit = append(st.Transit, at-starts[k])
 	}
 	slices.Sort(st.Arrival)
 	slices.Sort(st.Transit)
