@@ -28,7 +28,8 @@ type ParetoPoint struct {
 // points in ascending tokens/s per user, and the chosen level as a
 // larger ring, as vLLM's `vllm bench sweep plot_pareto` draws its
 // tokens/s/user against tokens/s/GPU. A point whose figures are not
-// finite is not drawn. The chart's Series are the drawn series' names;
+// finite is not drawn. A label that would cover another is left off
+// (sparseLabels), the chosen and front levels' first. The chart's Series are the drawn series' names;
 // Front is the front's points in drawing order.
 func Pareto(points []ParetoPoint) (Chart, []ParetoPoint, error) {
 	c := newChart(ParetoName, "Pareto front: tokens/s per user vs tokens/s per GPU (one point per level)", "output tok/s per user", "output tok/s per GPU", topRight)
@@ -36,9 +37,18 @@ func Pareto(points []ParetoPoint) (Chart, []ParetoPoint, error) {
 	var all, front plotter.XYs
 	var labels []string
 	var fronts []ParetoPoint
+	var chosen, first, then []int // label order: the chosen level, the front, the rest
 	for _, p := range points {
 		if !finite(p.X) || !finite(p.Y) {
 			continue
+		}
+		switch {
+		case p.Chosen:
+			chosen = append(chosen, len(all))
+		case p.Front:
+			first = append(first, len(all))
+		default:
+			then = append(then, len(all))
 		}
 		all, labels = append(all, plotter.XY{X: p.X, Y: p.Y}), append(labels, p.Label)
 		if p.Front {
@@ -78,10 +88,11 @@ func Pareto(points []ParetoPoint) (Chart, []ParetoPoint, error) {
 			c.Series = append(c.Series, "chosen: "+p.Label)
 		}
 	}
+	roomForLabels(c.Plot)
+	labels = sparseLabels(all, labels, slices.Concat(chosen, first, then), c.Plot.X.Max, c.Plot.Y.Max)
 	if err := addLabels(c.Plot, all, labels); err != nil {
 		return Chart{}, nil, err
 	}
-	roomForLabels(c.Plot)
 	return *c, fronts, nil
 }
 

@@ -50,3 +50,35 @@ func TestParetoChart(t *testing.T) {
 		t.Error("a chart with no finite point drawn")
 	}
 }
+
+// A label that would be drawn over another is left off, the chosen
+// level's and the front's kept first; the points stay drawn, and labels
+// with room keep theirs.
+func TestParetoLabelsDoNotOverlap(t *testing.T) {
+	t.Parallel()
+	points := []ParetoPoint{
+		{Label: "tp1 C=32", X: 30, Y: 980},                // off the front, drawn first
+		{Label: "tp2 C=64", X: 30.2, Y: 975, Front: true}, // on it: wins the spot
+		{Label: "tp1 C=16", X: 50, Y: 700, Front: true},
+		{Label: "tp2 C=16", X: 51, Y: 705, Chosen: true}, // chosen: wins over the front
+		{Label: "tp4 C=4", X: 160, Y: 170, Front: true},
+		{Label: "tp4 C=1", X: 190, Y: 45},
+	}
+	c, _, err := Pareto(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Bytes("svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(b)
+	for label, want := range map[string]bool{"tp2 C=64": true, "tp1 C=32": false, "tp2 C=16": true, "tp1 C=16": false, "tp4 C=4": true, "tp4 C=1": true} {
+		if got := strings.Contains(svg, ">"+label+"<"); got != want {
+			t.Errorf("label %q drawn %v, want %v", label, got, want)
+		}
+	}
+	if strings.Count(svg, "<path") < len(points) {
+		t.Error("svg draws fewer marks than points")
+	}
+}
