@@ -51,7 +51,7 @@ func clientLimited(s *LevelStats) (bool, string) {
 	}
 	// An uncapped open loop whose sender fell behind its schedule: with a
 	// cap, waiting for a slot is the queueing the level asked for.
-	if s.Key().IsOpen() && s.Concurrency == 0 && s.DispatchDelayP99 != NoSample && s.DispatchDelayP99 > DispatchDelayLimit {
+	if s.Key().Unbounded() && s.DispatchDelayP99 != NoSample && s.DispatchDelayP99 > DispatchDelayLimit {
 		why = append(why, fmt.Sprintf("dispatch delay p99 %.1f ms (> %v behind the schedule)", Ms(s.DispatchDelayP99), DispatchDelayLimit))
 	}
 	lateness, lateName := h.TimerLateP99, "timer late p99"

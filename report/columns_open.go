@@ -26,10 +26,10 @@ func loadHead(stats []LevelStats) string {
 	return strings.Join(heads, " / ")
 }
 
-// anyConcurrency shows the C column unless every level is an uncapped
-// open-loop level (where C is 0).
+// anyConcurrency shows the C column unless every level is unbounded (an
+// uncapped open loop, where C is 0).
 func anyConcurrency(stats []LevelStats) bool {
-	return len(stats) == 0 || slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Concurrency > 0 || !s.Key().IsOpen() })
+	return len(stats) == 0 || slices.ContainsFunc(stats, func(s LevelStats) bool { return !s.Key().Unbounded() })
 }
 
 // openValue is f's value for an open-loop level, no value in a closed loop.

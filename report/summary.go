@@ -43,12 +43,14 @@ type Summary struct {
 
 // RecommendationJSON is Recommendation in summary.json.
 type RecommendationJSON struct {
-	SLO                    string   `json:"slo,omitempty"`
-	RecommendedConcurrency *int     `json:"recommended_concurrency"`
-	RecommendedOutputTPS   *float64 `json:"recommended_aggregate_output_tps"`
-	FirstFailConcurrency   *int     `json:"first_fail_concurrency"`
-	FirstFailReasons       []string `json:"first_fail_reasons,omitempty"`
-	KneeConcurrency        *int     `json:"knee_concurrency"`
+	SLO                    string `json:"slo,omitempty"`
+	RecommendedConcurrency *int   `json:"recommended_concurrency"`
+	// RecommendedOutputTPS is the recommended level's aggregate output
+	// tok/s, whatever its mode; null when no level is recommended.
+	RecommendedOutputTPS *float64 `json:"recommended_aggregate_output_tps"`
+	FirstFailConcurrency *int     `json:"first_fail_concurrency"`
+	FirstFailReasons     []string `json:"first_fail_reasons,omitempty"`
+	KneeConcurrency      *int     `json:"knee_concurrency"`
 	// ExcludedConcurrency lists the levels left out of the knee and the
 	// recommendation (report.Untrusted); the sentence says why.
 	ExcludedConcurrency []int  `json:"excluded_concurrency,omitempty"`
@@ -83,7 +85,7 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 		}
 	}
 	j.RecommendedRate, j.FirstFailRate, j.KneeRate = openLoad(r.Recommended), openLoad(r.FirstFail), openLoad(r.Knee)
-	if r.Recommended.Concurrency > 0 {
+	if !r.Recommended.IsZero() { // any mode's answer: the sentence quotes it too
 		j.RecommendedOutputTPS = rounded(r.RecommendedTPS, tpsDecimals)
 	}
 	return j

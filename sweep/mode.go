@@ -63,6 +63,14 @@ func (k LevelKey) X() float64 {
 	return float64(k.Concurrency)
 }
 
+// Unbounded reports whether the level holds no bound on its requests in
+// flight (Mode.Unbounded: an open loop without a cap), so that nothing but
+// its schedule holds its sender back and it has no C to show.
+func (k LevelKey) Unbounded() bool {
+	m := k.mode()
+	return m.Unbounded != nil && m.Unbounded(k)
+}
+
 // IsZero reports whether k is no level (an answer not found).
 func (k LevelKey) IsZero() bool { return k == LevelKey{} }
 
@@ -102,7 +110,11 @@ type Mode struct {
 	// AbortAfter is how many requests must all fail with one client-side
 	// error before the level is aborted.
 	AbortAfter func(k LevelKey) int
-	Words      Words
+	// Unbounded reports whether level k sends with no bound on its
+	// requests in flight (an open loop without a cap); nil: never (a
+	// closed loop's workers bound them).
+	Unbounded func(k LevelKey) bool
+	Words     Words
 }
 
 // Words are how a mode speaks of its levels: the console, report.html,
