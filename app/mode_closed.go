@@ -76,14 +76,20 @@ var closedMode = &mode{
 		}
 		return closedLevels(o.Levels)
 	},
-	start: func(_ context.Context, s modeStart, cfg *sweep.Config) modeRun {
+	start: closedStart(sweep.ClosedMode),
+}
+
+// closedStart is the start of a closed-loop mode of that name: its
+// levels, or the search judged on its own levels.
+func closedStart(name string) func(context.Context, modeStart, *sweep.Config) modeRun {
+	return func(_ context.Context, s modeStart, cfg *sweep.Config) modeRun {
 		o := s.o
 		cfg.Levels = o.Levels
 		if o.Auto {
-			cfg.Plan = search.NewLevels(o.AutoMax, o.AutoGranularity, search.JudgeLevels(s.stats, o.SLO))
+			cfg.Plan = search.NewLevels(o.AutoMax, o.AutoGranularity, search.JudgeLevels(s.stats, o.SLO, name))
 		}
 		return modeRun{}
-	},
+	}
 }
 
 func init() { registerMode(closedMode) }

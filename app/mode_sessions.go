@@ -23,7 +23,7 @@ func init() {
 		return nil
 	}
 	m.start = func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun {
-		run := closedMode.start(ctx, s, cfg)
+		run := closedStart(sweep.SessionsMode)(ctx, s, cfg)
 		cfg.Sessions = s.o.Work.sessions(s.o.API)
 		return run
 	}

@@ -48,7 +48,7 @@ type Series struct {
 // SLO, the recommended level (report.Recommend) are marked on each, and so
 // are flagged levels (client-limited).
 func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
-	levels := report.GroupByConcurrency(stats)
+	levels := report.GroupByKey(stats)
 	rec := report.Recommend(stats, cmpSLO(opts.SLO))
 	builds := []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart, stallsChart}
 	if slices.ContainsFunc(stats, func(s report.LevelStats) bool { return s.RequestsFailed > 0 }) {
@@ -183,7 +183,7 @@ func CompareCharts(runs []Series) ([]Chart, error) {
 	trade := newChart(CompareTradeoffName, "Throughput vs interactivity", "aggregate output tok/s (server)", "e2e tok/s p50 per user (incl. TTFT)", topRight)
 	var all []report.LevelGroup
 	for i, r := range runs {
-		levels := report.GroupByConcurrency(r.Stats)
+		levels := report.GroupByKey(r.Stats)
 		name := string(rune('A'+i%26)) + ": " + r.Name
 		if err := dec.addSeries(name, series(levels, decodeP50), i, false); err != nil {
 			return nil, err

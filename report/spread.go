@@ -40,7 +40,7 @@ func spreadOf(values []float64) Spread {
 
 // spreadTable is the repeat table, nil when no level was repeated.
 func spreadTable(stats []LevelStats) *table {
-	groups := GroupByConcurrency(stats)
+	groups := GroupByKey(stats)
 	t := &table{cols: []col{
 		{head: "C"}, {head: "runs"},
 		{head: "decode p50 tok/s"}, {head: "spread"},
@@ -57,7 +57,7 @@ func spreadTable(stats []LevelStats) *table {
 			ttft = append(ttft, Ms(s.TTFTP50))
 			agg = append(agg, s.AggregateOutputTPS)
 		}
-		label := strconv.Itoa(g.C)
+		label := strconv.Itoa(g.Key.Concurrency)
 		if g.Key.IsOpen() {
 			label = g.Name()
 		}

@@ -4,14 +4,17 @@ import (
 	"math"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
-// JudgeLevels returns whether every repeat of level c passed the SLO, and the
-// level's mean aggregate output tok/s, from the levels finished so far.
-func JudgeLevels(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float64) {
+// JudgeLevels returns whether every repeat of the level of that mode at
+// concurrency c passed the SLO, and the level's mean aggregate output
+// tok/s, from the levels finished so far.
+func JudgeLevels(stats *[]report.LevelStats, slo report.SLO, mode string) func(c int) (bool, float64) {
 	return func(c int) (bool, float64) {
-		for _, g := range report.GroupByConcurrency(*stats) {
-			if g.C == c {
+		k := sweep.LevelKey{Mode: mode, Concurrency: c}
+		for _, g := range report.GroupByKey(*stats) {
+			if g.Key == k {
 				return g.Passes(slo), g.Aggregate
 			}
 		}
