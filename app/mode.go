@@ -65,17 +65,31 @@ type mode struct {
 	summary func(o *options, sum *report.Summary)
 	// estimate is the mode's time estimates (eta.go).
 	estimate func(o *options) estimate
-	// shard is the mode's levels as a sharded run splits them (shard.go):
-	// it fills shard.json's levels (or rates) and returns, for each level,
-	// the count whose part each shard takes (the workers, or an open
-	// loop's cap).
-	shard func(o *options, info *rundir.ShardInfo) []int
+	// shard is how a sharded run splits the mode's levels (shard.go); nil:
+	// the mode cannot be split, and --shard is refused naming it.
+	shard *modeShard
 
 	// start makes cfg a sweep of this mode (its Mode and ModeSpec, or its
 	// levels; its search, judged on the levels' stats as they end), after
 	// whatever it must ask the server first, and says what the mode adds
 	// to the run's output.
 	start func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun
+}
+
+// modeShard is a mode's part in a sharded run (shard.go): every shard runs
+// every level at the shared instants, each with its part of the level's
+// count (sweep.Part.Workers: the workers, or an open loop's cap) and its
+// part of the prompts.
+type modeShard struct {
+	// check refuses, once the mode is chosen, what the mode cannot split
+	// exactly (a search, a level below the shards).
+	check func(o *options) error
+	// levels fills shard.json's levels (or rates) and returns, for each
+	// level, the count whose part each shard takes.
+	levels func(o *options, info *rundir.ShardInfo) []int
+	// split gives cfg this shard's part p of the mode's arrivals (nil: the
+	// part of the count is all there is to split).
+	split func(p sweep.Part, cfg *sweep.Config)
 }
 
 // modeStart is what a mode's start may use.

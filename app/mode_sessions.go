@@ -14,7 +14,8 @@ import (
 func init() {
 	m := *closedMode
 	m.name, m.rank, m.helpOrder = sweep.SessionsMode, 50, 1
-	m.flags, m.before, m.parse = sessionFlags, nil, nil
+	// No shard split: every shard would open the same conversations.
+	m.flags, m.before, m.parse, m.shard = sessionFlags, nil, nil, nil
 	m.chosen = func(o *options) bool { return o.Work.Set != nil && o.Work.Set.Sessions != nil }
 	m.check = func(o *options) error {
 		if m.chosen(o) && o.Flags.RatesSet {

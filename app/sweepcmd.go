@@ -143,7 +143,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	run.mode = m.start(ctx, modeStart{o: o, cl: cl, stderr: stderr, stats: &run.stats}, &cfg)
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
-		o.Shard.split(&cfg)
+		o.Shard.split(&cfg, m)
 		var err error
 		if cfg.BeforeLevel, shardDone, err = o.startShard(cl.Epoch()); err != nil {
 			return err
