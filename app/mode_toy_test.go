@@ -172,7 +172,10 @@ func TestAModeAddedInItsOwnFile(t *testing.T) {
 	}
 	var sum struct {
 		EndReason string `json:"end_reason"`
-		Levels    []struct {
+		Config    struct {
+			Mode string `json:"mode"`
+		} `json:"config"`
+		Levels []struct {
 			Concurrency int `json:"concurrency"`
 			RequestsOK  int `json:"requests_ok"`
 		} `json:"levels"`
@@ -180,7 +183,7 @@ func TestAModeAddedInItsOwnFile(t *testing.T) {
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.EndReason != "completed" || len(sum.Levels) != 2 || sum.Levels[1].Concurrency != 3 || sum.Levels[1].RequestsOK != 3 {
+	if sum.EndReason != "completed" || sum.Config.Mode != burstMode || len(sum.Levels) != 2 || sum.Levels[1].Concurrency != 3 || sum.Levels[1].RequestsOK != 3 {
 		t.Errorf("summary.json: %+v", sum)
 	}
 	code, stdout, stderr = runCLI(t, context.Background(), "report", out)
