@@ -13,6 +13,7 @@ import (
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
+	"github.com/toksweep/toksweep/workload"
 )
 
 // mode is a load mode's command-line side, registered (registerMode) from
@@ -39,6 +40,9 @@ type mode struct {
 	// parse is the first pass over the mode's flags, before the prompt
 	// set is read: its level list, which the bounds and --shard check.
 	parse func(o *options) error
+	// prompts adds the mode's settings to the prompt set's options (the
+	// sessions mode's turns), after parse; every mode's runs.
+	prompts func(o *options, wo *workload.Options)
 	// check is the second pass, once the workload is known: what the
 	// flags require of each other and what conflicts. Every mode's checks
 	// run, chosen or not (a mode's flags without the mode are an error).
