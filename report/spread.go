@@ -41,8 +41,12 @@ func spreadOf(values []float64) Spread {
 // spreadTable is the repeat table, nil when no level was repeated.
 func spreadTable(stats []LevelStats) *table {
 	groups := GroupByKey(stats)
+	head := countHead(stats) // a closed loop's levels by C, in its words
+	if anyRate(stats) {
+		head = "level" // an open loop's by name: "rate=8/s"
+	}
 	t := &table{cols: []col{
-		{head: "C"}, {head: "runs"},
+		{head: head}, {head: "runs"},
 		{head: "decode p50 tok/s"}, {head: "spread"},
 		{head: "TTFT p50 ms"}, {head: "spread"},
 		{head: "output tok/s"}, {head: "spread"},

@@ -145,7 +145,9 @@ type Words struct {
 	// (Open-loop modes only, as the above.)
 	Load          func(k LevelKey, offered float64, note string) string
 	Level, Levels string
-	// Head is the heading of the tables' load column: "rate/s", "speed×".
+	// Head is the heading of the tables' load column: a closed loop's
+	// concurrency column ("C", sessions' "sessions"), an open loop's load
+	// column ("rate/s", "speed×"; its concurrency column, the cap, is "C").
 	Head string
 }
 

@@ -22,6 +22,7 @@ func init() {
 			Aggregate:     "all C in flight",
 			Caption:       "with C requests in flight; where doubling C adds little, it has saturated (the knee)",
 			ClientLimited: "may have been",
+			Head:          "C",
 		},
 	})
 }

@@ -29,9 +29,10 @@ func init() {
 			At:            func(k LevelKey) string { return fmt.Sprintf("%d concurrent sessions", k.Concurrency) },
 			Unit:          "concurrent sessions",
 			Axis:          "concurrent sessions",
-			Aggregate:     "all C sessions running",
+			Aggregate:     "all sessions running",
 			Caption:       "with C sessions running, each one turn at a time; where doubling C adds little, it has saturated (the knee)",
 			ClientLimited: "may have been",
+			Head:          "sessions",
 		},
 	})
 }
