@@ -18,14 +18,12 @@ import (
 // their levels' mode is recovered from their records and settings
 // (sweep.ClaimMode), as it was.
 type RunConfig struct {
-	URL       string     `json:"url"`
-	Sim       bool       `json:"sim,omitempty"`
-	SimPreset string     `json:"sim_preset,omitempty"`
-	Model     string     `json:"model"`
-	API       client.API `json:"api"`
-	// Mode is the registered name of the load mode that ran the levels
-	// (sweep.Mode.Name: "closed", "rate", "sessions", "replay").
-	Mode           string            `json:"mode,omitempty"`
+	URL            string            `json:"url"`
+	Sim            bool              `json:"sim,omitempty"`
+	SimPreset      string            `json:"sim_preset,omitempty"`
+	Model          string            `json:"model"`
+	API            client.API        `json:"api"`
+	Mode           string            `json:"mode,omitempty"`        // the load mode that ran the levels, its registered name (sweep.Mode.Name)
 	Levels         []int             `json:"levels,omitempty"`      // the fixed levels; absent with --levels auto
 	LevelsAuto     bool              `json:"levels_auto,omitempty"` // --levels auto: an adaptive search
 	AutoMax        int               `json:"auto_max,omitempty"`    // --levels auto: the highest level it may reach
