@@ -38,7 +38,8 @@ type mode struct {
 	flags  func(o *options) []cli.Flag
 	before map[string]string
 	// parse is the first pass over the mode's flags, before the prompt
-	// set is read: its level list, which the bounds and --shard check.
+	// set is read: its level list, which the bounds and --shard check, and
+	// what the prompt set needs checked first (the sessions' turns).
 	parse func(o *options) error
 	// prompts adds the mode's settings to the prompt set's options (the
 	// sessions mode's turns), after parse; every mode's runs.

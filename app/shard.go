@@ -227,9 +227,9 @@ func (o *options) shardInfo(epoch time.Time) rundir.ShardInfo {
 
 // split makes cfg this shard's part of mode m's run: the mode's part of
 // the arrivals (the rate mode sends the arrivals j ≡ i (mod N) of the plan
-// every shard draws), and the shard's m-th request sends the prompt a
-// single process would give the run's request m×N + i (in the open loop,
-// that is arrival m×N + i's own), so that the shards do not all send the
+// every shard draws), and the shard's q-th request sends the prompt a
+// single process would give the run's request q×N + i (in the open loop,
+// that is arrival q×N + i's own), so that the shards do not all send the
 // same first prompts.
 func (s *shardOptions) split(cfg *sweep.Config, m *mode) {
 	if m.shard != nil && m.shard.split != nil {
