@@ -40,7 +40,7 @@ var rateMode = &mode{
 		if !o.Open.Auto {
 			return modeRun{}
 		}
-		rates := search.NewRates(search.JudgeRates(s.stats, o.SLO), maxRate)
+		rates := search.NewRates(search.JudgeRates(s.stats, o.SLO, sweep.LevelKey{Mode: sweep.RateMode, Concurrency: cfg.MaxConcurrency}), maxRate)
 		cfg.RatePlan = rates
 		return modeRun{search: rates}
 	},

@@ -22,15 +22,19 @@ func JudgeLevels(stats *[]report.LevelStats, slo report.SLO, mode string) func(c
 	}
 }
 
-// JudgeRates returns the verdict of rate level r from the levels finished so
-// far: it passes when every repeat is stable and meets the SLO.
-func JudgeRates(stats *[]report.LevelStats, slo report.SLO) func(r float64) RateVerdict {
+// JudgeRates returns the verdict of the open-loop level at load r of at's
+// mode and cap (at with Load r) from the levels finished so far: it passes
+// when every repeat is stable and meets the SLO. Levels of another key at
+// that load (another mode's, another cap's) are not its.
+func JudgeRates(stats *[]report.LevelStats, slo report.SLO, at sweep.LevelKey) func(r float64) RateVerdict {
 	return func(r float64) RateVerdict {
+		k := at
+		k.Load = r
 		v := RateVerdict{Pass: true}
 		var sum, offered float64
 		n := 0
 		for _, s := range *stats {
-			if s.Rate != r {
+			if s.Key() != k {
 				continue
 			}
 			n++

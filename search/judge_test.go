@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -29,5 +30,42 @@ func TestJudgeLevelsByKey(t *testing.T) {
 	}
 	if pass, agg := JudgeLevels(&stats, slo, sweep.ClosedMode)(8); !pass || agg != 0 {
 		t.Errorf("closed C=8, not run: pass %v, aggregate %v", pass, agg)
+	}
+}
+
+// The rate search judges its own key's levels at a load: a replay level at
+// speed 2 (its Load 2) and a rate level at 2 req/s of another cap are not
+// the uncapped rate level at 2 req/s, whose one failing repeat fails it
+// and whose two repeats' rates are its figures.
+func TestJudgeRatesByKey(t *testing.T) {
+	level := func(mode string, conc int, ttft time.Duration, achieved float64) report.LevelStats {
+		return report.LevelStats{Mode: mode, Concurrency: conc, Rate: 2, RequestsOK: 10, TTFTP95: ttft,
+			AchievedRPS: achieved, OfferedRPS: achieved + 0.5}
+	}
+	stats := []report.LevelStats{
+		level(sweep.RateMode, 0, 100*time.Millisecond, 1.5),
+		level(sweep.RateMode, 0, 900*time.Millisecond, 1.7),
+		level(sweep.RateMode, 4, 100*time.Millisecond, 1.9),
+		level(sweep.ReplayMode, 0, 100*time.Millisecond, 40),
+	}
+	slo := report.SLO{TTFTP95: 500 * time.Millisecond}
+	cases := []struct {
+		at                sweep.LevelKey
+		pass              bool
+		achieved, offered float64
+	}{
+		{sweep.LevelKey{Mode: sweep.RateMode}, false, 1.6, 2.1},
+		{sweep.LevelKey{Mode: sweep.RateMode, Concurrency: 4}, true, 1.9, 2.4},
+		{sweep.LevelKey{Mode: sweep.ReplayMode}, true, 40, 40.5},
+	}
+	for _, c := range cases {
+		v := JudgeRates(&stats, slo, c.at)(2)
+		if k := c.at; v.Pass != c.pass || math.Abs(v.Achieved-c.achieved) > 1e-9 || math.Abs(v.Offered-c.offered) > 1e-9 {
+			k.Load = 2
+			t.Errorf("%s: pass %v, achieved %v, offered %v; want %v, %v, %v", k, v.Pass, v.Achieved, v.Offered, c.pass, c.achieved, c.offered)
+		}
+	}
+	if v := JudgeRates(&stats, slo, sweep.LevelKey{Mode: sweep.RateMode})(3); v.Pass || !math.IsNaN(v.Achieved) {
+		t.Errorf("rate 3, not run: %+v; want no pass and no figures", v)
 	}
 }
