@@ -111,6 +111,7 @@ type Level struct {
 	// Sessions are a multi-turn level's figures in sessions (its Users
 	// are then concurrent sessions); nil for a level without sessions.
 	Sessions *SessionLevel
+	key      sweep.LevelKey // the level's key: its mode's words name its units
 }
 
 // Plan is a fleet plan: the chosen level and what it implies.
@@ -319,7 +320,7 @@ func unfit(stats []report.LevelStats, g *group) string {
 // pool gathers g's figures over its repeats.
 func pool(levels []sweep.Level, stats []report.LevelStats, g group) Level {
 	first := stats[g.runs[0]]
-	l := Level{Key: g.name, Concurrency: first.Concurrency, Rate: g.key.Load, Open: g.key.IsOpen(), Repeats: len(g.runs)}
+	l := Level{Key: g.name, Concurrency: first.Concurrency, Rate: g.key.Load, Open: g.key.IsOpen(), Repeats: len(g.runs), key: g.key}
 	if !l.Open {
 		l.Rate, l.Users = 0, float64(first.Concurrency)
 	}

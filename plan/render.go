@@ -71,14 +71,10 @@ func (p Plan) writeSessions(ew *errWriter) {
 	ew.printf("  the peak λ = %g req/s counts turns: λ / turns = %g / %.4f = %.4f sessions/s\n", o.PeakRPS, o.PeakRPS, sl.TurnsMean, f.PeakPerSecond)
 }
 
-// usersUnit is what --users counts: concurrent users, or the concurrent
-// sessions of a multi-turn level.
-func (l Level) usersUnit() string {
-	if l.Sessions != nil {
-		return "concurrent sessions"
-	}
-	return "concurrent users"
-}
+// usersUnit is what --users counts at the level, in its mode's words
+// (sweep.Words.Users): concurrent users, a multi-turn level's concurrent
+// sessions.
+func (l Level) usersUnit() string { return l.key.Words().Users }
 
 // usersSymbol is what Users is: C, or L, the measured mean in flight of
 // an open-loop level.

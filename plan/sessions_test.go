@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // TestPlanOnASessionRun: a multi-turn level is answered in sessions.
@@ -22,7 +23,7 @@ func TestPlanOnASessionRun(t *testing.T) {
 	t.Parallel()
 	stats, levels := build([]lvl{{4, 2, time.Second, yes, false}, {4, 2, time.Second, yes, false}, {8, 3, time.Second, no, false}})
 	for i, st := range []report.SessionStats{{Sessions: 6, TurnsMean: 3}, {Sessions: 10, TurnsMean: 5}, {Sessions: 9, TurnsMean: 4}} {
-		stats[i].Session = st
+		stats[i].Session, levels[i].Mode = st, sweep.SessionsMode
 	}
 	p, err := fromParts("S", "ttft_p95 ≤ 1s", stats, levels, Options{PeakRPS: 10, Users: 30, Headroom: 0.75})
 	if err != nil {

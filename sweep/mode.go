@@ -125,6 +125,10 @@ type Words struct {
 	// Unit is what a level's load is counted in: "concurrent users",
 	// "requests per second", "concurrent sessions".
 	Unit string
+	// Users is what plan's --users counts when it sizes from a level:
+	// "concurrent users" (a closed loop's workers, an open loop's mean in
+	// flight), sessions' "concurrent sessions".
+	Users string
 	// Axis labels a chart's load axis.
 	Axis string
 	// Aggregate is the Aggregate table's header note: "all C in flight".

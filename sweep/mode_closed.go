@@ -18,6 +18,7 @@ func init() {
 			Name:          func(k LevelKey) string { return fmt.Sprintf("C=%d", k.Concurrency) },
 			At:            func(k LevelKey) string { return fmt.Sprintf("concurrency %d", k.Concurrency) },
 			Unit:          "concurrent users",
+			Users:         "concurrent users",
 			Axis:          "concurrency (requests in flight)",
 			Aggregate:     "all C in flight",
 			Caption:       "with C requests in flight; where doubling C adds little, it has saturated (the knee)",

@@ -34,6 +34,7 @@ func init() {
 			Name:          rateName,
 			At:            func(k LevelKey) string { return fmt.Sprintf("rate %g req/s", k.Load) },
 			Unit:          "requests per second",
+			Users:         "concurrent users",
 			Axis:          "offered rate (req/s)",
 			Aggregate:     "at the offered rate",
 			Caption:       "at each offered rate; where doubling the rate adds little, it has saturated (the knee)",

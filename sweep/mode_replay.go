@@ -50,6 +50,7 @@ func init() {
 			Name:          replayName,
 			At:            func(k LevelKey) string { return fmt.Sprintf("replay speed %g×", k.Load) },
 			Unit:          "replay speed",
+			Users:         "concurrent users",
 			Axis:          "replay speed (× the trace's rate)",
 			Aggregate:     "at the replay speed",
 			Caption:       "at each replay speed of the trace; where doubling the speed adds little, it has saturated (the knee)",

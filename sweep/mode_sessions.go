@@ -28,6 +28,7 @@ func init() {
 			Name:          func(k LevelKey) string { return fmt.Sprintf("C=%d", k.Concurrency) },
 			At:            func(k LevelKey) string { return fmt.Sprintf("%d concurrent sessions", k.Concurrency) },
 			Unit:          "concurrent sessions",
+			Users:         "concurrent sessions",
 			Axis:          "concurrent sessions",
 			Aggregate:     "all sessions running",
 			Caption:       "with C sessions running, each one turn at a time; where doubling C adds little, it has saturated (the knee)",
