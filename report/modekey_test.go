@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // A rate answer carries its aggregate output in summary.json, as the
@@ -47,5 +49,33 @@ func TestOpenLoopBoundByItsCap(t *testing.T) {
 	closed := Summarize(level(2, closedLoop(2, 5, 0, 100*msec, 100*msec, 10, 5)...))
 	if closed.Key().Unbounded() || !anyConcurrency([]LevelStats{closed}) {
 		t.Errorf("closed loop: Unbounded %v, C column %v", closed.Key().Unbounded(), anyConcurrency([]LevelStats{closed}))
+	}
+}
+
+// The closing paragraph's caution names the client-limited levels in their
+// mode's words: the open loop measured its own delay ("was", "were"), the
+// closed loops' evidence is a possibility ("may have been"), listed as
+// "C=2,4"; one level is "its", several "their".
+func TestCautionInItsModesWords(t *testing.T) {
+	open := func(mode string, load float64, limited bool) LevelStats {
+		return LevelStats{Mode: mode, Rate: load, RequestsOK: 10, OfferedRPS: load, AchievedRPS: load,
+			AggregateOutputTPS: 30 * load, ClientLimited: limited}
+	}
+	closed := func(mode string, c int, limited bool) LevelStats {
+		return LevelStats{Mode: mode, Concurrency: c, RequestsOK: 10, AggregateOutputTPS: 30 * float64(c), ClientLimited: limited}
+	}
+	const tail = " figures may describe the load generator, not the server."
+	for _, tc := range []struct {
+		stats []LevelStats
+		want  string
+	}{
+		{[]LevelStats{open(sweep.RateMode, 8, false), open(sweep.RateMode, 16, true)}, "Caution: rate=16/s was client-limited; its" + tail},
+		{[]LevelStats{open(sweep.RateMode, 8, true), open(sweep.RateMode, 16, true)}, "Caution: rate=8/s, rate=16/s were client-limited; their" + tail},
+		{[]LevelStats{open(sweep.ReplayMode, 2, true)}, "Caution: speed=2× was client-limited; its" + tail},
+		{[]LevelStats{closed(sweep.SessionsMode, 2, true), closed(sweep.SessionsMode, 4, true)}, "Caution: C=2,4 may have been client-limited; their" + tail},
+	} {
+		if s := Recommend(tc.stats, SLO{}).Sentence(tc.stats); !strings.HasSuffix(s, tc.want) {
+			t.Errorf("sentence %q\nwant it to end %q", s, tc.want)
+		}
 	}
 }

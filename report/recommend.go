@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -263,11 +264,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		}
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
-	if limited := clientLimitedLevels(stats); len(limited) == 1 {
-		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; its figures may describe the load generator, not the server.", limited[0])
-	} else if len(limited) > 1 {
-		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; their figures may describe the load generator, not the server.", strings.Join(limited, ","))
-	}
+	b.WriteString(limitedText(stats))
 	return b.String()
 }
 
@@ -338,15 +335,27 @@ func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
 	return out
 }
 
-// clientLimitedLevels lists the concurrencies of client-limited levels.
-func clientLimitedLevels(stats []LevelStats) []string {
-	var cs []string
+// limitedText is the closing paragraph's caution naming the levels of
+// stats a repeat of which was client-limited, in their mode's words (the
+// list, sweep.NameList, and the verb, sweep.Words.ClientLimited): "
+// Caution: C=2,4 may have been client-limited; their figures …", "
+// Caution: rate=16/s was client-limited; its figures …"; "" when none was.
+func limitedText(stats []LevelStats) string {
+	var ks []sweep.LevelKey
 	for _, g := range GroupByKey(stats) {
 		if slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.ClientLimited }) {
-			cs = append(cs, fmt.Sprint(g.Key.Concurrency))
+			ks = append(ks, g.Key)
 		}
 	}
-	return cs
+	if len(ks) == 0 {
+		return ""
+	}
+	w := ks[0].Words()
+	verb, their := w.ClientLimited, "their"
+	if len(ks) == 1 {
+		verb, their = cmp.Or(w.ClientLimitedOne, verb), "its"
+	}
+	return fmt.Sprintf(" Caution: %s %s client-limited; %s figures may describe the load generator, not the server.", sweep.NameList(ks), verb, their)
 }
 
 func maxLevel(stats []LevelStats) int {
@@ -415,15 +424,7 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 		}
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
-	var limited []string
-	for _, g := range GroupByKey(stats) {
-		if slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.ClientLimited }) {
-			limited = append(limited, g.Name())
-		}
-	}
-	if len(limited) > 0 {
-		fmt.Fprintf(&b, " Caution: %s were client-limited; their figures may describe the load generator, not the server.", strings.Join(limited, ", "))
-	}
+	b.WriteString(limitedText(stats))
 	return b.String()
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -71,6 +72,23 @@ func (k LevelKey) Unbounded() bool {
 	return m.Unbounded != nil && m.Unbounded(k)
 }
 
+// NameList names keys of one mode in a sentence, in their mode's words
+// (Words.List): "C=2,4", "rate=8/s, rate=16/s"; the first key's mode
+// speaks for all.
+func NameList(ks []LevelKey) string {
+	if len(ks) == 0 {
+		return ""
+	}
+	if list := ks[0].Words().List; list != nil {
+		return list(ks)
+	}
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
 // IsZero reports whether k is no level (an answer not found).
 func (k LevelKey) IsZero() bool { return k == LevelKey{} }
 
@@ -136,9 +154,14 @@ type Words struct {
 	// Caption is the aggregate chart's note in report.html, after "What
 	// the server delivers ".
 	Caption string
-	// ClientLimited is the verb of the client-limited note: "were" (the
-	// client measured its own delay) or "may have been".
-	ClientLimited string
+	// ClientLimited is the verb of the closing paragraph's caution about
+	// client-limited levels: "were" (the client measured its own delay)
+	// or "may have been"; ClientLimitedOne is its verb for one level
+	// ("was"; empty: ClientLimited).
+	ClientLimited, ClientLimitedOne string
+	// List names several levels of the mode in a sentence: the closed
+	// loop's "C=2,4"; nil: their Names, comma-separated (NameList).
+	List func(ks []LevelKey) string
 	// Open-loop modes only, for the closing paragraph's sentences
 	// (report's recommendation). Load names a level's load in a sentence:
 	// with offered, the rate the level realised (0: not known), and a

@@ -38,9 +38,9 @@ func init() {
 			Axis:          "offered rate (req/s)",
 			Aggregate:     "at the offered rate",
 			Caption:       "at each offered rate; where doubling the rate adds little, it has saturated (the knee)",
-			ClientLimited: "were",
-			Load:          rateLoad,
-			Level:         "rate", Levels: "rates",
+			ClientLimited: "were", ClientLimitedOne: "was",
+			Load:  rateLoad,
+			Level: "rate", Levels: "rates",
 			Head: "rate/s",
 		},
 	})

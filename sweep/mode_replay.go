@@ -54,9 +54,9 @@ func init() {
 			Axis:          "replay speed (× the trace's rate)",
 			Aggregate:     "at the replay speed",
 			Caption:       "at each replay speed of the trace; where doubling the speed adds little, it has saturated (the knee)",
-			ClientLimited: "were",
-			Load:          replayLoad,
-			Level:         "replay speed", Levels: "replay speeds",
+			ClientLimited: "were", ClientLimitedOne: "was",
+			Load:  replayLoad,
+			Level: "replay speed", Levels: "replay speeds",
 			Head: "speed×",
 		},
 	})

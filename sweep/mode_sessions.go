@@ -33,6 +33,7 @@ func init() {
 			Aggregate:     "all sessions running",
 			Caption:       "with C sessions running, each one turn at a time; where doubling C adds little, it has saturated (the knee)",
 			ClientLimited: "may have been",
+			List:          closedList,
 			Head:          "sessions",
 		},
 	})
