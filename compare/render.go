@@ -1,14 +1,17 @@
 package compare
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // CSVHeader is the header of compare.csv, in column order. There is one row
@@ -17,7 +20,7 @@ import (
 //	baseline        name of the baseline run A
 //	run             name of the compared run B
 //	label           B's letter (B, C, …)
-//	concurrency     the level, C
+//	concurrency     the level: a closed loop's C, an open loop's name (rate=2/s)
 //	metric          decode_tps_p50, ttft_p50_ms, ttft_p95_ms or aggregate_output_tps
 //	baseline_value  the figure in A (tok/s or ms, 3 decimals)
 //	value           the figure in B
@@ -80,13 +83,10 @@ func (t Table) WriteText(w io.Writer) error {
 	}
 	t.method(&b)
 	for _, c := range t.Comparisons {
-		if len(c.ComparedRates)+len(c.OnlyBaselineRates)+len(c.OnlyRunRates) > 0 {
-			fmt.Fprintf(&b, "\n%s vs A: compared rates %s req/s (only in A: %s; only in %s: %s)\n",
-				c.Label, floats(c.ComparedRates), floats(c.OnlyBaselineRates), c.Label, floats(c.OnlyRunRates))
-		}
-		if len(c.Compared)+len(c.OnlyBaseline)+len(c.OnlyRun) > 0 || len(c.ComparedRates)+len(c.OnlyBaselineRates)+len(c.OnlyRunRates) == 0 {
-			fmt.Fprintf(&b, "\n%s vs A: compared C=%s (only in A: %s; only in %s: %s)\n",
-				c.Label, ints(c.Compared), ints(c.OnlyBaseline), c.Label, ints(c.OnlyRun))
+		fmt.Fprintf(&b, "\n%s vs A: compared %s (only in A: %s; only in %s: %s)\n",
+			c.Label, names(c.Compared), names(c.OnlyBaseline), c.Label, names(c.OnlyRun))
+		if note := c.modesNote(); note != "" {
+			fmt.Fprintf(&b, "%s vs A: %s\n", c.Label, note)
 		}
 		if len(c.Levels) == 0 {
 			continue
@@ -167,27 +167,33 @@ func interval(e Estimate) string {
 	return num(e.Low, 3) + "–" + num(e.High, 3)
 }
 
-// ints lists levels as "1,2,4", or "none".
-func floats(xs []float64) string {
-	if len(xs) == 0 {
-		return "none"
+// names lists levels in their modes' words (sweep.NameList): "C=1,2,4",
+// "rate=2/s, rate=4/s", or "none".
+func names(ks []sweep.LevelKey) string { return cmp.Or(sweep.NameList(ks), "none") }
+
+// modesNote says that the runs ran different modes, whose levels never
+// pair (a level pairs only with one of its key): "A ran mode closed, B
+// ran mode rate; a level pairs only with a level of its own mode"; ""
+// when both ran the same modes.
+func (c Comparison) modesNote() string {
+	a, b := modes(c.Compared, c.OnlyBaseline), modes(c.Compared, c.OnlyRun)
+	if slices.Equal(a, b) {
+		return ""
 	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return strings.Join(s, ",")
+	return fmt.Sprintf("A ran mode %s, %s ran mode %s; a level pairs only with a level of its own mode",
+		strings.Join(a, " and "), c.Label, strings.Join(b, " and "))
 }
 
-func ints(xs []int) string {
-	if len(xs) == 0 {
-		return "none"
+// modes are the modes of the keys, by name.
+func modes(kss ...[]sweep.LevelKey) []string {
+	var ms []string
+	for _, ks := range kss {
+		for _, k := range ks {
+			ms = append(ms, k.Mode)
+		}
 	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
+	slices.Sort(ms)
+	return slices.Compact(ms)
 }
 
 // num formats v for the console and fixed for the CSV, under report's one

@@ -72,21 +72,27 @@ func (k LevelKey) Unbounded() bool {
 	return m.Unbounded != nil && m.Unbounded(k)
 }
 
-// NameList names keys of one mode in a sentence, in their mode's words
-// (Words.List): "C=2,4", "rate=8/s, rate=16/s"; the first key's mode
-// speaks for all.
+// NameList names keys in a sentence, each run of keys of one mode in its
+// mode's words (Words.List, else their Names): "C=2,4", "rate=8/s,
+// rate=16/s"; the runs are comma-separated.
 func NameList(ks []LevelKey) string {
-	if len(ks) == 0 {
-		return ""
+	var parts []string
+	for len(ks) > 0 {
+		n := 1
+		for n < len(ks) && ks[n].Mode == ks[0].Mode {
+			n++
+		}
+		run := ks[:n]
+		ks = ks[n:]
+		if list := run[0].Words().List; list != nil {
+			parts = append(parts, list(run))
+			continue
+		}
+		for _, k := range run {
+			parts = append(parts, k.Name())
+		}
 	}
-	if list := ks[0].Words().List; list != nil {
-		return list(ks)
-	}
-	names := make([]string, len(ks))
-	for i, k := range ks {
-		names[i] = k.Name()
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(parts, ", ")
 }
 
 // IsZero reports whether k is no level (an answer not found).
