@@ -79,3 +79,31 @@ func TestCautionInItsModesWords(t *testing.T) {
 		}
 	}
 }
+
+// summary.json's answer fields are the answer level's columns: a capped
+// rate answer's recommended_concurrency is its cap (levels.csv's
+// concurrency) beside recommended_rate, its rate; an uncapped one has no
+// concurrency (null), as docs/metrics.md (summary.json) says.
+func TestRateAnswerFieldsAreItsLevelsColumns(t *testing.T) {
+	for _, cap := range []int{4, 0} {
+		var stats []LevelStats
+		for _, rate := range []float64{2, 4} {
+			l := openLevel(rate, 30, constant(0), constant(200*msec))
+			l.Concurrency = cap
+			for i := range l.Records {
+				l.Records[i].Concurrency = cap
+			}
+			stats = append(stats, Summarize(l))
+		}
+		j := NewRecommendationJSON(Recommend(stats, SLO{TTFTP95: time.Second}), stats)
+		if j.RecommendedRate == nil || *j.RecommendedRate != 4 {
+			t.Fatalf("cap %d: recommended_rate %v, want 4", cap, j.RecommendedRate)
+		}
+		switch c := j.RecommendedConcurrency; {
+		case cap == 0 && c != nil:
+			t.Errorf("uncapped: recommended_concurrency %d, want null", *c)
+		case cap > 0 && (c == nil || *c != cap):
+			t.Errorf("cap %d: recommended_concurrency %v, want the cap", cap, c)
+		}
+	}
+}

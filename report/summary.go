@@ -41,7 +41,11 @@ type Summary struct {
 	Trace *trace.Summary `json:"trace,omitempty"`
 }
 
-// RecommendationJSON is Recommendation in summary.json.
+// RecommendationJSON is Recommendation in summary.json. Each answer is
+// its level's columns (docs/metrics.md, summary.json): *Concurrency its
+// concurrency (a closed loop's C, an open loop's cap; null when zero),
+// and, for an open-loop answer, *Rate its rate (the nominal offered rate,
+// a replay's speed).
 type RecommendationJSON struct {
 	SLO                    string `json:"slo,omitempty"`
 	RecommendedConcurrency *int   `json:"recommended_concurrency"`
@@ -55,7 +59,8 @@ type RecommendationJSON struct {
 	// recommendation (report.Untrusted); the sentence says why.
 	ExcludedConcurrency []int  `json:"excluded_concurrency,omitempty"`
 	Sentence            string `json:"sentence"`
-	// Open loop (sweep --rates): the answers as offered rates, req/s.
+	// Open loop: the answers' rate column, the nominal offered rate
+	// (req/s; a replay's speed).
 	RecommendedRate *float64  `json:"recommended_rate,omitempty"`
 	FirstFailRate   *float64  `json:"first_fail_rate,omitempty"`
 	KneeRate        *float64  `json:"knee_rate,omitempty"`
