@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -93,15 +92,6 @@ type Comparison struct {
 type LevelComparison struct {
 	Key       sweep.LevelKey
 	Estimates []Estimate // one per Metrics entry, in that order
-}
-
-// Level names the compared level in the tables: a closed loop's C, an open
-// loop's name ("rate=R/s").
-func (l LevelComparison) Level() string {
-	if l.Key.IsOpen() {
-		return l.Key.Name()
-	}
-	return strconv.Itoa(l.Key.Concurrency)
 }
 
 // Estimate returns the estimate of metric m.

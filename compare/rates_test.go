@@ -44,8 +44,8 @@ func TestCompareRates(t *testing.T) {
 	if got := [3]string{names(c.Compared), names(c.OnlyBaseline), names(c.OnlyRun)}; got != [3]string{"rate=2/s, rate=4/s", "rate=1/s", "rate=8/s"} || len(c.Levels) != 2 {
 		t.Fatalf("compared %q, only A %q, only B %q; %d levels", got[0], got[1], got[2], len(c.Levels))
 	}
-	if c.Levels[0].Level() != "rate=2/s" || c.Levels[1].Key.Load != 4 {
-		t.Errorf("levels %q, %v", c.Levels[0].Level(), c.Levels[1].Key)
+	if c.Levels[0].Key.Name() != "rate=2/s" || c.Levels[1].Key.Load != 4 {
+		t.Errorf("levels %q, %v", c.Levels[0].Key.Name(), c.Levels[1].Key)
 	}
 	var b2 strings.Builder
 	if err := tab.WriteText(&b2); err != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -93,6 +94,20 @@ func NameList(ks []LevelKey) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// LevelColumn is how a table heads its column of the levels ks and
+// labels each level in it, in their mode's words: levels all of one
+// closed-loop mode by their concurrency under its Words.Head ("C",
+// sessions' "sessions"); any others (an open loop's, whose Name carries
+// its load and cap, or levels of several modes) by their Name under
+// "level" ("rate=8/s").
+func LevelColumn(ks []LevelKey) (head string, label func(LevelKey) string) {
+	if len(ks) > 0 && !ks[0].IsOpen() && ks[0].Words().Head != "" &&
+		!slices.ContainsFunc(ks, func(k LevelKey) bool { return k.Mode != ks[0].Mode }) {
+		return ks[0].Words().Head, func(k LevelKey) string { return strconv.Itoa(k.Concurrency) }
+	}
+	return "level", LevelKey.Name
 }
 
 // IsZero reports whether k is no level (an answer not found).
