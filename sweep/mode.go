@@ -168,7 +168,9 @@ type Words struct {
 	// "concurrent users" (a closed loop's workers, an open loop's mean in
 	// flight), sessions' "concurrent sessions".
 	Users string
-	// Axis labels a chart's load axis.
+	// Axis labels a chart's load axis: the load's name, then its unit in
+	// brackets ("offered rate (req/s)"); a chart's title names the load
+	// by the words before the brackets ("… vs offered rate").
 	Axis string
 	// Aggregate is the Aggregate table's header note: "all C in flight".
 	Aggregate string
