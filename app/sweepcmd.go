@@ -329,7 +329,7 @@ func levelLine(s report.LevelStats) string {
 	fmt.Fprintf(&b, "level %s done (%s): %d ok, %d failed", report.LevelName(s), s.EndReason, s.RequestsOK, s.RequestsFailed)
 	fmt.Fprintf(&b, ", decode p50 %s tok/s, aggregate %s tok/s", fmtRate(s.DecodeTPSP50), fmtRate(s.AggregateOutputTPS))
 	if s.ClientLimited {
-		fmt.Fprintf(&b, "; warning: may have been client-limited: %s", s.ClientLimitedReason)
+		fmt.Fprintf(&b, "; warning: %s client-limited: %s", s.Key().Words().Limited(1), s.ClientLimitedReason)
 	}
 	return b.String()
 }

@@ -80,6 +80,26 @@ func TestCautionInItsModesWords(t *testing.T) {
 	}
 }
 
+// The console's footnote of a flagged level is worded by its mode, as the
+// closing caution is: a closed loop's "may have been", an open loop's
+// measured "was", each with its evidence.
+func TestClientLimitedNoteInItsModesWords(t *testing.T) {
+	for _, tc := range []struct {
+		s    LevelStats
+		want string
+	}{
+		{LevelStats{Mode: sweep.ClosedMode, Concurrency: 8, Repeat: 1}, "C=8 rep 2 may have been client-limited: why"},
+		{LevelStats{Mode: sweep.SessionsMode, Concurrency: 4}, "C=4 may have been client-limited: why"},
+		{LevelStats{Mode: sweep.RateMode, Rate: 16}, "rate=16/s was client-limited: why"},
+		{LevelStats{Mode: sweep.ReplayMode, Rate: 2}, "speed=2× was client-limited: why"},
+	} {
+		tc.s.ClientLimited, tc.s.ClientLimitedReason = true, "why"
+		if got := ClientLimitedNote(tc.s); got != tc.want {
+			t.Errorf("note %q, want %q", got, tc.want)
+		}
+	}
+}
+
 // summary.json's answer fields are the answer level's columns: a capped
 // rate answer's recommended_concurrency is its cap (levels.csv's
 // concurrency) beside recommended_rate, its rate; an uncapped one has no

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -336,8 +335,7 @@ func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
 }
 
 // limitedText is the closing paragraph's caution naming the levels of
-// stats a repeat of which was client-limited, in their mode's words (the
-// list, sweep.NameList, and the verb, sweep.Words.ClientLimited): "
+// stats a repeat of which was client-limited (ClientLimitedCaution): "
 // Caution: C=2,4 may have been client-limited; their figures …", "
 // Caution: rate=16/s was client-limited; its figures …"; "" when none was.
 func limitedText(stats []LevelStats) string {
@@ -350,12 +348,22 @@ func limitedText(stats []LevelStats) string {
 	if len(ks) == 0 {
 		return ""
 	}
-	w := ks[0].Words()
-	verb, their := w.ClientLimited, "their"
+	return " Caution: " + ClientLimitedCaution(ks) + "."
+}
+
+// ClientLimitedCaution is the caution about levels ks flagged
+// client-limited, in their mode's words (sweep.NameList, and the first
+// key's verb, sweep.Words.Limited): "C=2,4 may have been client-limited;
+// their figures may describe the load generator, not the server",
+// "rate=16/s was client-limited; its figures …". The closing paragraph
+// and plan word it so.
+func ClientLimitedCaution(ks []sweep.LevelKey) string {
+	their := "their"
 	if len(ks) == 1 {
-		verb, their = cmp.Or(w.ClientLimitedOne, verb), "its"
+		their = "its"
 	}
-	return fmt.Sprintf(" Caution: %s %s client-limited; %s figures may describe the load generator, not the server.", sweep.NameList(ks), verb, their)
+	return fmt.Sprintf("%s %s client-limited; %s figures may describe the load generator, not the server",
+		sweep.NameList(ks), ks[0].Words().Limited(len(ks)), their)
 }
 
 func maxLevel(stats []LevelStats) int {

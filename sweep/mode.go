@@ -177,10 +177,10 @@ type Words struct {
 	// Caption is the aggregate chart's note in report.html, after "What
 	// the server delivers ".
 	Caption string
-	// ClientLimited is the verb of the closing paragraph's caution about
-	// client-limited levels: "were" (the client measured its own delay)
-	// or "may have been"; ClientLimitedOne is its verb for one level
-	// ("was"; empty: ClientLimited).
+	// ClientLimited is the verb of the cautions and notes about
+	// client-limited levels (Limited): "were" (the client measured its
+	// own delay) or "may have been"; ClientLimitedOne is its verb for one
+	// level ("was"; empty: ClientLimited).
 	ClientLimited, ClientLimitedOne string
 	// List names several levels of the mode in a sentence: the closed
 	// loop's "C=2,4"; nil: their Names, comma-separated (NameList).
@@ -199,6 +199,16 @@ type Words struct {
 	// concurrency column ("C", sessions' "sessions"), an open loop's load
 	// column ("rate/s", "speed×"; its concurrency column, the cap, is "C").
 	Head string
+}
+
+// Limited is the verb of a sentence saying that n of the mode's levels
+// were flagged client-limited: ClientLimitedOne for one level when the
+// mode has it, else ClientLimited ("may have been", "was", "were").
+func (w Words) Limited(n int) string {
+	if n == 1 {
+		return cmp.Or(w.ClientLimitedOne, w.ClientLimited)
+	}
+	return w.ClientLimited
 }
 
 // ClosedMode is the closed loop's name, the mode of a key with none.
