@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // File is the name of the plan written beside the run.
@@ -30,7 +33,7 @@ func (p Plan) WriteText(w io.Writer) error {
 	ew.printf("  T       aggregate_output_tps  %.3f tok/s\n", l.OutputTPS)
 	ew.printf("  E[E2E]  mean e2e latency      %.4f s (over %s)\n", l.MeanE2E.Seconds(), plural(l.E2ERequests, "successful request"))
 	if l.ClientLimited {
-		ew.printf("  caution: %s was client-limited; its figures may describe the load generator, not the server\n", l.Key)
+		ew.printf("  caution: %s\n", l.caution())
 	}
 	if l.Sessions != nil {
 		p.writeSessions(ew)
@@ -70,6 +73,11 @@ func (p Plan) writeSessions(ew *errWriter) {
 	ew.printf("  Xs      sessions per second   X / turns = %.4f / %.4f = %.4f sessions/s per replica (%.0f sessions/day)\n", p.Level.RequestsPerS, sl.TurnsMean, sl.PerSecond, f.PerDay)
 	ew.printf("  the peak λ = %g req/s counts turns: λ / turns = %g / %.4f = %.4f sessions/s\n", o.PeakRPS, o.PeakRPS, sl.TurnsMean, f.PeakPerSecond)
 }
+
+// caution is the caution about a level flagged client-limited, worded as
+// the report's closing paragraph words it (report.ClientLimitedCaution):
+// "C=16 may have been client-limited; its figures …", "rate=16/s was …".
+func (l Level) caution() string { return report.ClientLimitedCaution([]sweep.LevelKey{l.key}) }
 
 // usersUnit is what --users counts at the level, in its mode's words
 // (sweep.Words.Users): concurrent users, a multi-turn level's concurrent
