@@ -35,7 +35,7 @@ func (p Plan) WriteText(w io.Writer) error {
 	if l.ClientLimited {
 		ew.printf("  caution: %s\n", l.caution())
 	}
-	if l.Sessions != nil {
+	if l.key.RunsSessions() {
 		p.writeSessions(ew)
 	}
 	ew.printf("\nReplicas for a peak of λ = %g req/s at headroom h = %g:\n", o.PeakRPS, o.Headroom)
@@ -179,7 +179,7 @@ func (p Plan) ToJSON() JSON {
 		PeakRPS: o.PeakRPS, Headroom: o.Headroom, Replicas: p.Replicas, ReplicasN1: p.ReplicasN1,
 		LittleRPS: p.LittleRPS, TokensPerDay: p.TokensPerDay, Formulas: Formulas,
 	}
-	if sl := l.Sessions; sl != nil && sl.TurnsMean > 0 {
+	if sl := l.Sessions; l.key.RunsSessions() && sl.TurnsMean > 0 {
 		f := p.sessionFigures()
 		j.Level.Sessions = &SessionsJSON{Concurrent: sl.Concurrent, PlannedConcurrent: f.PlannedConcurrent, Measured: sl.Measured,
 			TurnsMean: sl.TurnsMean, PerSecond: sl.PerSecond, PerDay: f.PerDay, PeakPerSecond: f.PeakPerSecond}

@@ -73,6 +73,10 @@ func (k LevelKey) Unbounded() bool {
 	return m.Unbounded != nil && m.Unbounded(k)
 }
 
+// RunsSessions reports whether the level runs multi-turn sessions (its
+// mode's Sessions): plan then sizes it in sessions too.
+func (k LevelKey) RunsSessions() bool { return k.mode().Sessions }
+
 // NameList names keys in a sentence, each run of keys of one mode in its
 // mode's words (Words.List, else their Names): "C=2,4", "rate=8/s,
 // rate=16/s"; the runs are comma-separated.
@@ -153,7 +157,10 @@ type Mode struct {
 	// requests in flight (an open loop without a cap); nil: never (a
 	// closed loop's workers bound them).
 	Unbounded func(k LevelKey) bool
-	Words     Words
+	// Sessions: the mode's levels run multi-turn sessions (the records'
+	// Session), so that plan sizes them in sessions as well as requests.
+	Sessions bool
+	Words    Words
 }
 
 // Words are how a mode speaks of its levels: the console, report.html,

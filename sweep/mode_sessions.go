@@ -24,6 +24,7 @@ func init() {
 		},
 		WarmConns:  func(k LevelKey) int { return k.Concurrency },
 		AbortAfter: closedAbortAfter,
+		Sessions:   true,
 		Words: Words{
 			Name:          func(k LevelKey) string { return fmt.Sprintf("C=%d", k.Concurrency) },
 			At:            func(k LevelKey) string { return fmt.Sprintf("%d concurrent sessions", k.Concurrency) },
