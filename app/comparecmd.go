@@ -145,11 +145,11 @@ func runCompare(dirs []string, out string, opts compare.Options, formats []strin
 			CompareFile, chart.CompareDecodeName, exts, chart.CompareTradeoffName, exts, out)
 	}
 	for _, c := range tab.Comparisons {
-		if len(c.Compared)+len(c.ComparedRates) > 0 {
+		if len(c.Compared) > 0 {
 			return nil
 		}
 	}
-	return errors.New("the runs share no concurrency level with " + dirs[0] + ": nothing to compare")
+	return errors.New("the runs share no level with " + dirs[0] + ": nothing to compare")
 }
 
 func writeCompareFiles(out string, tab compare.Table, series []chart.Series, formats []string) error {

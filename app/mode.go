@@ -13,6 +13,7 @@ import (
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
+	"github.com/toksweep/toksweep/workload"
 )
 
 // mode is a load mode's command-line side, registered (registerMode) from
@@ -37,8 +38,12 @@ type mode struct {
 	flags  func(o *options) []cli.Flag
 	before map[string]string
 	// parse is the first pass over the mode's flags, before the prompt
-	// set is read: its level list, which the bounds and --shard check.
+	// set is read: its level list, which the bounds and --shard check, and
+	// what the prompt set needs checked first (the sessions' turns).
 	parse func(o *options) error
+	// prompts adds the mode's settings to the prompt set's options (the
+	// sessions mode's turns), after parse; every mode's runs.
+	prompts func(o *options, wo *workload.Options)
 	// check is the second pass, once the workload is known: what the
 	// flags require of each other and what conflicts. Every mode's checks
 	// run, chosen or not (a mode's flags without the mode are an error).
@@ -65,17 +70,31 @@ type mode struct {
 	summary func(o *options, sum *report.Summary)
 	// estimate is the mode's time estimates (eta.go).
 	estimate func(o *options) estimate
-	// shard is the mode's levels as a sharded run splits them (shard.go):
-	// it fills shard.json's levels (or rates) and returns, for each level,
-	// the count whose part each shard takes (the workers, or an open
-	// loop's cap).
-	shard func(o *options, info *rundir.ShardInfo) []int
+	// shard is how a sharded run splits the mode's levels (shard.go); nil:
+	// the mode cannot be split, and --shard is refused naming it.
+	shard *modeShard
 
 	// start makes cfg a sweep of this mode (its Mode and ModeSpec, or its
 	// levels; its search, judged on the levels' stats as they end), after
 	// whatever it must ask the server first, and says what the mode adds
 	// to the run's output.
 	start func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun
+}
+
+// modeShard is a mode's part in a sharded run (shard.go): every shard runs
+// every level at the shared instants, each with its part of the level's
+// count (sweep.Part.Workers: the workers, or an open loop's cap) and its
+// part of the prompts.
+type modeShard struct {
+	// check refuses, once the mode is chosen, what the mode cannot split
+	// exactly (a search, a level below the shards).
+	check func(o *options) error
+	// levels fills shard.json's levels (or rates) and returns, for each
+	// level, the count whose part each shard takes.
+	levels func(o *options, info *rundir.ShardInfo) []int
+	// split gives cfg this shard's part p of the mode's arrivals (nil: the
+	// part of the count is all there is to split).
+	split func(p sweep.Part, cfg *sweep.Config)
 }
 
 // modeStart is what a mode's start may use.

@@ -35,7 +35,6 @@ var closedMode = &mode{
 	// bounds after the SLO they search against.
 	before: map[string]string{"levels": "requests", "auto-max": "reading-speed", "auto-granularity": "reading-speed"},
 	parse:  (*options).closedLevels,
-	check:  (*options).checkShardLevels,
 	chosen: func(*options) bool { return true },
 	text: func(o *options) string {
 		if o.Auto {
@@ -66,9 +65,13 @@ var closedMode = &mode{
 			rc.LevelsAuto, rc.AutoMax = true, o.AutoMax
 		}
 	},
-	shard: func(o *options, info *rundir.ShardInfo) []int {
-		info.Levels = o.Levels
-		return o.Levels
+	// Each shard runs its part of every level's workers.
+	shard: &modeShard{
+		check: (*options).shardLevels,
+		levels: func(o *options, info *rundir.ShardInfo) []int {
+			info.Levels = o.Levels
+			return o.Levels
+		},
 	},
 	estimate: func(o *options) estimate {
 		if o.Auto {
@@ -76,14 +79,20 @@ var closedMode = &mode{
 		}
 		return closedLevels(o.Levels)
 	},
-	start: func(_ context.Context, s modeStart, cfg *sweep.Config) modeRun {
+	start: closedStart(sweep.ClosedMode),
+}
+
+// closedStart is the start of a closed-loop mode of that name: its
+// levels, or the search judged on its own levels.
+func closedStart(name string) func(context.Context, modeStart, *sweep.Config) modeRun {
+	return func(_ context.Context, s modeStart, cfg *sweep.Config) modeRun {
 		o := s.o
 		cfg.Levels = o.Levels
 		if o.Auto {
-			cfg.Plan = search.NewLevels(o.AutoMax, o.AutoGranularity, search.JudgeLevels(s.stats, o.SLO))
+			cfg.Plan = search.NewLevels(o.AutoMax, o.AutoGranularity, search.JudgeLevels(s.stats, o.SLO, name))
 		}
 		return modeRun{}
-	},
+	}
 }
 
 func init() { registerMode(closedMode) }

@@ -24,10 +24,15 @@ var rateMode = &mode{
 	conns:    func(o *options) int { return o.Open.MaxConcurrency },
 	record:   func(o *options, rc *report.RunConfig) { rc.OpenLoop = o.Open.config() },
 	estimate: func(o *options) estimate { return rateLevels{rates: o.Open.Rates, auto: o.Open.Auto} },
-	// One level per rate, each shard with its part of the cap.
-	shard: func(o *options, info *rundir.ShardInfo) []int {
-		info.Rates = o.Open.Rates
-		return slices.Repeat([]int{o.Open.MaxConcurrency}, len(o.Open.Rates))
+	// One level per rate, each shard sending its part of the plan's
+	// arrivals with its part of the cap.
+	shard: &modeShard{
+		check: (*options).shardRates,
+		levels: func(o *options, info *rundir.ShardInfo) []int {
+			info.Rates = o.Open.Rates
+			return slices.Repeat([]int{o.Open.MaxConcurrency}, len(o.Open.Rates))
+		},
+		split: func(p sweep.Part, cfg *sweep.Config) { cfg.Rate.Part = p },
 	},
 	start: func(_ context.Context, s modeStart, cfg *sweep.Config) modeRun {
 		o := s.o
@@ -35,7 +40,7 @@ var rateMode = &mode{
 		if !o.Open.Auto {
 			return modeRun{}
 		}
-		rates := search.NewRates(search.JudgeRates(s.stats, o.SLO), maxRate)
+		rates := search.NewRates(search.JudgeRates(s.stats, o.SLO, sweep.LevelKey{Mode: sweep.RateMode, Concurrency: cfg.MaxConcurrency}), maxRate)
 		cfg.RatePlan = rates
 		return modeRun{search: rates}
 	},

@@ -12,7 +12,8 @@ import (
 // a list or auto (search.Speeds), in replay.go. Its speeds go through the
 // rate mode's checks and settings (--max-concurrency, the open-loop
 // config in summary.json): replay's check hands them over as --rates,
-// which is why it ranks before the rate mode.
+// which is why it ranks before the rate mode. It has no shard split: every
+// shard would send the whole trace.
 func init() {
 	registerMode(&mode{
 		name: sweep.ReplayMode, rank: 10, helpOrder: 3,
@@ -24,7 +25,6 @@ func init() {
 		levels:   func(o *options) int { return len(o.Replay.speeds) },
 		conns:    rateMode.conns,
 		record:   rateMode.record,
-		shard:    rateMode.shard,
 		summary:  func(o *options, sum *report.Summary) { sum.Trace = &o.Replay.sum },
 		estimate: func(o *options) estimate { return replayLevels{&o.Replay} },
 		start: func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun {

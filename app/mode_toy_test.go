@@ -137,8 +137,8 @@ func (burstEstimate) alone(_ sweepPlan, _ sweep.LevelKey, at time.Duration) time
 
 // TestAModeAddedInItsOwnFile runs the burst mode against the simulator:
 // its words name the levels on stderr, stdout, levels.csv and
-// summary.json, each level holds its burst, and report re-reads the run
-// as burst levels.
+// summary.json (whose config names the mode), each level holds its burst,
+// and report re-reads the run as burst levels; --shard refuses it.
 func TestAModeAddedInItsOwnFile(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
@@ -172,7 +172,10 @@ func TestAModeAddedInItsOwnFile(t *testing.T) {
 	}
 	var sum struct {
 		EndReason string `json:"end_reason"`
-		Levels    []struct {
+		Config    struct {
+			Mode string `json:"mode"`
+		} `json:"config"`
+		Levels []struct {
 			Concurrency int `json:"concurrency"`
 			RequestsOK  int `json:"requests_ok"`
 		} `json:"levels"`
@@ -180,7 +183,7 @@ func TestAModeAddedInItsOwnFile(t *testing.T) {
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.EndReason != "completed" || len(sum.Levels) != 2 || sum.Levels[1].Concurrency != 3 || sum.Levels[1].RequestsOK != 3 {
+	if sum.EndReason != "completed" || sum.Config.Mode != burstMode || len(sum.Levels) != 2 || sum.Levels[1].Concurrency != 3 || sum.Levels[1].RequestsOK != 3 {
 		t.Errorf("summary.json: %+v", sum)
 	}
 	code, stdout, stderr = runCLI(t, context.Background(), "report", out)
@@ -189,5 +192,11 @@ func TestAModeAddedInItsOwnFile(t *testing.T) {
 	}
 	if code, _, stderr = runCLI(t, context.Background(), "sweep", "--sim", "--burst", "0"); code != ExitUsage || !strings.Contains(stderr, `invalid --burst "0"`) {
 		t.Errorf("--burst 0: exit %d\n%s", code, stderr)
+	}
+	// It brings no shard split, so --shard refuses it by name.
+	soon := time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339)
+	code, _, stderr = runCLI(t, context.Background(), "sweep", "--sim", "--burst", "2", "--shard", "0/2", "--start-at", soon, "--level-duration", "2s")
+	if code != ExitUsage || !strings.Contains(stderr, "--shard: the burst mode cannot be split across shards") {
+		t.Errorf("--burst --shard: exit %d\n%s", code, stderr)
 	}
 }

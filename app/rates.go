@@ -82,9 +82,6 @@ func (o *options) rates() error {
 	if f.MaxConcurrencySet && (r.MaxConcurrency < 1 || r.MaxConcurrency > maxLevel) {
 		return usagef("invalid --max-concurrency %d: want an integer from 1 to %d", r.MaxConcurrency, maxLevel)
 	}
-	if o.Shard.Count > 0 {
-		return o.shardRates()
-	}
 	return nil
 }
 

@@ -166,7 +166,7 @@ func (r *replaySettings) apply(cfg *sweep.Config, api client.API, stats *[]repor
 	rp := &sweep.Replay{MeanRate: r.sum.MeanRate, Speeds: cfg.Rates}
 	var auto *search.Speeds
 	if r.auto {
-		auto = search.NewSpeeds(stats, slo, r.sum.MeanRate, maxSpeed)
+		auto = search.NewSpeeds(stats, slo, cfg.MaxConcurrency, r.sum.MeanRate, maxSpeed)
 		rp.Plan = auto
 	}
 	cfg.Rates, cfg.RatePlan = nil, nil

@@ -27,29 +27,48 @@ func sessionFlags(o *options) []cli.Flag {
 // maxThinkTime bounds --think-time: a session's pause, not a schedule.
 const maxThinkTime = time.Hour
 
-// sessionOptions puts the session flags into wo and checks --think-time.
-func (o *options) sessionOptions(wo *workload.Options) error {
+// sessionChecks is the sessions mode's first pass (parse), before the
+// prompt set its flags shape is read: --turns and --max-turns within
+// their bounds and with the source they go with, and --think-time.
+func (o *options) sessionChecks() error {
+	f := &o.Flags
+	o.Work.thinkSeed = f.Seed
+	if f.TurnsSet && f.Turns < 1 {
+		return usagef("invalid --turns %d: want an integer ≥ 1", f.Turns)
+	}
+	if f.MaxTurnsSet && f.MaxTurns < 1 {
+		return usagef("invalid --max-turns %d: want an integer ≥ 1", f.MaxTurns)
+	}
+	if f.ThinkTimeSet {
+		if f.Turns == 0 && !f.MultiTurn {
+			return usagef("--think-time is the pause between a session's turns: it needs --turns or --multi-turn")
+		}
+		t, err := parseThinkTime(f.ThinkTime)
+		if err != nil {
+			return err
+		}
+		o.Work.Think = t
+	}
+	switch {
+	case f.Turns > workload.MaxTurns:
+		return usagef("invalid --turns %d: want 1 to %d", f.Turns, workload.MaxTurns)
+	case f.MaxTurns > workload.MaxTurns:
+		return usagef("invalid --max-turns %d: want 1 to %d", f.MaxTurns, workload.MaxTurns)
+	case f.Turns > 0 && (f.PromptSet || f.PromptFile != "" || f.Dataset != ""):
+		return usagef("--turns makes synthetic sessions, sized by --input-tokens: it takes no --prompt, --prompt-file or --dataset (replay a dataset's conversations with --multi-turn)")
+	case f.MultiTurn && f.Dataset == "":
+		return usagef("--multi-turn replays a dataset's conversations: it needs --dataset")
+	case f.MaxTurns > 0 && !f.MultiTurn:
+		return usagef("--max-turns caps replayed conversations: it needs --multi-turn (synthetic sessions take --turns)")
+	}
+	return nil
+}
+
+// sessionPrompts puts the checked session flags into the prompt set's
+// options (the sessions mode's prompts).
+func (o *options) sessionPrompts(wo *workload.Options) {
 	f := &o.Flags
 	wo.Turns, wo.MultiTurn, wo.MaxTurns = f.Turns, f.MultiTurn, f.MaxTurns
-	o.Work.thinkSeed = f.Seed
-	if f.TurnsSet && wo.Turns < 1 {
-		return usagef("invalid --turns %d: want an integer ≥ 1", wo.Turns)
-	}
-	if f.MaxTurnsSet && wo.MaxTurns < 1 {
-		return usagef("invalid --max-turns %d: want an integer ≥ 1", wo.MaxTurns)
-	}
-	if !f.ThinkTimeSet {
-		return nil
-	}
-	if wo.Turns == 0 && !wo.MultiTurn {
-		return usagef("--think-time is the pause between a session's turns: it needs --turns or --multi-turn")
-	}
-	t, err := parseThinkTime(f.ThinkTime)
-	if err != nil {
-		return err
-	}
-	o.Work.Think = t
-	return nil
 }
 
 // parseThinkTime parses D or MEAN:STDDEV.

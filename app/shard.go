@@ -81,8 +81,6 @@ func (o *options) shard() error {
 		return usagef("invalid --grace %v: want a duration ≥ 0", s.Grace)
 	case o.Flags.DurationSet:
 		return usagef("--shard takes --level-duration, not --duration")
-	case o.Flags.Levels == "auto":
-		return usagef("--shard needs fixed --levels: an adaptive search cannot be split across shards")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s.StartAt)
 	if err != nil {
@@ -125,12 +123,27 @@ func (s *shardOptions) identity() error {
 	return nil
 }
 
-// checkShardLevels refuses a closed-loop level smaller than N: every
-// shard runs every level (the closed mode's check; an open loop has no
-// Levels by then).
-func (o *options) checkShardLevels() error {
+// shardMode is the chosen mode's shard checks (modeShard.check), once
+// every mode's own checks have run; a mode with no split is refused.
+func (o *options) shardMode() error {
 	if o.Shard.Count == 0 {
 		return nil
+	}
+	m := o.mode()
+	if m.shard == nil {
+		return usagef("--shard: the %s mode cannot be split across shards; run it as one process", m.name)
+	}
+	if m.shard.check == nil {
+		return nil
+	}
+	return m.shard.check(o)
+}
+
+// shardLevels refuses what a sharded closed loop cannot split: a search,
+// and a level smaller than N (every shard runs every level).
+func (o *options) shardLevels() error {
+	if o.Auto {
+		return usagef("--shard needs fixed --levels: an adaptive search cannot be split across shards")
 	}
 	for _, c := range o.Levels {
 		if c < o.Shard.Count {
@@ -200,7 +213,7 @@ func (o *options) shardInfo(epoch time.Time) rundir.ShardInfo {
 	}
 	var levels []int
 	if m := o.mode(); m.shard != nil {
-		levels = m.shard(o, &info)
+		levels = m.shard.levels(o, &info)
 	}
 	k := 0
 	for _, c := range levels {
@@ -212,13 +225,16 @@ func (o *options) shardInfo(epoch time.Time) rundir.ShardInfo {
 	return info
 }
 
-// split makes cfg this shard's part of the run: an open loop sends the
-// arrivals j ≡ i (mod N) of the plan every shard draws, and the shard's
-// m-th request sends the prompt a single process would give the run's
-// request m×N + i (in the open loop, that is arrival m×N + i's own), so
-// that the shards do not all send the same first prompts.
-func (s *shardOptions) split(cfg *sweep.Config) {
-	cfg.Rate.Part = sweep.Part{Index: s.Index, Of: s.Count}
+// split makes cfg this shard's part of mode m's run: the mode's part of
+// the arrivals (the rate mode sends the arrivals j ≡ i (mod N) of the plan
+// every shard draws), and the shard's q-th request sends the prompt a
+// single process would give the run's request q×N + i (in the open loop,
+// that is arrival q×N + i's own), so that the shards do not all send the
+// same first prompts.
+func (s *shardOptions) split(cfg *sweep.Config, m *mode) {
+	if m.shard != nil && m.shard.split != nil {
+		m.shard.split(sweep.Part{Index: s.Index, Of: s.Count}, cfg)
+	}
 	if p := cfg.Prompt; p != nil {
 		cfg.Prompt = func(seq int) client.Prompt { return p(seq*s.Count + s.Index) }
 	}

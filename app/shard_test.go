@@ -74,14 +74,44 @@ func TestShardFarStartIsBounded(t *testing.T) {
 func TestShardSplitTakesItsPart(t *testing.T) {
 	t.Parallel()
 	s := shardOptions{Index: 1, Count: 4}
-	cfg := sweep.Config{Prompt: func(seq int) client.Prompt { return client.Prompt{ID: seq} }}
-	s.split(&cfg)
-	for m, want := range []int{1, 5, 9, 13} {
-		if got := cfg.Prompt(m).ID; got != want {
-			t.Errorf("shard 1/4's request %d sends prompt %d, want %d", m, got, want)
+	for _, m := range []*mode{closedMode, rateMode} {
+		cfg := sweep.Config{Prompt: func(seq int) client.Prompt { return client.Prompt{ID: seq} }}
+		s.split(&cfg, m)
+		for i, want := range []int{1, 5, 9, 13} {
+			if got := cfg.Prompt(i).ID; got != want {
+				t.Errorf("%s: shard 1/4's request %d sends prompt %d, want %d", m.name, i, got, want)
+			}
+		}
+		// The rate mode's split is its arrivals'; the closed loop's is
+		// only its workers' (beforeLevel).
+		want := sweep.Part{Index: 1, Of: 4}
+		if m == closedMode {
+			want = sweep.Part{}
+		}
+		if cfg.Rate.Part != want {
+			t.Errorf("%s: shard 1/4 draws part %+v of the plans", m.name, cfg.Rate.Part)
 		}
 	}
-	if cfg.Rate.Part != (sweep.Part{Index: 1, Of: 4}) {
-		t.Errorf("shard 1/4 draws part %+v of the plans", cfg.Rate.Part)
+}
+
+// A mode with no shard split (sessions: every shard would open the same
+// conversations; a replay: every shard would send the whole trace) is
+// refused in one line that names it, before any load.
+func TestShardRefusesAModeWithNoSplit(t *testing.T) {
+	t.Parallel()
+	soon := time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339)
+	for _, c := range []struct {
+		mode string
+		args []string
+	}{
+		{sweep.SessionsMode, []string{"--levels", "4", "--turns", "2"}},
+		{sweep.ReplayMode, []string{"--trace", smallTrace(t), "--replay-speed", "1"}},
+	} {
+		args := append([]string{"sweep", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--shard", "0/2", "--start-at", soon, "--level-duration", "2s"}, c.args...)
+		code, _, stderr := runCLI(t, context.Background(), args...)
+		want := "--shard: the " + c.mode + " mode cannot be split across shards"
+		if code != ExitUsage || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want a one-line usage error %q", c.mode, code, stderr, want)
+		}
 	}
 }

@@ -143,7 +143,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	run.mode = m.start(ctx, modeStart{o: o, cl: cl, stderr: stderr, stats: &run.stats}, &cfg)
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
-		o.Shard.split(&cfg)
+		o.Shard.split(&cfg, m)
 		var err error
 		if cfg.BeforeLevel, shardDone, err = o.startShard(cl.Epoch()); err != nil {
 			return err
@@ -329,7 +329,7 @@ func levelLine(s report.LevelStats) string {
 	fmt.Fprintf(&b, "level %s done (%s): %d ok, %d failed", report.LevelName(s), s.EndReason, s.RequestsOK, s.RequestsFailed)
 	fmt.Fprintf(&b, ", decode p50 %s tok/s, aggregate %s tok/s", fmtRate(s.DecodeTPSP50), fmtRate(s.AggregateOutputTPS))
 	if s.ClientLimited {
-		fmt.Fprintf(&b, "; warning: may have been client-limited: %s", s.ClientLimitedReason)
+		fmt.Fprintf(&b, "; warning: %s client-limited: %s", s.Key().Words().Limited(1), s.ClientLimitedReason)
 	}
 	return b.String()
 }

@@ -88,10 +88,12 @@ func (o *options) runConfig() *report.RunConfig {
 		ConnectTimeout: o.ConnectTimeout.String(), Insecure: o.Insecure,
 		SLO: report.NewSLOConfig(o.SLO), ReadingSpeed: o.readingConfig(),
 	}
+	m := o.mode()
+	r.Mode = m.name
 	if o.Sim {
 		r.SimPreset = o.SimPreset
 	}
-	if m := o.mode(); m.record != nil {
+	if m.record != nil {
 		m.record(o, r)
 	}
 	r.Percentiles = o.Percentiles

@@ -98,8 +98,10 @@ func (o *options) prompt() error {
 		SharedPrefixTokens: f.SharedPrefixTokens, Seed: f.Seed,
 		IgnoreSourceMaxTokens: f.MaxTokensSet, DefaultPrompt: sim.EssayPrompt,
 	}
-	if err := o.sessionOptions(&wo); err != nil {
-		return err
+	for _, m := range modes {
+		if m.prompts != nil {
+			m.prompts(o, &wo)
+		}
 	}
 	if raw := f.InputTokens; f.InputTokensSet {
 		n, sd, err := parseInputTokens(raw)

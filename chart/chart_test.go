@@ -178,7 +178,7 @@ func TestTradeoffKeepsLevelsApart(t *testing.T) {
 	if stats[n-1].AggregateOutputTPS != stats[n-2].AggregateOutputTPS || stats[n-1].DecodeTPSP50 != stats[n-2].DecodeTPSP50 {
 		t.Fatal("the test sweep should saturate at its last two levels")
 	}
-	_, onDecode, _ := tradeoff(report.GroupByConcurrency(stats), decodeP50)
+	_, onDecode, _ := tradeoff(report.GroupByKey(stats), decodeP50)
 	if !slices.Contains(onDecode, "C=32,64") {
 		t.Fatalf("on decode the saturated levels should share a point: %q", onDecode)
 	}

@@ -48,7 +48,7 @@ type Series struct {
 // SLO, the recommended level (report.Recommend) are marked on each, and so
 // are flagged levels (client-limited).
 func RunCharts(stats []report.LevelStats, opts Options) ([]Chart, error) {
-	levels := report.GroupByConcurrency(stats)
+	levels := report.GroupByKey(stats)
 	rec := report.Recommend(stats, cmpSLO(opts.SLO))
 	builds := []func([]report.LevelGroup, Options) (Chart, error){aggregateChart, decodeChart, ttftChart, tradeoffChart, stallsChart}
 	if slices.ContainsFunc(stats, func(s report.LevelStats) bool { return s.RequestsFailed > 0 }) {
@@ -86,7 +86,7 @@ func cmpSLO(o *report.SLO) report.SLO {
 }
 
 func aggregateChart(levels []report.LevelGroup, _ Options) (Chart, error) {
-	c := newChart(AggregateName, "Aggregate output tok/s vs concurrency", "concurrency (C)", "output tok/s (steady-state window)", topLeft)
+	c := newChart(AggregateName, "Aggregate output tok/s vs concurrency", "", "output tok/s (steady-state window)", topLeft)
 	c.Note = "What the server delivers " + levelWords(levels).Caption + "."
 	err := c.addSeries("aggregate output tok/s", series(levels, aggregate), 0, false)
 	return c.finish(levels), err
@@ -95,7 +95,7 @@ func aggregateChart(levels []report.LevelGroup, _ Options) (Chart, error) {
 // decodeChart puts the decode rate beside the e2e rate: the gap between
 // them is the wait for the first token (queueing and prefill).
 func decodeChart(levels []report.LevelGroup, opts Options) (Chart, error) {
-	c := newChart(DecodeName, "Per-stream tok/s vs concurrency: decode and e2e (incl. TTFT)", "concurrency (C)", "tok/s per stream", topRight)
+	c := newChart(DecodeName, "Per-stream tok/s vs concurrency: decode and e2e (incl. TTFT)", "", "tok/s per stream", topRight)
 	c.Note = "What one user sees while tokens stream (decode) and over the whole request (e2e): the gap is the wait for the first token."
 	o := cmpSLO(opts.SLO)
 	err := c.addSeries("decode p50", series(levels, decodeP50), 0, false)
@@ -118,7 +118,7 @@ func decodeChart(levels []report.LevelGroup, opts Options) (Chart, error) {
 }
 
 func ttftChart(levels []report.LevelGroup, opts Options) (Chart, error) {
-	c := newChart(TTFTName, "Time to first token vs concurrency", "concurrency (C)", "TTFT ms (queueing + prefill)", topLeft)
+	c := newChart(TTFTName, "Time to first token vs concurrency", "", "TTFT ms (queueing + prefill)", topLeft)
 	c.Note = "How long a user waits for the first token: queueing plus prefill."
 	err := c.addSeries("p50", series(levels, ttftP50), 0, false)
 	if err == nil {
@@ -131,7 +131,7 @@ func ttftChart(levels []report.LevelGroup, opts Options) (Chart, error) {
 }
 
 func errorChart(levels []report.LevelGroup, opts Options) (Chart, error) {
-	c := newChart(ErrorsName, "Failed requests vs concurrency", "concurrency (C)", "failed requests, % of measured", topLeft)
+	c := newChart(ErrorsName, "Failed requests vs concurrency", "", "failed requests, % of measured", topLeft)
 	c.Note = "Failed measured requests, any class, as a share of all measured requests (the error columns give the classes)."
 	err := c.addSeries("error rate", series(levels, errorPct), 1, false)
 	if o := cmpSLO(opts.SLO); err == nil && o.ErrorRate != nil {
@@ -174,16 +174,28 @@ func (c *Chart) addSLO(label string, target float64) error {
 // fig formats an SLO target: no trailing zeros.
 func fig(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
-// CompareCharts overlays runs: per-stream decode tok/s p50 against
-// concurrency, and the trade-off curves (e2e p50 per user against the
+// CompareCharts overlays runs: per-stream decode tok/s p50 against the
+// load, and the trade-off curves (e2e p50 per user against the
 // aggregate). Run i is drawn in style i and named "A: NAME", "B: NAME", …
-// in the legend, as compare names them.
+// in the legend, as compare names them. The charts hold the levels of one
+// mode, on its axis (finish): the baseline's (its first level's, else the
+// first run's that has one); as a level pairs only with a level of its own
+// mode, a run's levels of other modes are left out, and a run with none
+// of that mode is not drawn.
 func CompareCharts(runs []Series) ([]Chart, error) {
-	dec := newChart(CompareDecodeName, "Per-stream decode tok/s p50 vs concurrency", "concurrency (C)", "decode tok/s p50 per stream", topRight)
+	dec := newChart(CompareDecodeName, "Per-stream decode tok/s p50 vs concurrency", "", "decode tok/s p50 per stream", topRight)
 	trade := newChart(CompareTradeoffName, "Throughput vs interactivity", "aggregate output tok/s (server)", "e2e tok/s p50 per user (incl. TTFT)", topRight)
 	var all []report.LevelGroup
+	mode := ""
 	for i, r := range runs {
-		levels := report.GroupByConcurrency(r.Stats)
+		levels := report.GroupByKey(r.Stats)
+		if mode == "" && len(levels) > 0 {
+			mode = levels[0].Key.Mode
+		}
+		levels = slices.DeleteFunc(levels, func(l report.LevelGroup) bool { return l.Key.Mode != mode })
+		if len(levels) == 0 {
+			continue
+		}
 		name := string(rune('A'+i%26)) + ": " + r.Name
 		if err := dec.addSeries(name, series(levels, decodeP50), i, false); err != nil {
 			return nil, err
@@ -238,10 +250,12 @@ func newChart(name, title, xLabel, yLabel string, legendLeft bool) *Chart {
 	return &Chart{Name: name, Title: title, Plot: newPlot(title, xLabel, yLabel, legendLeft)}
 }
 
-// finish puts the concurrency axis under a chart of figures against C and
-// starts the y axis at 0.
-// An open-loop sweep's levels are offered rates: the axis and the title
-// say so.
+// finish puts the load axis under a chart of figures against the levels'
+// load (LevelKey.X: C, an open loop's rate) and starts the y axis at 0.
+// The axis is labelled in the levels' mode's words (sweep.Words.Axis:
+// "concurrency (requests in flight)", "offered rate (req/s)"), and the
+// title's "vs concurrency" names the load as the label does before its
+// brackets ("vs offered rate").
 func (c *Chart) finish(levels []report.LevelGroup) Chart {
 	var cs []float64
 	for _, l := range levels {
@@ -250,10 +264,10 @@ func (c *Chart) finish(levels []report.LevelGroup) Chart {
 	slices.Sort(cs)
 	concurrencyAxis(c.Plot, slices.Compact(cs))
 	c.Plot.Y.Min, c.Plot.Y.Max = 0, 1.05*c.Plot.Y.Max
-	if slices.ContainsFunc(levels, func(l report.LevelGroup) bool { return l.Key.IsOpen() }) {
-		c.Title = strings.Replace(c.Title, "vs concurrency", "vs offered rate", 1)
-		c.Plot.Title.Text, c.Plot.X.Label.Text = c.Title, "offered rate (req/s, open loop)"
-	}
+	axis := levelWords(levels).Axis
+	load, _, _ := strings.Cut(axis, " (")
+	c.Title = strings.Replace(c.Title, "vs concurrency", "vs "+load, 1)
+	c.Plot.Title.Text, c.Plot.X.Label.Text = c.Title, axis
 	return *c
 }
 

@@ -47,3 +47,52 @@ func TestRateRunMarksTheOfferedRate(t *testing.T) {
 		}
 	}
 }
+
+// The charts against the load are labelled in the levels' mode's words
+// (sweep.Words.Axis), in the report's charts and the overlays alike:
+// concurrency for a closed loop, sessions for a multi-turn run, the
+// offered rate for a rate run. The overlays draw one mode's levels, the
+// baseline's: a run of another mode is not drawn on its axis.
+func TestChartsAxisIsTheModes(t *testing.T) {
+	t.Parallel()
+	of := func(mode string) []report.LevelStats {
+		stats := sweepStats()
+		for i := range stats {
+			stats[i].Mode = mode
+			if mode == sweep.RateMode {
+				stats[i].Rate, stats[i].Concurrency = float64(stats[i].Concurrency), 0
+			}
+		}
+		return stats
+	}
+	for _, tc := range []struct {
+		mode        string
+		axis, title string
+		other       string // a compared run of another mode, left out
+	}{
+		{sweep.ClosedMode, "concurrency (requests in flight)", "vs concurrency", sweep.RateMode},
+		{sweep.SessionsMode, "concurrent sessions", "vs concurrent sessions", sweep.ClosedMode},
+		{sweep.RateMode, "offered rate (req/s)", "vs offered rate", sweep.ClosedMode},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			agg := chartNamed(t, of(tc.mode), Options{}, AggregateName)
+			if svg := checkSVG(t, agg); !strings.Contains(svg, ">"+tc.axis+"<") || !strings.Contains(agg.Title, tc.title) {
+				t.Errorf("%s: title %q, want %q and the axis %q", AggregateName, agg.Title, tc.title, tc.axis)
+			}
+			charts, err := CompareCharts([]Series{{"runs/a", of(tc.mode)}, {"runs/b", of(tc.other)}, {"runs/c", of(tc.mode)[:3]}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range charts {
+				svg := checkSVG(t, c)
+				if !strings.Contains(svg, "A: runs/a") || !strings.Contains(svg, "C: runs/c") || strings.Contains(svg, "B: runs/b") {
+					t.Errorf("%s: want runs A and C drawn, not B (mode %s)", c.Name, tc.other)
+				}
+				if c.Name == CompareDecodeName && (!strings.Contains(svg, ">"+tc.axis+"<") || !strings.Contains(c.Title, tc.title)) {
+					t.Errorf("%s: title %q, want %q and the axis %q", c.Name, c.Title, tc.title, tc.axis)
+				}
+			}
+		})
+	}
+}

@@ -14,7 +14,7 @@ const StallsName = "stalls"
 // gap over report.StallGap between tokens (stall_share) and the share whose
 // reader at the run's reading speed had to wait (1 − smooth_share), in percent.
 func stallsChart(levels []report.LevelGroup, _ Options) (Chart, error) {
-	c := newChart(StallsName, "Requests that stalled vs concurrency", "concurrency (C)", "% of successful requests", topLeft)
+	c := newChart(StallsName, "Requests that stalled vs concurrency", "", "% of successful requests", topLeft)
 	reader := report.ReaderText(firstRuns(levels))
 	c.Note = "How many users saw a pause: a gap over 1 s between tokens, or a " + reader + " reader kept waiting."
 	err := c.addSeries("stalled (a gap > 1 s between tokens)", series(levels, stalledPct), 0, false)

@@ -17,7 +17,7 @@ func TestStallsChart(t *testing.T) {
 		{Concurrency: 8, StallShare: 0.25, SmoothShare: 0.5},
 		{Concurrency: 16, StallShare: math.NaN(), SmoothShare: math.NaN()},
 	}
-	levels := report.GroupByConcurrency(stats)
+	levels := report.GroupByKey(stats)
 	stalled, waited := series(levels, stalledPct), series(levels, waitedPct)
 	if len(stalled) != 2 || stalled[1].X != 8 || stalled[1].Y != 25 || len(waited) != 2 || waited[0].Y != 0 || waited[1].Y != 50 {
 		t.Fatalf("stalled %v, waited %v; want (1,0) (8,25) and (1,0) (8,50)", stalled, waited)

@@ -156,10 +156,10 @@ func TestIdenticalRunsNoVerdict(t *testing.T) {
 			for _, e := range l.Estimates {
 				v := e.Verdict("B", tab.Confidence)
 				if e.Ratio != 1 || e.Meaningful() || e.Significant() && e.Judged() {
-					t.Errorf("C=%s %s: ratio %v, verdict %q", l.Level(), e.Metric, e.Ratio, v)
+					t.Errorf("%s %s: ratio %v, verdict %q", l.Key, e.Metric, e.Ratio, v)
 				}
 				if e.HasCI() && !strings.HasPrefix(v, "no verdict from one run a side") && !strings.HasPrefix(v, "no significant difference") {
-					t.Errorf("C=%s %s: verdict %q", l.Level(), e.Metric, v)
+					t.Errorf("%s %s: verdict %q", l.Key, e.Metric, v)
 				}
 			}
 		}

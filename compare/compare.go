@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -80,40 +79,19 @@ type Table struct {
 type Comparison struct {
 	Baseline, Run string // names of A and B
 	Label         string // B's letter: "B", "C", …; the baseline is "A"
-	// Compared lists the concurrencies both runs have, ascending;
-	// OnlyBaseline and OnlyRun those that only one has.
-	Compared, OnlyBaseline, OnlyRun []int
-	// The same for open-loop levels (sweep --rates), keyed by offered rate.
-	ComparedRates, OnlyBaselineRates, OnlyRunRates []float64
-	Levels                                         []LevelComparison // one per compared level, closed loop first
+	// Compared lists the level keys both runs have, in the keys' order
+	// (sweep.LevelKey.Compare); OnlyBaseline and OnlyRun those that only
+	// one has. A level pairs only with one of the same key, so levels of
+	// different modes never pair: a sessions run's C=2 is not a closed
+	// loop's, a replay's speed 2 not a rate of 2 req/s.
+	Compared, OnlyBaseline, OnlyRun []sweep.LevelKey
+	Levels                          []LevelComparison // one per compared level, in Compared's order
 }
 
 // LevelComparison holds the estimates of one shared level.
 type LevelComparison struct {
-	Concurrency int
-	Rate        float64    // open loop: the offered rate (Concurrency is its cap)
-	Estimates   []Estimate // one per Metrics entry, in that order
-}
-
-// Level names the compared level in the tables: its C, or "rate=R/s".
-func (l LevelComparison) Level() string { return levelKey{l.Concurrency, l.Rate}.String() }
-
-// levelKey identifies a level across runs: C, or the offered rate and cap.
-type levelKey struct {
-	c    int
-	rate float64
-}
-
-// key is the level's sweep key, its mode recovered from its settings.
-func (k levelKey) key() sweep.LevelKey {
-	return report.LevelStats{Concurrency: k.c, Rate: k.rate}.Key()
-}
-
-func (k levelKey) String() string {
-	if key := k.key(); key.IsOpen() {
-		return key.Name()
-	}
-	return strconv.Itoa(k.c)
+	Key       sweep.LevelKey
+	Estimates []Estimate // one per Metrics entry, in that order
 }
 
 // Estimate returns the estimate of metric m.
@@ -152,13 +130,10 @@ func Compare(runs []Run, opts Options) (Table, error) {
 	}
 	for i := 1; i < len(runs); i++ {
 		c := Comparison{Baseline: runs[0].Name, Run: runs[i].Name, Label: Label(i)}
-		both, onlyA, onlyB := split(keys(pooled[0]), keys(pooled[i]))
-		c.Compared, c.ComparedRates = byLoop(both)
-		c.OnlyBaseline, c.OnlyBaselineRates = byLoop(onlyA)
-		c.OnlyRun, c.OnlyRunRates = byLoop(onlyB)
-		for _, k := range both {
+		c.Compared, c.OnlyBaseline, c.OnlyRun = split(keys(pooled[0]), keys(pooled[i]))
+		for _, k := range c.Compared {
 			a, b := find(pooled[0], k), find(pooled[i], k)
-			seed := [2]uint64{opts.Seed, uint64(i)<<32 | uint64(k.c) ^ math.Float64bits(k.rate)}
+			seed := [2]uint64{opts.Seed, uint64(i)<<32 | uint64(k.Concurrency) ^ math.Float64bits(k.Load)}
 			c.Levels = append(c.Levels, compareLevel(a, b, seed, opts))
 		}
 		t.Comparisons = append(t.Comparisons, c)
@@ -166,13 +141,12 @@ func Compare(runs []Run, opts Options) (Table, error) {
 	return t, nil
 }
 
-// pool is every repetition of one concurrency level of a run: its
+// pool is every repetition of one level of a run (one key): its
 // successful measured requests pooled, and each repetition's own figures.
 type pool struct {
-	concurrency int
-	rate        float64
-	decode      []float64 // per-request decode tok/s, sorted
-	ttft        []float64 // per-request TTFT in ms, sorted
+	key    sweep.LevelKey
+	decode []float64 // per-request decode tok/s, sorted
+	ttft   []float64 // per-request TTFT in ms, sorted
 	// decodeSeq and ttftSeq hold the same figures in start order, each
 	// repetition's after the previous one's, for the block bootstrap.
 	decodeSeq, ttftSeq []float64
@@ -181,14 +155,16 @@ type pool struct {
 	repeats [][]float64
 }
 
-// poolLevels groups levels by concurrency, in first-appearance order. Each
-// sweep.Level is one repetition.
+// poolLevels groups levels by key (sweep.Level.Key: its mode, else the
+// mode its records show), in first-appearance order. Each sweep.Level is
+// one repetition.
 func poolLevels(levels []sweep.Level) []pool {
 	var pools []pool
 	for _, l := range levels {
-		i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == l.Concurrency && p.rate == l.Rate })
+		k := l.Key()
+		i := slices.IndexFunc(pools, func(p pool) bool { return p.key == k })
 		if i < 0 {
-			pools = append(pools, pool{concurrency: l.Concurrency, rate: l.Rate, repeats: make([][]float64, len(Metrics))})
+			pools = append(pools, pool{key: k, repeats: make([][]float64, len(Metrics))})
 			i = len(pools) - 1
 		}
 		p := &pools[i]
@@ -247,42 +223,28 @@ func (p *pool) add(r *client.Record) {
 	}
 }
 
-// keys are the pools' level keys: closed-loop levels by C, then open-loop
-// ones by rate.
-func keys(pools []pool) []levelKey {
-	ks := make([]levelKey, len(pools))
+// keys are the pools' level keys, in the keys' order.
+func keys(pools []pool) []sweep.LevelKey {
+	ks := make([]sweep.LevelKey, len(pools))
 	for i, p := range pools {
-		ks[i] = levelKey{p.concurrency, p.rate}
+		ks[i] = p.key
 	}
-	slices.SortFunc(ks, func(a, b levelKey) int { return cmp.Or(cmp.Compare(a.rate, b.rate), cmp.Compare(a.c, b.c)) })
+	slices.SortFunc(ks, sweep.LevelKey.Compare)
 	return ks
-}
-
-// byLoop splits keys into the closed loop's concurrencies and the open
-// loop's rates.
-func byLoop(ks []levelKey) (cs []int, rates []float64) {
-	for _, k := range ks {
-		if k.key().IsOpen() {
-			rates = append(rates, k.rate)
-		} else {
-			cs = append(cs, k.c)
-		}
-	}
-	return cs, rates
 }
 
 // side is seq, one of p's figures in start order, with its block length.
 func (p *pool) side(seq []float64) side {
-	return side{seq: seq, bl: blockLength(len(seq), p.concurrency)}
+	return side{seq: seq, bl: blockLength(len(seq), p.key.Concurrency)}
 }
 
-func find(pools []pool, k levelKey) *pool {
-	i := slices.IndexFunc(pools, func(p pool) bool { return p.concurrency == k.c && p.rate == k.rate })
+func find(pools []pool, k sweep.LevelKey) *pool {
+	i := slices.IndexFunc(pools, func(p pool) bool { return p.key == k })
 	return &pools[i]
 }
 
 // split returns the sorted sets a ∩ b, a − b and b − a.
-func split(a, b []levelKey) (both, onlyA, onlyB []levelKey) {
+func split(a, b []sweep.LevelKey) (both, onlyA, onlyB []sweep.LevelKey) {
 	for _, x := range a {
 		if slices.Contains(b, x) {
 			both = append(both, x)

@@ -24,17 +24,17 @@ func TestKnownDifference(t *testing.T) {
 	for _, l := range tab.Comparisons[0].Levels {
 		e := l.Estimate(DecodeP50)
 		if !e.Significant() || !(e.Low > 1) {
-			t.Errorf("C=%d: 10%% faster not significant: ratio %.3f CI [%.3f, %.3f]", l.Concurrency, e.Ratio, e.Low, e.High)
+			t.Errorf("C=%d: 10%% faster not significant: ratio %.3f CI [%.3f, %.3f]", l.Key.Concurrency, e.Ratio, e.Low, e.High)
 		}
 		if !(e.Low <= 1.10 && 1.10 <= e.High) {
-			t.Errorf("C=%d: CI [%.3f, %.3f] misses the true ratio 1.10", l.Concurrency, e.Low, e.High)
+			t.Errorf("C=%d: CI [%.3f, %.3f] misses the true ratio 1.10", l.Key.Concurrency, e.Low, e.High)
 		}
 		// One run a side: the interval is shown, but no verdict rests on it.
 		if v := e.Verdict("B", tab.Confidence); !strings.HasPrefix(v, "no verdict from one run a side (+") || e.Meaningful() {
-			t.Errorf("C=%d: verdict %q", l.Concurrency, v)
+			t.Errorf("C=%d: verdict %q", l.Key.Concurrency, v)
 		}
 		if ttft := l.Estimate(TTFTP50); ttft.Significant() {
-			t.Errorf("C=%d: TTFT is the same distribution but significant: %s", l.Concurrency, ttft.Verdict("B", 0.95))
+			t.Errorf("C=%d: TTFT is the same distribution but significant: %s", l.Key.Concurrency, ttft.Verdict("B", 0.95))
 		}
 	}
 }
@@ -85,10 +85,20 @@ func TestSharedLevels(t *testing.T) {
 		{"B", []int{2, 4}, []int{1}, []int{8}},
 		{"C", nil, []int{1, 2, 4}, []int{16}},
 	}
+	cs := func(ks []sweep.LevelKey) []int {
+		var out []int
+		for _, k := range ks {
+			if k.Mode != sweep.ClosedMode {
+				t.Errorf("%s: not a closed-loop level", k)
+			}
+			out = append(out, k.Concurrency)
+		}
+		return out
+	}
 	for i, tt := range tests {
 		cmp := tab.Comparisons[i]
-		if cmp.Label != tt.label || !slices.Equal(cmp.Compared, tt.both) ||
-			!slices.Equal(cmp.OnlyBaseline, tt.onlyA) || !slices.Equal(cmp.OnlyRun, tt.onlyRun) {
+		if cmp.Label != tt.label || !slices.Equal(cs(cmp.Compared), tt.both) ||
+			!slices.Equal(cs(cmp.OnlyBaseline), tt.onlyA) || !slices.Equal(cs(cmp.OnlyRun), tt.onlyRun) {
 			t.Errorf("%s: compared %v only A %v only run %v, want %v %v %v", cmp.Label,
 				cmp.Compared, cmp.OnlyBaseline, cmp.OnlyRun, tt.both, tt.onlyA, tt.onlyRun)
 		}
@@ -322,7 +332,7 @@ func TestMinEffect(t *testing.T) {
 		}
 	}
 	// Overall groups the level run once a side apart.
-	c := Comparison{Label: "B", Levels: []LevelComparison{{Concurrency: 4, Estimates: []Estimate{{Metric: DecodeP50, Ratio: sig.Ratio, Low: sig.Low, High: sig.High, Interval: Requests, MinEffect: 0.02}}}}}
+	c := Comparison{Label: "B", Levels: []LevelComparison{{Key: sweep.LevelKey{Mode: sweep.ClosedMode, Concurrency: 4}, Estimates: []Estimate{{Metric: DecodeP50, Ratio: sig.Ratio, Low: sig.Low, High: sig.High, Interval: Requests, MinEffect: 0.02}}}}}
 	want := "B vs A, per-stream decode tok/s p50: no verdict (one run a side) at C=4 (run-to-run variation not measured at C=4: a side ran the level once; use --repeat 2 or more on both sides)"
 	if got := c.Overall(); got != want {
 		t.Errorf("Overall = %q, want %q", got, want)

@@ -4,7 +4,8 @@
 // as text or CSV. It prints nothing and reads no file.
 //
 // The first run is the baseline A; every other run (B, C, …) is compared
-// with it on the concurrency levels the two share. Repetitions of a level
+// with it on the levels the two share: levels of one key (sweep.LevelKey,
+// so of one mode; runs of different modes share none). Repetitions of a level
 // (--repeat; each sweep.Level is one) are pooled for the point estimates:
 // their successful measured requests form one sample. Each repetition's own
 // figures (report.Summarize of it alone) are kept for the interval.

@@ -80,7 +80,7 @@ func (e Estimate) Judged() bool { return e.Interval != Requests }
 // interval between runs when both sides have MinRepeats repetitions with
 // it; otherwise the medians get a block bootstrap over requests.
 func compareLevel(a, b *pool, seed [2]uint64, o Options) LevelComparison {
-	l := LevelComparison{Concurrency: a.concurrency, Rate: a.rate}
+	l := LevelComparison{Key: a.key}
 	for i, m := range Metrics {
 		var e Estimate
 		switch m {

@@ -1,14 +1,17 @@
 package compare
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // CSVHeader is the header of compare.csv, in column order. There is one row
@@ -17,7 +20,12 @@ import (
 //	baseline        name of the baseline run A
 //	run             name of the compared run B
 //	label           B's letter (B, C, …)
-//	concurrency     the level, C
+//	mode            the level's mode: closed, rate, sessions, replay, …
+//	level           the level's name: C=2, rate=2/s, rate=2/s C≤4, speed=2×
+//	concurrency     its C: a closed loop's workers or sessions, an open
+//	                loop's cap; empty for an open loop without one
+//	rate            an open loop's load: the offered rate (req/s), a trace
+//	                replay's speed (×); empty in a closed loop
 //	metric          decode_tps_p50, ttft_p50_ms, ttft_p95_ms or aggregate_output_tps
 //	baseline_value  the figure in A (tok/s or ms, 3 decimals)
 //	value           the figure in B
@@ -36,7 +44,7 @@ import (
 //
 // Undefined figures are empty cells.
 var CSVHeader = []string{
-	"baseline", "run", "label", "concurrency", "metric",
+	"baseline", "run", "label", "mode", "level", "concurrency", "rate", "metric",
 	"baseline_value", "value", "ratio", "ci_low", "ci_high", "significant", "meaningful",
 	"baseline_n", "n", "baseline_repeats", "repeats", "interval", "verdict",
 }
@@ -54,12 +62,12 @@ func (t Table) WriteCSV(w io.Writer) error {
 				if e.HasCI() {
 					sig, meaningful = strconv.FormatBool(e.Significant()), strconv.FormatBool(e.Meaningful())
 				}
-				row := []string{
-					c.Baseline, c.Run, c.Label, l.Level(), string(e.Metric),
+				row := slices.Concat([]string{c.Baseline, c.Run, c.Label}, keyCells(l.Key), []string{
+					string(e.Metric),
 					fixed(e.A, 3), fixed(e.B, 3), fixed(e.Ratio, 4), fixed(e.Low, 4), fixed(e.High, 4), sig, meaningful,
 					strconv.Itoa(e.NA), strconv.Itoa(e.NB), strconv.Itoa(e.RA), strconv.Itoa(e.RB),
 					string(e.Interval), e.Verdict(c.Label, t.Confidence),
-				}
+				})
 				if err := cw.Write(row); err != nil {
 					return err
 				}
@@ -68,6 +76,19 @@ func (t Table) WriteCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// keyCells are a level's mode, level, concurrency and rate cells, each
+// empty where it does not apply (CSVHeader).
+func keyCells(k sweep.LevelKey) []string {
+	c, r := "", ""
+	if !k.Unbounded() {
+		c = strconv.Itoa(k.Concurrency)
+	}
+	if k.IsOpen() {
+		r = strconv.FormatFloat(k.Load, 'f', -1, 64)
+	}
+	return []string{k.Mode, k.Name(), c, r}
 }
 
 // WriteText writes the human comparison: the runs, how the intervals were
@@ -80,13 +101,10 @@ func (t Table) WriteText(w io.Writer) error {
 	}
 	t.method(&b)
 	for _, c := range t.Comparisons {
-		if len(c.ComparedRates)+len(c.OnlyBaselineRates)+len(c.OnlyRunRates) > 0 {
-			fmt.Fprintf(&b, "\n%s vs A: compared rates %s req/s (only in A: %s; only in %s: %s)\n",
-				c.Label, floats(c.ComparedRates), floats(c.OnlyBaselineRates), c.Label, floats(c.OnlyRunRates))
-		}
-		if len(c.Compared)+len(c.OnlyBaseline)+len(c.OnlyRun) > 0 || len(c.ComparedRates)+len(c.OnlyBaselineRates)+len(c.OnlyRunRates) == 0 {
-			fmt.Fprintf(&b, "\n%s vs A: compared C=%s (only in A: %s; only in %s: %s)\n",
-				c.Label, ints(c.Compared), ints(c.OnlyBaseline), c.Label, ints(c.OnlyRun))
+		fmt.Fprintf(&b, "\n%s vs A: compared %s (only in A: %s; only in %s: %s)\n",
+			c.Label, names(c.Compared), names(c.OnlyBaseline), c.Label, names(c.OnlyRun))
+		if note := c.modesNote(); note != "" {
+			fmt.Fprintf(&b, "%s vs A: %s\n", c.Label, note)
 		}
 		if len(c.Levels) == 0 {
 			continue
@@ -128,10 +146,11 @@ func (t Table) method(b *strings.Builder) {
 func (t Table) headline(b *strings.Builder, c Comparison) {
 	fmt.Fprintf(b, "\n%s\n", DecodeP50.Title())
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "C\truns\tA\t%s\t%s/A\t%s\t  verdict\n", c.Label, c.Label, ciHead(t.Confidence, c.Label))
+	head, level := sweep.LevelColumn(c.Compared)
+	fmt.Fprintf(tw, "%s\truns\tA\t%s\t%s/A\t%s\t  verdict\n", head, c.Label, c.Label, ciHead(t.Confidence, c.Label))
 	for _, l := range c.Levels {
 		e := l.Estimate(DecodeP50)
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t  %s\n", l.Level(), e.RA, e.RB, num(e.A, 1), num(e.B, 1),
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t  %s\n", level(l.Key), e.RA, e.RB, num(e.A, 1), num(e.B, 1),
 			num(e.Ratio, 3), interval(e), e.Verdict(c.Label, t.Confidence))
 	}
 	tw.Flush()
@@ -143,10 +162,11 @@ func (t Table) others(b *strings.Builder, c Comparison) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	l := c.Label
 	ci := strconv.FormatFloat(100*t.Confidence, 'f', -1, 64) + "% CI"
-	fmt.Fprintf(tw, "C\tTTFT p50 A\t%s\t%s/A\t%s\tTTFT p95 A\t%s\t%s/A\t%s\taggregate A\t%s\t%s/A\t%s\t\n",
-		l, l, ci, l, l, ci, l, l, ci)
+	head, level := sweep.LevelColumn(c.Compared)
+	fmt.Fprintf(tw, "%s\tTTFT p50 A\t%s\t%s/A\t%s\tTTFT p95 A\t%s\t%s/A\t%s\taggregate A\t%s\t%s/A\t%s\t\n",
+		head, l, l, ci, l, l, ci, l, l, ci)
 	for _, lv := range c.Levels {
-		fmt.Fprintf(tw, "%s", lv.Level())
+		fmt.Fprintf(tw, "%s", level(lv.Key))
 		for _, e := range []Estimate{lv.Estimate(TTFTP50), lv.Estimate(TTFTP95), lv.Estimate(AggregateOutput)} {
 			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s", num(e.A, 1), num(e.B, 1), num(e.Ratio, 3), interval(e))
 		}
@@ -167,27 +187,33 @@ func interval(e Estimate) string {
 	return num(e.Low, 3) + "–" + num(e.High, 3)
 }
 
-// ints lists levels as "1,2,4", or "none".
-func floats(xs []float64) string {
-	if len(xs) == 0 {
-		return "none"
+// names lists levels in their modes' words (sweep.NameList): "C=1,2,4",
+// "rate=2/s, rate=4/s", or "none".
+func names(ks []sweep.LevelKey) string { return cmp.Or(sweep.NameList(ks), "none") }
+
+// modesNote says that the runs ran different modes, whose levels never
+// pair (a level pairs only with one of its key): "A ran mode closed, B
+// ran mode rate; a level pairs only with a level of its own mode"; ""
+// when both ran the same modes.
+func (c Comparison) modesNote() string {
+	a, b := modes(c.Compared, c.OnlyBaseline), modes(c.Compared, c.OnlyRun)
+	if slices.Equal(a, b) {
+		return ""
 	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return strings.Join(s, ",")
+	return fmt.Sprintf("A ran mode %s, %s ran mode %s; a level pairs only with a level of its own mode",
+		strings.Join(a, " and "), c.Label, strings.Join(b, " and "))
 }
 
-func ints(xs []int) string {
-	if len(xs) == 0 {
-		return "none"
+// modes are the modes of the keys, by name.
+func modes(kss ...[]sweep.LevelKey) []string {
+	var ms []string
+	for _, ks := range kss {
+		for _, k := range ks {
+			ms = append(ms, k.Mode)
+		}
 	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
+	slices.Sort(ms)
+	return slices.Compact(ms)
 }
 
 // num formats v for the console and fixed for the CSV, under report's one

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // Title is the human name of each figure.
@@ -97,13 +99,13 @@ func (c Comparison) Overall() string {
 	}
 	groups := []struct {
 		name string
-		cs   []string
+		ks   []sweep.LevelKey
 	}{
 		{name: "faster"}, {name: "slower"}, {name: "no meaningful difference"},
 		{name: "no significant difference"}, {name: "no interval (too few requests)"},
 		{name: "no verdict (one run a side)"},
 	}
-	var once []string
+	var once []sweep.LevelKey
 	for _, l := range c.Levels {
 		e, g := l.Estimate(DecodeP50), 4
 		switch {
@@ -118,20 +120,20 @@ func (c Comparison) Overall() string {
 		case e.HasCI():
 			g = 3
 		}
-		groups[g].cs = append(groups[g].cs, l.Level())
+		groups[g].ks = append(groups[g].ks, l.Key)
 		if e.Interval == Requests {
-			once = append(once, l.Level())
+			once = append(once, l.Key)
 		}
 	}
 	var parts []string
 	for _, g := range groups {
-		if len(g.cs) > 0 {
-			parts = append(parts, g.name+" at C="+strings.Join(g.cs, ","))
+		if len(g.ks) > 0 {
+			parts = append(parts, g.name+" at "+sweep.NameList(g.ks))
 		}
 	}
 	s := fmt.Sprintf("%s vs A, %s: %s", c.Label, DecodeP50.Title(), strings.Join(parts, "; "))
 	if len(once) > 0 {
-		s += fmt.Sprintf(" (run-to-run variation not measured at C=%s: a side ran the level once; use --repeat 2 or more on both sides)", strings.Join(once, ","))
+		s += fmt.Sprintf(" (run-to-run variation not measured at %s: a side ran the level once; use --repeat 2 or more on both sides)", sweep.NameList(once))
 	}
 	return s
 }

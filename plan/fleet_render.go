@@ -33,7 +33,7 @@ func (ch Choice) WriteText(w io.Writer) error {
 			ew.printf("  users    ceil(%d / (%.6g × %g)) = %d replicas for N = %d %s (not priced)\n", o.Users, l.Users, o.Headroom, p.UserReplicas, o.Users, l.usersUnit())
 		}
 		if l.ClientLimited {
-			ew.printf("  caution: %s was client-limited; its figures may describe the load generator, not the server\n", l.Key)
+			ew.printf("  caution: %s\n", l.caution())
 		}
 	}
 	best := ch.Best()

@@ -109,8 +109,10 @@ type Level struct {
 	E2ERequests   int
 	ClientLimited bool // a repeat was client-limited: the figures may describe the client
 	// Sessions are a multi-turn level's figures in sessions (its Users
-	// are then concurrent sessions); nil for a level without sessions.
+	// are then concurrent sessions); nil for a level of a mode that runs
+	// none (sweep.LevelKey.RunsSessions).
 	Sessions *SessionLevel
+	key      sweep.LevelKey // the level's key: its mode's words name its units
 }
 
 // Plan is a fleet plan: the chosen level and what it implies.
@@ -319,7 +321,7 @@ func unfit(stats []report.LevelStats, g *group) string {
 // pool gathers g's figures over its repeats.
 func pool(levels []sweep.Level, stats []report.LevelStats, g group) Level {
 	first := stats[g.runs[0]]
-	l := Level{Key: g.name, Concurrency: first.Concurrency, Rate: g.key.Load, Open: g.key.IsOpen(), Repeats: len(g.runs)}
+	l := Level{Key: g.name, Concurrency: first.Concurrency, Rate: g.key.Load, Open: g.key.IsOpen(), Repeats: len(g.runs), key: g.key}
 	if !l.Open {
 		l.Rate, l.Users = 0, float64(first.Concurrency)
 	}
@@ -347,7 +349,7 @@ func pool(levels []sweep.Level, stats []report.LevelStats, g group) Level {
 	if l.E2ERequests > 0 {
 		l.MeanE2E = e2e / time.Duration(l.E2ERequests)
 	}
-	if !l.Open {
+	if g.key.RunsSessions() {
 		l.Sessions = sessionLevel(stats, g.runs, first.Concurrency, l.RequestsPerS)
 	}
 	return l

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // File is the name of the plan written beside the run.
@@ -30,9 +33,9 @@ func (p Plan) WriteText(w io.Writer) error {
 	ew.printf("  T       aggregate_output_tps  %.3f tok/s\n", l.OutputTPS)
 	ew.printf("  E[E2E]  mean e2e latency      %.4f s (over %s)\n", l.MeanE2E.Seconds(), plural(l.E2ERequests, "successful request"))
 	if l.ClientLimited {
-		ew.printf("  caution: %s was client-limited; its figures may describe the load generator, not the server\n", l.Key)
+		ew.printf("  caution: %s\n", l.caution())
 	}
-	if l.Sessions != nil {
+	if l.key.RunsSessions() {
 		p.writeSessions(ew)
 	}
 	ew.printf("\nReplicas for a peak of λ = %g req/s at headroom h = %g:\n", o.PeakRPS, o.Headroom)
@@ -71,14 +74,15 @@ func (p Plan) writeSessions(ew *errWriter) {
 	ew.printf("  the peak λ = %g req/s counts turns: λ / turns = %g / %.4f = %.4f sessions/s\n", o.PeakRPS, o.PeakRPS, sl.TurnsMean, f.PeakPerSecond)
 }
 
-// usersUnit is what --users counts: concurrent users, or the concurrent
-// sessions of a multi-turn level.
-func (l Level) usersUnit() string {
-	if l.Sessions != nil {
-		return "concurrent sessions"
-	}
-	return "concurrent users"
-}
+// caution is the caution about a level flagged client-limited, worded as
+// the report's closing paragraph words it (report.ClientLimitedCaution):
+// "C=16 may have been client-limited; its figures …", "rate=16/s was …".
+func (l Level) caution() string { return report.ClientLimitedCaution([]sweep.LevelKey{l.key}) }
+
+// usersUnit is what --users counts at the level, in its mode's words
+// (sweep.Words.Users): concurrent users, a multi-turn level's concurrent
+// sessions.
+func (l Level) usersUnit() string { return l.key.Words().Users }
 
 // usersSymbol is what Users is: C, or L, the measured mean in flight of
 // an open-loop level.
@@ -175,7 +179,7 @@ func (p Plan) ToJSON() JSON {
 		PeakRPS: o.PeakRPS, Headroom: o.Headroom, Replicas: p.Replicas, ReplicasN1: p.ReplicasN1,
 		LittleRPS: p.LittleRPS, TokensPerDay: p.TokensPerDay, Formulas: Formulas,
 	}
-	if sl := l.Sessions; sl != nil && sl.TurnsMean > 0 {
+	if sl := l.Sessions; l.key.RunsSessions() && sl.TurnsMean > 0 {
 		f := p.sessionFigures()
 		j.Level.Sessions = &SessionsJSON{Concurrent: sl.Concurrent, PlannedConcurrent: f.PlannedConcurrent, Measured: sl.Measured,
 			TurnsMean: sl.TurnsMean, PerSecond: sl.PerSecond, PerDay: f.PerDay, PeakPerSecond: f.PeakPerSecond}

@@ -5,35 +5,33 @@ import (
 )
 
 // SessionLevel is a multi-turn level's figures in sessions: the unit a
-// session run is sized in. A level whose requests carry no session has
+// session run is sized in. A level of a mode that runs no session has
 // none (Level.Sessions is nil). docs/metrics.md ("Fleet plan") defines each.
 type SessionLevel struct {
 	// Concurrent is C, the sessions running at once on the replica, each
 	// one turn (request) at a time.
 	Concurrent int
 	Measured   int     // measured sessions, over every repeat
-	TurnsMean  float64 // successful turns per session (session_turns_mean), mean over repeats
+	TurnsMean  float64 // successful turns per session (session_turns_mean), mean over the repeats that measured a session; 0 if none did
 	// PerSecond is Xs = X / TurnsMean, the sessions a replica completes
 	// per second: its turns per second over the turns a session takes.
 	PerSecond float64
 }
 
 // sessionLevel pools the session figures of stats[runs] (one level's
-// repeats) with X, the level's pooled turns per second; nil when the
-// level ran no session.
+// repeats, of a mode that runs sessions) with X, the level's pooled
+// turns per second. A repeat that measured no session adds no turns.
 func sessionLevel(stats []report.LevelStats, runs []int, concurrency int, x float64) *SessionLevel {
 	sl := &SessionLevel{Concurrent: concurrency}
-	n := float64(len(runs))
+	var turns []float64
 	for _, i := range runs {
-		st := stats[i].Session
-		if st.Sessions == 0 {
-			return nil
+		if st := stats[i].Session; st.Sessions > 0 {
+			sl.Measured += st.Sessions
+			turns = append(turns, st.TurnsMean)
 		}
-		sl.Measured += st.Sessions
-		sl.TurnsMean += st.TurnsMean / n
 	}
-	if sl.TurnsMean > 0 {
-		sl.PerSecond = x / sl.TurnsMean
+	if m := report.Mean(turns); m > 0 {
+		sl.TurnsMean, sl.PerSecond = m, x/m
 	}
 	return sl
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // TestPlanOnASessionRun: a multi-turn level is answered in sessions.
@@ -22,7 +23,7 @@ func TestPlanOnASessionRun(t *testing.T) {
 	t.Parallel()
 	stats, levels := build([]lvl{{4, 2, time.Second, yes, false}, {4, 2, time.Second, yes, false}, {8, 3, time.Second, no, false}})
 	for i, st := range []report.SessionStats{{Sessions: 6, TurnsMean: 3}, {Sessions: 10, TurnsMean: 5}, {Sessions: 9, TurnsMean: 4}} {
-		stats[i].Session = st
+		stats[i].Session, levels[i].Mode = st, sweep.SessionsMode
 	}
 	p, err := fromParts("S", "ttft_p95 ≤ 1s", stats, levels, Options{PeakRPS: 10, Users: 30, Headroom: 0.75})
 	if err != nil {
@@ -66,5 +67,52 @@ func TestPlanOnASessionRun(t *testing.T) {
 	stats, levels = build([]lvl{{4, 2, time.Second, yes, false}})
 	if p, err := fromParts("C", "", stats, levels, Options{PeakRPS: 10, Headroom: 0.75}); err != nil || p.Level.Sessions != nil {
 		t.Errorf("closed loop: %v, sessions %+v", err, p.Level.Sessions)
+	}
+}
+
+// Whether a level is sized in sessions is its mode's to say
+// (sweep.LevelKey.RunsSessions), not whether its figures happen to hold
+// sessions: a sessions level whose first repeat measured none is still
+// answered in sessions, pooled over the repeat that measured 10 sessions
+// of 5 turns (X = 2 turns/s: 0.4 sessions/s); a closed-loop level is never
+// answered in sessions, whatever its figures hold.
+func TestSessionFiguresFollowTheMode(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode     string
+		sessions []report.SessionStats // per repeat
+		want     *SessionLevel
+	}{
+		{sweep.SessionsMode, []report.SessionStats{{}, {Sessions: 10, TurnsMean: 5}}, &SessionLevel{Concurrent: 4, Measured: 10, TurnsMean: 5, PerSecond: 0.4}},
+		{sweep.ClosedMode, []report.SessionStats{{Sessions: 6, TurnsMean: 3}, {Sessions: 10, TurnsMean: 5}}, nil},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			stats, levels := build([]lvl{{4, 2, time.Second, yes, false}, {4, 2, time.Second, yes, false}})
+			for i, st := range tc.sessions {
+				stats[i].Session, stats[i].Repeat, levels[i].Mode, levels[i].Repeat = st, i, tc.mode, i
+			}
+			p, err := fromParts("S", "ttft_p95 ≤ 1s", stats, levels, Options{PeakRPS: 10, Headroom: 0.75})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Level.Repeats != 2 {
+				t.Fatalf("level %s of %d repeats, want 2", p.Level.Key, p.Level.Repeats)
+			}
+			if sl := p.Level.Sessions; (sl == nil) != (tc.want == nil) || sl != nil && *sl != *tc.want {
+				t.Errorf("sessions %+v, want %+v", sl, tc.want)
+			}
+			var b strings.Builder
+			if err := p.WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			var js bytes.Buffer
+			if err := p.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			inText, inJSON := strings.Contains(b.String(), "In sessions"), strings.Contains(js.String(), `"sessions"`)
+			if want := tc.want != nil; inText != want || inJSON != want {
+				t.Errorf("in sessions: text %v, plan.json %v; want %v\n%s\n%s", inText, inJSON, want, b.String(), js.String())
+			}
+		})
 	}
 }

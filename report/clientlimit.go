@@ -51,7 +51,7 @@ func clientLimited(s *LevelStats) (bool, string) {
 	}
 	// An uncapped open loop whose sender fell behind its schedule: with a
 	// cap, waiting for a slot is the queueing the level asked for.
-	if s.Key().IsOpen() && s.Concurrency == 0 && s.DispatchDelayP99 != NoSample && s.DispatchDelayP99 > DispatchDelayLimit {
+	if s.Key().Unbounded() && s.DispatchDelayP99 != NoSample && s.DispatchDelayP99 > DispatchDelayLimit {
 		why = append(why, fmt.Sprintf("dispatch delay p99 %.1f ms (> %v behind the schedule)", Ms(s.DispatchDelayP99), DispatchDelayLimit))
 	}
 	lateness, lateName := h.TimerLateP99, "timer late p99"
@@ -93,13 +93,14 @@ func cpuBusy(cpu, wall float64, procs int) float64 {
 }
 
 // ClientLimitedNote is the console and report footnote of a flagged level,
-// worded as the possibility it is, with its evidence; "" when s is not
-// flagged.
+// worded by its mode (sweep.Words.Limited: a closed loop's possibility,
+// "C=8 may have been client-limited", an open loop's measured "rate=16/s
+// was client-limited"), with its evidence; "" when s is not flagged.
 func ClientLimitedNote(s LevelStats) string {
 	if !s.ClientLimited {
 		return ""
 	}
-	return fmt.Sprintf("%s may have been client-limited: %s", LevelName(s), s.ClientLimitedReason)
+	return fmt.Sprintf("%s %s client-limited: %s", LevelName(s), s.Key().Words().Limited(1), s.ClientLimitedReason)
 }
 
 // ratioWords words a ratio for a reader: "60% of" below 2, "3.2× the" above.

@@ -133,7 +133,7 @@ const (
 // position), and shows in a table where it belongs.
 var Columns = slices.Concat(
 	[]Column{
-		shownWhen(anyConcurrency, shown(countColumn("concurrency", "workers", "C (open loop: the --max-concurrency cap, 0 for none)", func(s *LevelStats) int { return s.Concurrency }), LeadTable, "", "C")),
+		concurrencyColumn(),
 		{Name: "repeat", Def: "repetition index of the level, 0-based (the console and report.html count runs from 1)", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
 			Value: func(s *LevelStats) Value { return count(s.Repeat) },
 			Text:  func(s *LevelStats) string { return strconv.Itoa(s.Repeat + 1) }},

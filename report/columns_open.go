@@ -11,25 +11,43 @@ func anyRate(stats []LevelStats) bool {
 }
 
 // loadHead is the load column's heading in the open-loop levels' words
-// (sweep.Words.Head: "rate/s", a replay's "speed×"), the modes' headings
-// joined by " / " should the levels mix modes; "rate/s" when none says.
-func loadHead(stats []LevelStats) string {
+// (sweep.Words.Head: "rate/s", a replay's "speed×"); "rate/s" when none
+// says.
+func loadHead(stats []LevelStats) string { return modeHead(stats, true, "rate/s") }
+
+// countHead is the concurrency column's heading in the closed-loop levels'
+// words ("C", sessions' "sessions"); "C" when none says (an open loop's
+// cap).
+func countHead(stats []LevelStats) string { return modeHead(stats, false, "C") }
+
+// modeHead is the Words.Head of the levels of stats that are (open) or
+// are not open loops, the modes' headings joined by " / " should the
+// levels mix modes; none when no level's mode names one.
+func modeHead(stats []LevelStats, open bool, none string) string {
 	var heads []string
 	for _, s := range stats {
-		if w := s.Key().Words(); s.Key().IsOpen() && w.Head != "" && !slices.Contains(heads, w.Head) {
+		if w := s.Key().Words(); s.Key().IsOpen() == open && w.Head != "" && !slices.Contains(heads, w.Head) {
 			heads = append(heads, w.Head)
 		}
 	}
 	if len(heads) == 0 {
-		return "rate/s"
+		return none
 	}
 	return strings.Join(heads, " / ")
 }
 
-// anyConcurrency shows the C column unless every level is an uncapped
-// open-loop level (where C is 0).
+// anyConcurrency shows the C column unless every level is unbounded (an
+// uncapped open loop, where C is 0).
 func anyConcurrency(stats []LevelStats) bool {
-	return len(stats) == 0 || slices.ContainsFunc(stats, func(s LevelStats) bool { return s.Concurrency > 0 || !s.Key().IsOpen() })
+	return len(stats) == 0 || slices.ContainsFunc(stats, func(s LevelStats) bool { return !s.Key().Unbounded() })
+}
+
+// concurrencyColumn is C, the closed loop's workers (an open loop's cap),
+// headed in the closed-loop levels' words (countHead).
+func concurrencyColumn() Column {
+	c := shownWhen(anyConcurrency, shown(countColumn("concurrency", "workers", "C (open loop: the --max-concurrency cap, 0 for none)", func(s *LevelStats) int { return s.Concurrency }), LeadTable, "", "C"))
+	c.Heads = countHead
+	return c
 }
 
 // openValue is f's value for an open-loop level, no value in a closed loop.

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,7 +58,7 @@ type ExcludedLevel struct {
 // and cannot be recommended: a failure is still a failure, but a pass is
 // only claimed from trusted figures, so the recommendation stops below it.
 func Recommend(stats []LevelStats, o SLO) Recommendation {
-	lv := GroupByConcurrency(stats)
+	lv := GroupByKey(stats)
 	var trusted []LevelGroup
 	rec := Recommendation{SLO: o}
 	for _, l := range lv {
@@ -108,7 +107,7 @@ func (g LevelGroup) offered() float64 {
 // req/s", a replay's "speed 2× (offered 24.3 req/s)".
 func loadText(stats []LevelStats, k sweep.LevelKey, note string) string {
 	var offered float64
-	for _, g := range GroupByConcurrency(stats) {
+	for _, g := range GroupByKey(stats) {
 		if g.Key == k {
 			offered = g.offered()
 		}
@@ -147,11 +146,9 @@ func (g LevelGroup) untrusted() string {
 	return ""
 }
 
-// LevelGroup is every run (repeat) of one level: a concurrency, or in an
-// open loop an offered rate (with its cap as C).
+// LevelGroup is every run (repeat) of one level, the level named by its
+// key alone.
 type LevelGroup struct {
-	C         int
-	Rate      float64 // open loop: the offered rate; 0 closed loop
 	Key       sweep.LevelKey
 	Runs      []LevelStats
 	Aggregate float64 // mean aggregate output tok/s over the runs
@@ -176,15 +173,15 @@ func (g LevelGroup) failures(o SLO) []string {
 	return nil
 }
 
-// GroupByConcurrency groups a sweep's levels by level key (concurrency, or
-// offered rate and cap), ascending, each with its runs in the order given.
-func GroupByConcurrency(stats []LevelStats) []LevelGroup {
+// GroupByKey groups a sweep's levels by level key, in the keys' order
+// (LevelKey.Compare), each with its runs in the order given.
+func GroupByKey(stats []LevelStats) []LevelGroup {
 	var groups []LevelGroup
 	for _, s := range stats {
 		k := s.Key()
 		i := slices.IndexFunc(groups, func(g LevelGroup) bool { return g.Key == k })
 		if i < 0 {
-			groups = append(groups, LevelGroup{C: s.Concurrency, Rate: s.Rate, Key: k})
+			groups = append(groups, LevelGroup{Key: k})
 			i = len(groups) - 1
 		}
 		groups[i].Runs = append(groups[i].Runs, s)
@@ -196,7 +193,7 @@ func GroupByConcurrency(stats []LevelStats) []LevelGroup {
 		}
 		groups[i].Aggregate = sum / float64(len(groups[i].Runs))
 	}
-	slices.SortFunc(groups, func(a, b LevelGroup) int { return cmp.Or(cmp.Compare(a.Rate, b.Rate), a.C-b.C) })
+	slices.SortFunc(groups, func(a, b LevelGroup) int { return a.Key.Compare(b.Key) })
 	return groups
 }
 
@@ -249,7 +246,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee.Concurrency), KneeGain*100)
 	case !r.Knee.IsZero():
 		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee.Concurrency), KneeGain*100, levelFigures(stats, r.Knee.Concurrency))
-	case len(GroupByConcurrency(trusted)) == 1:
+	case len(GroupByKey(trusted)) == 1:
 		b.WriteString("One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one)")
 		r.figuresAt(&b, stats, trusted[0].Concurrency, "; at %s %s.")
 	case !anyDoubling(trusted):
@@ -266,11 +263,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		}
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
-	if limited := clientLimitedLevels(stats); len(limited) == 1 {
-		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; its figures may describe the load generator, not the server.", limited[0])
-	} else if len(limited) > 1 {
-		fmt.Fprintf(&b, " Caution: C=%s may have been client-limited; their figures may describe the load generator, not the server.", strings.Join(limited, ","))
-	}
+	b.WriteString(limitedText(stats))
 	return b.String()
 }
 
@@ -341,15 +334,36 @@ func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
 	return out
 }
 
-// clientLimitedLevels lists the concurrencies of client-limited levels.
-func clientLimitedLevels(stats []LevelStats) []string {
-	var cs []string
-	for _, g := range GroupByConcurrency(stats) {
+// limitedText is the closing paragraph's caution naming the levels of
+// stats a repeat of which was client-limited (ClientLimitedCaution): "
+// Caution: C=2,4 may have been client-limited; their figures …", "
+// Caution: rate=16/s was client-limited; its figures …"; "" when none was.
+func limitedText(stats []LevelStats) string {
+	var ks []sweep.LevelKey
+	for _, g := range GroupByKey(stats) {
 		if slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.ClientLimited }) {
-			cs = append(cs, fmt.Sprint(g.C))
+			ks = append(ks, g.Key)
 		}
 	}
-	return cs
+	if len(ks) == 0 {
+		return ""
+	}
+	return " Caution: " + ClientLimitedCaution(ks) + "."
+}
+
+// ClientLimitedCaution is the caution about levels ks flagged
+// client-limited, in their mode's words (sweep.NameList, and the first
+// key's verb, sweep.Words.Limited): "C=2,4 may have been client-limited;
+// their figures may describe the load generator, not the server",
+// "rate=16/s was client-limited; its figures …". The closing paragraph
+// and plan word it so.
+func ClientLimitedCaution(ks []sweep.LevelKey) string {
+	their := "their"
+	if len(ks) == 1 {
+		their = "its"
+	}
+	return fmt.Sprintf("%s %s client-limited; %s figures may describe the load generator, not the server",
+		sweep.NameList(ks), ks[0].Words().Limited(len(ks)), their)
 }
 
 func maxLevel(stats []LevelStats) int {
@@ -363,7 +377,7 @@ func maxLevel(stats []LevelStats) int {
 // anyDoubling reports whether some level delivered output and a level at
 // least twice its concurrency was run too: only then can a knee be judged.
 func anyDoubling(stats []LevelStats) bool {
-	lv := GroupByConcurrency(stats)
+	lv := GroupByKey(stats)
 	for i, l := range lv {
 		if !(l.Aggregate > 0) {
 			continue
@@ -418,15 +432,7 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 		}
 		fmt.Fprintf(&b, " Left out of the knee and the recommendation: %s.", strings.Join(ex, ", "))
 	}
-	var limited []string
-	for _, g := range GroupByConcurrency(stats) {
-		if slices.ContainsFunc(g.Runs, func(s LevelStats) bool { return s.ClientLimited }) {
-			limited = append(limited, g.Name())
-		}
-	}
-	if len(limited) > 0 {
-		fmt.Fprintf(&b, " Caution: %s were client-limited; their figures may describe the load generator, not the server.", strings.Join(limited, ", "))
-	}
+	b.WriteString(limitedText(stats))
 	return b.String()
 }
 
@@ -436,7 +442,7 @@ func (r Recommendation) rateSentence(stats []LevelStats) string {
 func stableText(stats []LevelStats) string {
 	var stable sweep.LevelKey
 	var ceiling float64
-	for _, g := range GroupByConcurrency(stats) {
+	for _, g := range GroupByKey(stats) {
 		if !g.Key.IsOpen() {
 			continue
 		}

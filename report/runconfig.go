@@ -14,13 +14,16 @@ import (
 // A field that was not set is absent (omitempty or a nil pointer); no
 // field uses a sentinel value. Runs saved before AutoMax existed recorded
 // --auto-max as the single entry of Levels (with LevelsAuto); those files
-// are read, and re-rendered, as written.
+// are read, and re-rendered, as written. So are runs saved before Mode:
+// their levels' mode is recovered from their records and settings
+// (sweep.ClaimMode), as it was.
 type RunConfig struct {
 	URL            string            `json:"url"`
 	Sim            bool              `json:"sim,omitempty"`
 	SimPreset      string            `json:"sim_preset,omitempty"`
 	Model          string            `json:"model"`
 	API            client.API        `json:"api"`
+	Mode           string            `json:"mode,omitempty"`        // the load mode that ran the levels, its registered name (sweep.Mode.Name)
 	Levels         []int             `json:"levels,omitempty"`      // the fixed levels; absent with --levels auto
 	LevelsAuto     bool              `json:"levels_auto,omitempty"` // --levels auto: an adaptive search
 	AutoMax        int               `json:"auto_max,omitempty"`    // --levels auto: the highest level it may reach

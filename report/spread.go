@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // spreadTitle heads the repeat table: the same level run several times.
@@ -40,9 +42,14 @@ func spreadOf(values []float64) Spread {
 
 // spreadTable is the repeat table, nil when no level was repeated.
 func spreadTable(stats []LevelStats) *table {
-	groups := GroupByConcurrency(stats)
+	groups := GroupByKey(stats)
+	ks := make([]sweep.LevelKey, len(groups))
+	for i, g := range groups {
+		ks[i] = g.Key
+	}
+	head, label := sweep.LevelColumn(ks) // "C" over 4, "level" over rate=8/s
 	t := &table{cols: []col{
-		{head: "C"}, {head: "runs"},
+		{head: head}, {head: "runs"},
 		{head: "decode p50 tok/s"}, {head: "spread"},
 		{head: "TTFT p50 ms"}, {head: "spread"},
 		{head: "output tok/s"}, {head: "spread"},
@@ -57,11 +64,7 @@ func spreadTable(stats []LevelStats) *table {
 			ttft = append(ttft, Ms(s.TTFTP50))
 			agg = append(agg, s.AggregateOutputTPS)
 		}
-		label := strconv.Itoa(g.C)
-		if g.Key.IsOpen() {
-			label = g.Name()
-		}
-		row := []string{label, strconv.Itoa(len(g.Runs))}
+		row := []string{label(g.Key), strconv.Itoa(len(g.Runs))}
 		for _, sp := range []Spread{spreadOf(decode), spreadOf(ttft), spreadOf(agg)} {
 			row = append(row, Num(sp.Min, 1)+"–"+Num(sp.Max, 1), percent(sp.Relative()))
 		}

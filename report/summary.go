@@ -41,19 +41,26 @@ type Summary struct {
 	Trace *trace.Summary `json:"trace,omitempty"`
 }
 
-// RecommendationJSON is Recommendation in summary.json.
+// RecommendationJSON is Recommendation in summary.json. Each answer is
+// its level's columns (docs/metrics.md, summary.json): *Concurrency its
+// concurrency (a closed loop's C, an open loop's cap; null when zero),
+// and, for an open-loop answer, *Rate its rate (the nominal offered rate,
+// a replay's speed).
 type RecommendationJSON struct {
-	SLO                    string   `json:"slo,omitempty"`
-	RecommendedConcurrency *int     `json:"recommended_concurrency"`
-	RecommendedOutputTPS   *float64 `json:"recommended_aggregate_output_tps"`
-	FirstFailConcurrency   *int     `json:"first_fail_concurrency"`
-	FirstFailReasons       []string `json:"first_fail_reasons,omitempty"`
-	KneeConcurrency        *int     `json:"knee_concurrency"`
+	SLO                    string `json:"slo,omitempty"`
+	RecommendedConcurrency *int   `json:"recommended_concurrency"`
+	// RecommendedOutputTPS is the recommended level's aggregate output
+	// tok/s, whatever its mode; null when no level is recommended.
+	RecommendedOutputTPS *float64 `json:"recommended_aggregate_output_tps"`
+	FirstFailConcurrency *int     `json:"first_fail_concurrency"`
+	FirstFailReasons     []string `json:"first_fail_reasons,omitempty"`
+	KneeConcurrency      *int     `json:"knee_concurrency"`
 	// ExcludedConcurrency lists the levels left out of the knee and the
 	// recommendation (report.Untrusted); the sentence says why.
 	ExcludedConcurrency []int  `json:"excluded_concurrency,omitempty"`
 	Sentence            string `json:"sentence"`
-	// Open loop (sweep --rates): the answers as offered rates, req/s.
+	// Open loop: the answers' rate column, the nominal offered rate
+	// (req/s; a replay's speed).
 	RecommendedRate *float64  `json:"recommended_rate,omitempty"`
 	FirstFailRate   *float64  `json:"first_fail_rate,omitempty"`
 	KneeRate        *float64  `json:"knee_rate,omitempty"`
@@ -83,7 +90,7 @@ func NewRecommendationJSON(r Recommendation, stats []LevelStats) *Recommendation
 		}
 	}
 	j.RecommendedRate, j.FirstFailRate, j.KneeRate = openLoad(r.Recommended), openLoad(r.FirstFail), openLoad(r.Knee)
-	if r.Recommended.Concurrency > 0 {
+	if !r.Recommended.IsZero() { // any mode's answer: the sentence quotes it too
 		j.RecommendedOutputTPS = rounded(r.RecommendedTPS, tpsDecimals)
 	}
 	return j

@@ -181,10 +181,23 @@ func (r *SavedRun) addLevels(order []levelKey, level func(levelKey, sweep.EndRea
 		r.Warnings = append(r.Warnings, fmt.Sprintf("level %s repeat %d has records but is not in %s (the run stopped while writing it, or is still writing): ignored",
 			name, k.repeat, SummaryFile))
 	}
-	if c := r.Summary.Config; c != nil {
-		for i := range r.Levels {
-			r.Levels[i].ReadingSpeed = c.ReadingSpeed
-		}
+	for i := range r.Levels {
+		r.configure(&r.Levels[i])
+	}
+}
+
+// configure gives a level read back what the run's config says of every
+// level: the reader's speed, and the mode that ran it (a run saved before
+// the config named it, or naming a mode this build lacks: none, and
+// report recovers it from the records as before).
+func (r *SavedRun) configure(l *sweep.Level) {
+	c := r.Summary.Config
+	if c == nil {
+		return
+	}
+	l.ReadingSpeed = c.ReadingSpeed
+	if l.Mode == "" && sweep.ModeNamed(c.Mode) != nil {
+		l.Mode = c.Mode
 	}
 }
 

@@ -77,9 +77,7 @@ func (r *SavedRun) recoverLevels() {
 		fd := byKey[k]
 		l := sweep.Level{Concurrency: k.concurrency, Rate: k.rate, Repeat: k.repeat, EndReason: end,
 			Start: fd.start, End: fd.end, Source: levelFileSource(f.Name(), k)}
-		if c := r.Summary.Config; c != nil {
-			l.ReadingSpeed = c.ReadingSpeed
-		}
+		r.configure(&l)
 		if i, ok := again[k]; ok {
 			l.EndReason, l.Server, l.Mode = r.Levels[i].EndReason, r.Levels[i].Server, r.Levels[i].Mode
 			r.Levels[i] = l

@@ -4,14 +4,17 @@ import (
 	"math"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
-// JudgeLevels returns whether every repeat of level c passed the SLO, and the
-// level's mean aggregate output tok/s, from the levels finished so far.
-func JudgeLevels(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, float64) {
+// JudgeLevels returns whether every repeat of the level of that mode at
+// concurrency c passed the SLO, and the level's mean aggregate output
+// tok/s, from the levels finished so far.
+func JudgeLevels(stats *[]report.LevelStats, slo report.SLO, mode string) func(c int) (bool, float64) {
 	return func(c int) (bool, float64) {
-		for _, g := range report.GroupByConcurrency(*stats) {
-			if g.C == c {
+		k := sweep.LevelKey{Mode: mode, Concurrency: c}
+		for _, g := range report.GroupByKey(*stats) {
+			if g.Key == k {
 				return g.Passes(slo), g.Aggregate
 			}
 		}
@@ -19,15 +22,19 @@ func JudgeLevels(stats *[]report.LevelStats, slo report.SLO) func(c int) (bool, 
 	}
 }
 
-// JudgeRates returns the verdict of rate level r from the levels finished so
-// far: it passes when every repeat is stable and meets the SLO.
-func JudgeRates(stats *[]report.LevelStats, slo report.SLO) func(r float64) RateVerdict {
+// JudgeRates returns the verdict of the open-loop level at load r of at's
+// mode and cap (at with Load r) from the levels finished so far: it passes
+// when every repeat is stable and meets the SLO. Levels of another key at
+// that load (another mode's, another cap's) are not its.
+func JudgeRates(stats *[]report.LevelStats, slo report.SLO, at sweep.LevelKey) func(r float64) RateVerdict {
 	return func(r float64) RateVerdict {
+		k := at
+		k.Load = r
 		v := RateVerdict{Pass: true}
 		var sum, offered float64
 		n := 0
 		for _, s := range *stats {
-			if s.Rate != r {
+			if s.Key() != k {
 				continue
 			}
 			n++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // Speeds is the search of --replay-speed auto (a sweep.RatePlanner over
@@ -16,9 +17,10 @@ type Speeds struct {
 }
 
 // NewSpeeds is the speed search of a trace of mean rate mean (req/s),
-// judged on stats (keyed by speed) against slo, up to maxSpeed.
-func NewSpeeds(stats *[]report.LevelStats, slo report.SLO, mean, maxSpeed float64) *Speeds {
-	judge := JudgeRates(stats, slo)
+// judged on stats (the replay levels of cap maxConc, keyed by speed)
+// against slo, up to maxSpeed.
+func NewSpeeds(stats *[]report.LevelStats, slo report.SLO, maxConc int, mean, maxSpeed float64) *Speeds {
+	judge := JudgeRates(stats, slo, sweep.LevelKey{Mode: sweep.ReplayMode, Concurrency: maxConc})
 	r := NewRates(func(speed float64) RateVerdict {
 		v := judge(speed)
 		v.Achieved, v.Offered = v.Achieved/mean, v.Offered/mean

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // The speed search on a trace of mean rate 10 req/s and a server of
@@ -15,13 +16,13 @@ import (
 func TestSpeedsSearch(t *testing.T) {
 	const mean, x = 10.0, 25.0
 	var stats []report.LevelStats
-	p := NewSpeeds(&stats, report.SLO{}, mean, 1000)
+	p := NewSpeeds(&stats, report.SLO{}, 0, mean, 1000)
 	var speeds []float64
 	for s, ok := p.NextRate(); ok && len(speeds) < 20; s, ok = p.NextRate() {
 		speeds = append(speeds, s)
 		offered := s * mean
 		achieved := min(offered, x)
-		stats = append(stats, report.LevelStats{Rate: s, RequestsOK: 10, OfferedRPS: offered, AchievedRPS: achieved,
+		stats = append(stats, report.LevelStats{Mode: sweep.ReplayMode, Rate: s, RequestsOK: 10, OfferedRPS: offered, AchievedRPS: achieved,
 			Unstable: achieved < (1-report.ShortfallMax)*offered})
 	}
 	if len(speeds) < 3 || speeds[0] != 1 || speeds[1] != 4 {

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -63,6 +65,55 @@ func (k LevelKey) X() float64 {
 	return float64(k.Concurrency)
 }
 
+// Unbounded reports whether the level holds no bound on its requests in
+// flight (Mode.Unbounded: an open loop without a cap), so that nothing but
+// its schedule holds its sender back and it has no C to show.
+func (k LevelKey) Unbounded() bool {
+	m := k.mode()
+	return m.Unbounded != nil && m.Unbounded(k)
+}
+
+// RunsSessions reports whether the level runs multi-turn sessions (its
+// mode's Sessions): plan then sizes it in sessions too.
+func (k LevelKey) RunsSessions() bool { return k.mode().Sessions }
+
+// NameList names keys in a sentence, each run of keys of one mode in its
+// mode's words (Words.List, else their Names): "C=2,4", "rate=8/s,
+// rate=16/s"; the runs are comma-separated.
+func NameList(ks []LevelKey) string {
+	var parts []string
+	for len(ks) > 0 {
+		n := 1
+		for n < len(ks) && ks[n].Mode == ks[0].Mode {
+			n++
+		}
+		run := ks[:n]
+		ks = ks[n:]
+		if list := run[0].Words().List; list != nil {
+			parts = append(parts, list(run))
+			continue
+		}
+		for _, k := range run {
+			parts = append(parts, k.Name())
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LevelColumn is how a table heads its column of the levels ks and
+// labels each level in it, in their mode's words: levels all of one
+// closed-loop mode by their concurrency under its Words.Head ("C",
+// sessions' "sessions"); any others (an open loop's, whose Name carries
+// its load and cap, or levels of several modes) by their Name under
+// "level" ("rate=8/s").
+func LevelColumn(ks []LevelKey) (head string, label func(LevelKey) string) {
+	if len(ks) > 0 && !ks[0].IsOpen() && ks[0].Words().Head != "" &&
+		!slices.ContainsFunc(ks, func(k LevelKey) bool { return k.Mode != ks[0].Mode }) {
+		return ks[0].Words().Head, func(k LevelKey) string { return strconv.Itoa(k.Concurrency) }
+	}
+	return "level", LevelKey.Name
+}
+
 // IsZero reports whether k is no level (an answer not found).
 func (k LevelKey) IsZero() bool { return k == LevelKey{} }
 
@@ -102,7 +153,14 @@ type Mode struct {
 	// AbortAfter is how many requests must all fail with one client-side
 	// error before the level is aborted.
 	AbortAfter func(k LevelKey) int
-	Words      Words
+	// Unbounded reports whether level k sends with no bound on its
+	// requests in flight (an open loop without a cap); nil: never (a
+	// closed loop's workers bound them).
+	Unbounded func(k LevelKey) bool
+	// Sessions: the mode's levels run multi-turn sessions (the records'
+	// Session), so that plan sizes them in sessions as well as requests.
+	Sessions bool
+	Words    Words
 }
 
 // Words are how a mode speaks of its levels: the console, report.html,
@@ -113,16 +171,27 @@ type Words struct {
 	// Unit is what a level's load is counted in: "concurrent users",
 	// "requests per second", "concurrent sessions".
 	Unit string
-	// Axis labels a chart's load axis.
+	// Users is what plan's --users counts when it sizes from a level:
+	// "concurrent users" (a closed loop's workers, an open loop's mean in
+	// flight), sessions' "concurrent sessions".
+	Users string
+	// Axis labels a chart's load axis: the load's name, then its unit in
+	// brackets ("offered rate (req/s)"); a chart's title names the load
+	// by the words before the brackets ("… vs offered rate").
 	Axis string
 	// Aggregate is the Aggregate table's header note: "all C in flight".
 	Aggregate string
 	// Caption is the aggregate chart's note in report.html, after "What
 	// the server delivers ".
 	Caption string
-	// ClientLimited is the verb of the client-limited note: "were" (the
-	// client measured its own delay) or "may have been".
-	ClientLimited string
+	// ClientLimited is the verb of the cautions and notes about
+	// client-limited levels (Limited): "were" (the client measured its
+	// own delay) or "may have been"; ClientLimitedOne is its verb for one
+	// level ("was"; empty: ClientLimited).
+	ClientLimited, ClientLimitedOne string
+	// List names several levels of the mode in a sentence: the closed
+	// loop's "C=2,4"; nil: their Names, comma-separated (NameList).
+	List func(ks []LevelKey) string
 	// Open-loop modes only, for the closing paragraph's sentences
 	// (report's recommendation). Load names a level's load in a sentence:
 	// with offered, the rate the level realised (0: not known), and a
@@ -133,8 +202,20 @@ type Words struct {
 	// (Open-loop modes only, as the above.)
 	Load          func(k LevelKey, offered float64, note string) string
 	Level, Levels string
-	// Head is the heading of the tables' load column: "rate/s", "speed×".
+	// Head is the heading of the tables' load column: a closed loop's
+	// concurrency column ("C", sessions' "sessions"), an open loop's load
+	// column ("rate/s", "speed×"; its concurrency column, the cap, is "C").
 	Head string
+}
+
+// Limited is the verb of a sentence saying that n of the mode's levels
+// were flagged client-limited: ClientLimitedOne for one level when the
+// mode has it, else ClientLimited ("may have been", "was", "were").
+func (w Words) Limited(n int) string {
+	if n == 1 {
+		return cmp.Or(w.ClientLimitedOne, w.ClientLimited)
+	}
+	return w.ClientLimited
 }
 
 // ClosedMode is the closed loop's name, the mode of a key with none.

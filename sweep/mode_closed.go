@@ -1,6 +1,10 @@
 package sweep
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // The closed loop: C workers, each sending its next request when its last
 // one ends (ClosedLoop); levels keyed by C.
@@ -18,10 +22,13 @@ func init() {
 			Name:          func(k LevelKey) string { return fmt.Sprintf("C=%d", k.Concurrency) },
 			At:            func(k LevelKey) string { return fmt.Sprintf("concurrency %d", k.Concurrency) },
 			Unit:          "concurrent users",
+			Users:         "concurrent users",
 			Axis:          "concurrency (requests in flight)",
 			Aggregate:     "all C in flight",
 			Caption:       "with C requests in flight; where doubling C adds little, it has saturated (the knee)",
 			ClientLimited: "may have been",
+			List:          closedList,
+			Head:          "C",
 		},
 	})
 }
@@ -52,3 +59,13 @@ func closedMeasured(cfg *Config, k LevelKey) int {
 
 // closedAbortAfter: every worker's first request.
 func closedAbortAfter(k LevelKey) int { return max(k.Concurrency, 1) }
+
+// closedList is the closed loop's and the sessions' Words.List: their
+// concurrencies after one "C=", "C=2,4".
+func closedList(ks []LevelKey) string {
+	cs := make([]string, len(ks))
+	for i, k := range ks {
+		cs[i] = strconv.Itoa(k.Concurrency)
+	}
+	return "C=" + strings.Join(cs, ",")
+}

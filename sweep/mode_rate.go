@@ -26,24 +26,21 @@ func init() {
 			}
 			return cfg.Requests
 		},
-		Arrivals:  rateArrivals,
-		WarmConns: rateWarmConns,
-		AbortAfter: func(k LevelKey) int {
-			if k.Concurrency == 0 {
-				return openAbortAfter
-			}
-			return k.Concurrency
-		},
+		Arrivals:   rateArrivals,
+		WarmConns:  rateWarmConns,
+		AbortAfter: openAbortAfterOf,
+		Unbounded:  uncapped,
 		Words: Words{
 			Name:          rateName,
 			At:            func(k LevelKey) string { return fmt.Sprintf("rate %g req/s", k.Load) },
 			Unit:          "requests per second",
+			Users:         "concurrent users",
 			Axis:          "offered rate (req/s)",
 			Aggregate:     "at the offered rate",
 			Caption:       "at each offered rate; where doubling the rate adds little, it has saturated (the knee)",
-			ClientLimited: "were",
-			Load:          rateLoad,
-			Level:         "rate", Levels: "rates",
+			ClientLimited: "were", ClientLimitedOne: "was",
+			Load:  rateLoad,
+			Level: "rate", Levels: "rates",
 			Head: "rate/s",
 		},
 	})
@@ -83,9 +80,22 @@ func rateArrivals(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, erro
 	return OpenLoop(plan), err
 }
 
+// uncapped: an open loop's Concurrency is its cap, 0 for none (the rate
+// mode's and the replay's Unbounded).
+func uncapped(k LevelKey) bool { return k.Concurrency == 0 }
+
+// openAbortAfterOf: the cap's requests, else openAbortAfter (the rate
+// mode's and the replay's AbortAfter).
+func openAbortAfterOf(k LevelKey) int {
+	if uncapped(k) {
+		return openAbortAfter
+	}
+	return k.Concurrency
+}
+
 // rateWarmConns: the cap, else about a second's arrivals (at most 64).
 func rateWarmConns(k LevelKey) int {
-	if k.Concurrency > 0 {
+	if !uncapped(k) {
 		return k.Concurrency
 	}
 	return min(max(int(math.Ceil(k.Load)), 1), 64)
@@ -94,7 +104,7 @@ func rateWarmConns(k LevelKey) int {
 // rateName is "rate=4/s", with its cap "rate=4/s C≤2".
 func rateName(k LevelKey) string {
 	name := fmt.Sprintf("rate=%g/s", k.Load)
-	if k.Concurrency > 0 {
+	if !uncapped(k) {
 		name += fmt.Sprintf(" C≤%d", k.Concurrency)
 	}
 	return name

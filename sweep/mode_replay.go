@@ -39,27 +39,24 @@ func init() {
 		// The cap, else 64 (the rate mode's most): a trace's bursts then
 		// find their connections open, not dialled on the clock.
 		WarmConns: func(k LevelKey) int {
-			if k.Concurrency > 0 {
+			if !uncapped(k) {
 				return k.Concurrency
 			}
 			return 64
 		},
-		AbortAfter: func(k LevelKey) int {
-			if k.Concurrency == 0 {
-				return openAbortAfter
-			}
-			return k.Concurrency
-		},
+		AbortAfter: openAbortAfterOf,
+		Unbounded:  uncapped,
 		Words: Words{
 			Name:          replayName,
 			At:            func(k LevelKey) string { return fmt.Sprintf("replay speed %g×", k.Load) },
 			Unit:          "replay speed",
+			Users:         "concurrent users",
 			Axis:          "replay speed (× the trace's rate)",
 			Aggregate:     "at the replay speed",
 			Caption:       "at each replay speed of the trace; where doubling the speed adds little, it has saturated (the knee)",
-			ClientLimited: "were",
-			Load:          replayLoad,
-			Level:         "replay speed", Levels: "replay speeds",
+			ClientLimited: "were", ClientLimitedOne: "was",
+			Load:  replayLoad,
+			Level: "replay speed", Levels: "replay speeds",
 			Head: "speed×",
 		},
 	})
@@ -97,7 +94,7 @@ func replayKeys(cfg *Config) func() (LevelKey, bool) {
 // replayName is "speed=2×", with its cap "speed=2× C≤8".
 func replayName(k LevelKey) string {
 	name := fmt.Sprintf("speed=%g×", k.Load)
-	if k.Concurrency > 0 {
+	if !uncapped(k) {
 		name += fmt.Sprintf(" C≤%d", k.Concurrency)
 	}
 	return name

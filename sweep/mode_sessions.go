@@ -24,14 +24,18 @@ func init() {
 		},
 		WarmConns:  func(k LevelKey) int { return k.Concurrency },
 		AbortAfter: closedAbortAfter,
+		Sessions:   true,
 		Words: Words{
 			Name:          func(k LevelKey) string { return fmt.Sprintf("C=%d", k.Concurrency) },
 			At:            func(k LevelKey) string { return fmt.Sprintf("%d concurrent sessions", k.Concurrency) },
 			Unit:          "concurrent sessions",
+			Users:         "concurrent sessions",
 			Axis:          "concurrent sessions",
-			Aggregate:     "all C sessions running",
+			Aggregate:     "all sessions running",
 			Caption:       "with C sessions running, each one turn at a time; where doubling C adds little, it has saturated (the knee)",
 			ClientLimited: "may have been",
+			List:          closedList,
+			Head:          "sessions",
 		},
 	})
 }

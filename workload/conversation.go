@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -211,23 +210,4 @@ func loadSessions(o Options) (*Set, error) {
 	}
 	set.Sessions = ss
 	return set, nil
-}
-
-// checkSessions checks the multi-turn options against the source. It runs
-// before check, which then sees a synthetic session's default opening as
-// --input-tokens.
-func (o *Options) checkSessions() error {
-	switch {
-	case o.Turns < 0 || o.Turns > MaxTurns:
-		return fmt.Errorf("invalid --turns %d: want 1 to %d", o.Turns, MaxTurns)
-	case o.MaxTurns < 0 || o.MaxTurns > MaxTurns:
-		return fmt.Errorf("invalid --max-turns %d: want 1 to %d", o.MaxTurns, MaxTurns)
-	case o.Turns > 0 && (o.PromptSet || o.PromptFile != "" || o.Dataset != ""):
-		return errors.New("--turns makes synthetic sessions, sized by --input-tokens: it takes no --prompt, --prompt-file or --dataset (replay a dataset's conversations with --multi-turn)")
-	case o.MultiTurn && o.Dataset == "":
-		return errors.New("--multi-turn replays a dataset's conversations: it needs --dataset")
-	case o.MaxTurns > 0 && !o.MultiTurn:
-		return errors.New("--max-turns caps replayed conversations: it needs --multi-turn (synthetic sessions take --turns)")
-	}
-	return nil
 }

@@ -138,24 +138,12 @@ func TestSyntheticSessionsDefault(t *testing.T) {
 	}
 }
 
-func TestSessionOptionErrors(t *testing.T) {
+// MaxTurns caps a replayed conversation (the flags' checks are the
+// sessions mode's: app's TestSessionUsageErrors).
+func TestMaxTurnsCapsAConversation(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "c.jsonl")
 	if err := os.WriteFile(name, []byte(`{"turns": ["a", "b", "c"]}`), 0o600); err != nil {
 		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		o    Options
-		want string
-	}{
-		{Options{Turns: 2, Prompt: "hi", PromptSet: true}, "--turns makes synthetic sessions, sized by --input-tokens"},
-		{Options{Turns: 2, Dataset: name}, "--turns makes synthetic sessions, sized by --input-tokens"},
-		{Options{MultiTurn: true, InputTokens: 100}, "--multi-turn replays a dataset's conversations"},
-		{Options{MaxTurns: 2, Dataset: name}, "--max-turns caps replayed conversations"},
-		{Options{Turns: MaxTurns + 1, InputTokens: 100}, "invalid --turns"},
-	} {
-		if _, err := Load(c.o); err == nil || !strings.HasPrefix(err.Error(), c.want) {
-			t.Errorf("%+v: err = %v, want %q", c.o, err, c.want)
-		}
 	}
 	set, err := Load(Options{Dataset: name, MultiTurn: true, MaxTurns: 2})
 	if err != nil {

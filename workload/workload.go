@@ -33,17 +33,20 @@ type Options struct {
 	InputStddev        int // their standard deviation in tokens (--input-tokens N:STDDEV)
 	SharedPrefixTokens int // tokens shared by every synthetic prompt (--shared-prefix-tokens)
 
-	// IgnoreSourceMaxTokens drops per-request output targets from the
-	// source, so that the client's configured max_tokens applies to all.
 	// Multi-turn sessions (conversation.go): Turns makes synthetic
 	// sessions of that many turns (--turns), opening with a message of
 	// InputTokens (DefaultOpeningTokens when 0) and going on with
 	// FollowUpTokens each; MultiTurn replays a dataset's whole
-	// conversations (--multi-turn), capped at MaxTurns (--max-turns).
+	// conversations (--multi-turn), capped at MaxTurns (--max-turns). The
+	// sessions mode checks them before Load (app/sessions.go): each
+	// within MaxTurns, Turns with no other source, MultiTurn with a
+	// Dataset, MaxTurns with MultiTurn.
 	Turns     int
 	MultiTurn bool
 	MaxTurns  int
 
+	// IgnoreSourceMaxTokens drops per-request output targets from the
+	// source, so that the client's configured max_tokens applies to all.
 	IgnoreSourceMaxTokens bool
 	Seed                  int64  // seeds the order and the synthetic text
 	DefaultPrompt         string // the prompt when no source is given
@@ -70,9 +73,6 @@ type Set struct {
 // Load reads or builds the prompt set that o selects. Its errors are one
 // line and name the flag, file or line at fault.
 func Load(o Options) (*Set, error) {
-	if err := o.checkSessions(); err != nil {
-		return nil, err
-	}
 	if o.Turns > 0 && o.InputTokens == 0 {
 		o.InputTokens = DefaultOpeningTokens
 	}
