@@ -48,6 +48,7 @@ var ErrInterrupted = errors.New("interrupted")
 func New(stdout, stderr io.Writer) *cli.App {
 	commands := []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr)}
 	for _, c := range commands {
+		c.Flags = withNames(c.Flags)
 		h := cliHelp
 		c.Subcommands = append(c.Subcommands, &h)
 	}
