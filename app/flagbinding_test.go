@@ -89,7 +89,7 @@ func TestFlagNamesKept(t *testing.T) {
 			if s, ok := f.(cli.DocGenerationSliceFlag); ok && s.IsSliceFlag() {
 				continue
 			}
-			n, ok := f.(namedFlag)
+			n, ok := f.(*namedFlag)
 			if !ok {
 				t.Errorf("%s --%s (%T): names not kept", c.Name, f.Names()[0], f)
 				continue

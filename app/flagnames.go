@@ -2,8 +2,8 @@ package app
 
 import "github.com/urfave/cli/v2"
 
-// namedFlag is a flag whose names are worked out once, when the command is
-// built. urfave/cli v2 asks a flag for its names (cli.FlagNames, a regexp
+// namedFlag is a flag whose names are worked out once, when first asked
+// (only the command that runs asks). urfave/cli v2 asks a flag for its names (cli.FlagNames, a regexp
 // replace per name) whenever it looks a flag up by name, and before every
 // command it runs it looks up each flag that is not on the command line by
 // walking the command's flags: the square of the flags in regexp runs, about
@@ -24,7 +24,14 @@ type plainFlag interface {
 	cli.DocGenerationFlag
 }
 
-func (f namedFlag) Names() []string { return f.names }
+// Names is the flag's names. An App runs one command line, on one
+// goroutine: nothing asks at once.
+func (f *namedFlag) Names() []string {
+	if f.names == nil {
+		f.names = f.plainFlag.Names()
+	}
+	return f.names
+}
 
 // withNames returns flags with each single-value flag's names kept
 // (namedFlag); the flags themselves, and so their Destinations and Actions,
@@ -37,7 +44,7 @@ func withNames(flags []cli.Flag) []cli.Flag {
 			continue
 		}
 		if p, ok := f.(plainFlag); ok {
-			out[i] = namedFlag{p, p.Names()}
+			out[i] = &namedFlag{plainFlag: p}
 		}
 	}
 	return out
@@ -45,7 +52,7 @@ func withNames(flags []cli.Flag) []cli.Flag {
 
 // unnamed is the flag namedFlag holds, or f itself.
 func unnamed(f cli.Flag) cli.Flag {
-	if n, ok := f.(namedFlag); ok {
+	if n, ok := f.(*namedFlag); ok {
 		return n.plainFlag
 	}
 	return f
