@@ -3,12 +3,13 @@ package app
 import "github.com/urfave/cli/v2"
 
 // namedFlag is a flag whose names are worked out once, when first asked
-// (only the command that runs asks). urfave/cli v2 asks a flag for its names (cli.FlagNames, a regexp
-// replace per name) whenever it looks a flag up by name, and before every
-// command it runs it looks up each flag that is not on the command line by
-// walking the command's flags: the square of the flags in regexp runs, about
-// 4,000 for a sweep (a few milliseconds; 58 times that under -race). With
-// the names kept, a lookup compares strings.
+// (only the command that runs asks). urfave/cli v2 asks a flag for its
+// names (cli.FlagNames, a regexp replace per name) whenever it looks a flag
+// up by name, and before every command it runs it looks up each flag that
+// is not on the command line by walking the command's flags: the square of
+// the flags in regexp runs, about 4,000 for a sweep (a few milliseconds;
+// 58 times that under -race). With the names kept, a lookup compares
+// strings.
 type namedFlag struct {
 	plainFlag
 	names []string
