@@ -21,7 +21,7 @@ import (
 func TestRatesAutoAgainstSim(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("a 10-40 s run")
+		t.Skip("a 15-40 s run")
 	}
 	for attempt := 1; ; attempt++ {
 		tried, line, miss := rateSearch(t)
@@ -46,7 +46,7 @@ func rateSearch(t *testing.T) (tried []float64, line, miss string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--rates", "auto", "--arrival", "constant",
-		"--slo-ttft-p95", "1s", "--duration", "1s", "--out", out, "--metrics-url", "off")
+		"--slo-ttft-p95", "1s", "--duration", "2s", "--out", out, "--metrics-url", "off")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
