@@ -48,6 +48,7 @@ var ErrInterrupted = errors.New("interrupted")
 func New(stdout, stderr io.Writer) *cli.App {
 	commands := []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr)}
 	for _, c := range commands {
+		c.Flags = withNames(c.Flags)
 		h := cliHelp
 		c.Subcommands = append(c.Subcommands, &h)
 	}
@@ -82,8 +83,10 @@ func New(stdout, stderr io.Writer) *cli.App {
 // the same flag. From here on each run applies a copy of them; nothing
 // writes cli.HelpFlag or cli.VersionFlag again.
 func init() {
-	cli.HelpFlag = applyCopy{cli.HelpFlag.(*cli.BoolFlag)}
-	cli.VersionFlag = applyCopy{cli.VersionFlag.(*cli.BoolFlag)}
+	for _, f := range []*cli.Flag{&cli.HelpFlag, &cli.VersionFlag} {
+		b := (*f).(*cli.BoolFlag)
+		*f = &applyCopy{b, b.Names()}
+	}
 }
 
 // cliHelp is a copy of urfave/cli's "help" subcommand ("toksweep sweep
@@ -103,7 +106,13 @@ var cliHelp = func() cli.Command {
 }()
 
 // applyCopy is a shared BoolFlag that each run applies as its own copy.
-type applyCopy struct{ *cli.BoolFlag }
+// Its names are kept, as namedFlag keeps a command's (app/flagnames.go).
+type applyCopy struct {
+	*cli.BoolFlag
+	names []string
+}
+
+func (f applyCopy) Names() []string { return f.names }
 
 func (f applyCopy) Apply(set *flag.FlagSet) error {
 	c := *f.BoolFlag

@@ -4,9 +4,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // TestNoFlagReadByName: flags are bound into option structs (Destination,
@@ -72,4 +76,30 @@ func TestNoFlagReadByName(t *testing.T) {
 func isIdent(e ast.Expr, name string) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && id.Name == name
+}
+
+// TestFlagNamesKept: every command's single-value flags keep their names
+// (namedFlag), so that urfave/cli's lookups before a run compare strings
+// instead of running a regexp per flag per lookup; and a kept flag is
+// still the flag as built, with the same names.
+func TestFlagNamesKept(t *testing.T) {
+	t.Parallel()
+	for _, c := range New(io.Discard, io.Discard).Commands {
+		for _, f := range c.Flags {
+			if s, ok := f.(cli.DocGenerationSliceFlag); ok && s.IsSliceFlag() {
+				continue
+			}
+			n, ok := f.(*namedFlag)
+			if !ok {
+				t.Errorf("%s --%s (%T): names not kept", c.Name, f.Names()[0], f)
+				continue
+			}
+			if got, want := n.Names(), n.plainFlag.Names(); !slices.Equal(got, want) {
+				t.Errorf("%s: names %q, want %q", c.Name, got, want)
+			}
+			if unnamed(f) != n.plainFlag || findFlag(c.Flags, f.Names()[0]) != n.plainFlag {
+				t.Errorf("%s --%s: findFlag does not give the flag as built", c.Name, f.Names()[0])
+			}
+		}
+	}
 }

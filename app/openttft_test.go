@@ -19,7 +19,7 @@ import (
 // again (up to timingAttempts).
 func TestOpenLoopTTFTMatchesClosedLoop(t *testing.T) {
 	// Serial: the open loop's TTFT counts the client's dispatch, which a busy machine delays (20% under the parallel tests).
-	common := []string{"--sim", "--requests", "12", "--max-tokens", "16", "--input-tokens", "2000", "--metrics-url", "off"}
+	common := []string{"--sim", "--requests", "8", "--max-tokens", "16", "--input-tokens", "2000", "--metrics-url", "off"}
 	// At 4 req/s the arrivals are 250 ms apart and a request (about 100 ms
 	// of prefill and 16 tokens) is done before the next one comes.
 	modes := [][]string{{"--levels", "1"}, {"--rates", "4", "--arrival", "constant", "--seed", "1"}}

@@ -33,6 +33,7 @@ func TestSessionsShowPrefixCaching(t *testing.T) {
 	const out, prefillRate = 200, 20000.0
 	for _, caching := range []bool{true, false} {
 		t.Run(fmt.Sprintf("caching=%v", caching), func(t *testing.T) {
+			t.Parallel() // each against a simulator of its own, timed by its stamps
 			var err error
 			for attempt := 1; attempt <= 3; attempt++ {
 				if err = sessionCacheRun(t, caching, out, prefillRate); err == nil {

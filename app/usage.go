@@ -138,11 +138,13 @@ func likelyTypo(typed, suggestion string) string {
 	return suggestion
 }
 
+// findFlag is the flag of flags named name, as built (not its namedFlag),
+// or nil.
 func findFlag(flags []cli.Flag, name string) cli.Flag {
 	for _, f := range flags {
 		for _, n := range f.Names() {
 			if n == name {
-				return f
+				return unnamed(f)
 			}
 		}
 	}
