@@ -4,12 +4,22 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/nap"
 )
 
 // Pacing bounds. Go timers wake late: by ~0.1–0.2ms on a good day, and on
-// platforms where the runtime waits with millisecond resolution, by up to a
-// whole millisecond more (a 1.1ms sleep can take 2.15ms). So the pacer
-// sleeps until a margin before the deadline and spins for the rest.
+// platforms where the runtime waits with millisecond resolution (Linux), by
+// up to a whole millisecond more (a 1.1ms sleep can take 2.15ms). So the
+// pacer sleeps on a timer until a margin before the deadline, naps the
+// thread (internal/nap) until nap.Margin before it, and yields for the rest.
+//
+// Yielding for the whole margin (1.2–1.5ms on Linux, all of a 2ms step)
+// keeps the Go scheduler from polling the network: a goroutine that always
+// yields is always in a run queue, which a P looks at first. In a process
+// that is client and server both (the tests), the server then read its
+// requests up to 10ms late (sysmon's poll). A napping thread leaves the
+// other P free to poll.
 const (
 	minSpin = 300 * time.Microsecond  // margin kept even with precise timers
 	maxSpin = 1500 * time.Microsecond // margin never exceeds this
@@ -70,6 +80,13 @@ func (p *pacer) waitUntil(deadline time.Time) bool {
 			return false
 		}
 		p.overshoot = max(p.overshoot, time.Since(wake))
+	}
+	if nap.Sleep(time.Until(deadline) - nap.Margin) {
+		select {
+		case <-p.done:
+			return false
+		default:
+		}
 	}
 	for time.Now().Before(deadline) {
 		runtime.Gosched()

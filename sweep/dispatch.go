@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/nap"
 )
 
 // The open loop's dispatcher: how a request scheduled at an instant is
@@ -21,17 +23,20 @@ import (
 // So the feeder claims each request sendLead before its instant and starts
 // its goroutine then, which builds the prompt and waits on the request's
 // gate; the feeder itself waits for the instant (waitUntil: on a timer
-// until spinWindow before it, then yielding until the clock reaches it) and
-// opens the gate. One goroutine, the feeder, yields at a time: a yielding
-// goroutine per request would crowd the run queue the server's and the
-// streams' goroutines wait in.
+// until spinWindow before it, then napping its thread until nap.Margin
+// before it, then yielding until the clock reaches it) and opens the gate.
+// One goroutine, the feeder, yields at a time, and only for the last
+// nap.Margin: a yielding goroutine is always in a run queue, which the Go
+// scheduler looks at before the network, so yielding for the whole
+// millisecond (or a yielding goroutine per request) keeps the process from
+// reading its connections (internal/nap).
 const (
 	// sendLead is how long before its instant a request's goroutine is
 	// started: time to build its prompt off the clock.
 	sendLead = 5 * time.Millisecond
 	// spinWindow is how long before an instant waitUntil stops sleeping on
-	// a timer and yields until the clock reaches it: the timer's
-	// millisecond granularity.
+	// a timer and naps, then yields, until the clock reaches it: the
+	// timer's millisecond granularity.
 	spinWindow = time.Millisecond
 )
 
@@ -116,11 +121,12 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 }
 
 // waitUntil returns when now() reaches at: it sleeps on a timer until
-// spinWindow before at, then yields to the other goroutines until the
-// clock reaches it. It reports false, early, when ctx ends or closed is
-// closed first. A clock that does not move between two reads (a fake
-// clock, as inside a testing/synctest bubble, or a coarse one) ends the
-// yielding: a timer then covers the rest.
+// spinWindow before at, naps its thread until nap.Margin before at, then
+// yields to the other goroutines until the clock reaches it. It reports
+// false, early, when ctx ends or closed is closed first. A clock that does
+// not move between two reads (a fake clock, as inside a testing/synctest
+// bubble, or a coarse one) ends the yielding, before any nap: a timer then
+// covers the rest.
 func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Duration, at time.Duration) bool {
 	if !sleepFor(ctx, closed, at-spinWindow-now()) {
 		return false
@@ -130,6 +136,9 @@ func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Dura
 		n := now()
 		if n == prev {
 			return sleepFor(ctx, closed, at-n)
+		}
+		if d := at - nap.Margin - n; d > 0 && nap.Sleep(d) {
+			n = now()
 		}
 		prev = n
 	}

@@ -19,7 +19,8 @@
 // the seed as it goes (RateSpec.Schedule); one feeder (dispatch.go) hands
 // each request to a goroutine of its own a few milliseconds ahead of its
 // absolute instant, which builds it, and opens its gate at the instant,
-// waking on a timer and yielding for the last millisecond, so a slow
+// waking on a timer, then napping its thread (internal/nap) and yielding
+// for the last 0.2 ms, so a slow
 // server never delays later arrivals and a send is not late by the
 // timer's granularity. Each record carries its
 // scheduled instant (Sched), from which its latency counts.
