@@ -91,22 +91,23 @@ func (st sendTiming) String() string {
 		st.Arrival[0], p(st.Arrival, 50), p(st.Arrival, 99), p(st.Arrival, 100), st.offBy(time.Millisecond), len(st.Arrival))
 }
 
-// timingStep is the simulator's decode step in the timing runs. The
-// simulator paces its steps by sleeping until 1.5 ms before each and
-// yielding for the rest; at TestReplayMooncakeAgainstSim's 2 ms it never
-// sleeps, and a goroutine that always yields keeps a P's run queue busy,
-// so that the Go scheduler of this one process (client and server both)
-// rarely looks at the network: the server then reads its requests late
-// (by up to sysmon's 10 ms), which is the simulator's time, not the
-// client's. At 20 ms it sleeps 18.5 ms of each step.
+// timingStep is the simulator's decode step in TestReplaySendsOnSchedule.
+// Before the simulator's pacer napped its thread (internal/nap) it yielded
+// for the last 1.5 ms before each step, all of a 2 ms one, and a goroutine
+// that always yields keeps the Go scheduler of this one process (client
+// and server both) from polling the network: the server read its requests
+// late, by up to sysmon's 10 ms, which is the simulator's time, not the
+// client's. At 20 ms it slept 18.5 ms of each step. BenchmarkReplaySendTiming
+// measures both steps.
 const timingStep = 20 * time.Millisecond
 
-// replaySim replays rp at speed against a fresh simulator that stamps
-// arrivals, with token-id prompts, and returns the level and its timing.
-func replaySim(tb testing.TB, rp *sweep.Replay, speed float64) (sweep.Level, sendTiming) {
+// replayAgainstSim replays rp at speed against a fresh simulator with the
+// given decode step that stamps arrivals, with token-id prompts, and
+// returns the level, its send timing and the simulator's stats.
+func replayAgainstSim(tb testing.TB, rp *sweep.Replay, speed float64, step time.Duration) (sweep.Level, sendTiming, sim.Stats) {
 	tb.Helper()
 	srv := simtest.NewServer(sim.Config{Model: "m", MaxModelLen: 4096, MaxNumSeqs: 512, KVCacheTokens: 2 << 20,
-		PrefillTokensPerSec: 1e8, DecodeBase: timingStep, RecordArrivals: true})
+		PrefillTokensPerSec: 1e8, DecodeBase: step, RecordArrivals: true})
 	defer srv.Close()
 	cl, err := client.New(client.Config{BaseURL: srv.URL + "/v1", Model: "m", API: client.Completions, RequestTimeout: 30 * time.Second, MaxConns: 512})
 	if err != nil {
@@ -118,7 +119,7 @@ func replaySim(tb testing.TB, rp *sweep.Replay, speed float64) (sweep.Level, sen
 	if err := sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
 		tb.Fatal(err)
 	}
-	return lvl, timingOf(lvl.Records, srv.Arrivals(), cl.Epoch())
+	return lvl, timingOf(lvl.Records, srv.Arrivals(), cl.Epoch()), srv.Stats()
 }
 
 // loadAvg is the machine's 1-minute load average (/proc/loadavg), "?"
@@ -133,7 +134,8 @@ func loadAvg() string {
 
 // BenchmarkReplaySendTiming replays the 300-request Mooncake-format trace
 // of TestReplayMooncakeAgainstSim (about 100 req/s) against the simulator
-// at speeds 1, 2 and 4, one level per iteration, and reports how well the
+// with decode steps of 2 ms (that test's) and 20 ms (timingStep), at
+// speeds 1, 2 and 4, one level per iteration, and reports how well the
 // sends kept the schedule: dispatch delay p99 (ms), the arrival stamps'
 // p99 and worst distance from the schedule (ms), and how many of the 300
 // arrived more than 1 ms off it. The figures are the send-timing
@@ -146,24 +148,26 @@ func BenchmarkReplaySendTiming(b *testing.B) {
 		b.Fatal(err)
 	}
 	rp := replayOf(tr)
-	for _, speed := range []float64{1, 2, 4} {
-		b.Run(fmt.Sprintf("speed=%g", speed), func(b *testing.B) {
-			var all sendTiming
-			for b.Loop() {
-				_, st := replaySim(b, rp, speed)
-				b.Logf("load %s: %v", loadAvg(), st)
-				all.Dispatch = append(all.Dispatch, st.Dispatch...)
-				all.Arrival = append(all.Arrival, st.Arrival...)
-			}
-			slices.Sort(all.Dispatch)
-			slices.Sort(all.Arrival)
-			ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-			b.ReportMetric(ms(p(all.Dispatch, 99)), "dispatch-p99-ms")
-			b.ReportMetric(ms(p(all.Arrival, 99)), "arrival-p99-ms")
-			b.ReportMetric(ms(max(p(all.Arrival, 100), -all.Arrival[0])), "arrival-worst-ms")
-			b.ReportMetric(float64(all.offBy(time.Millisecond))/float64(b.N), "over-1ms/level")
-			b.ReportMetric(0, "ns/op")
-		})
+	for _, step := range []time.Duration{2 * time.Millisecond, timingStep} {
+		for _, speed := range []float64{1, 2, 4} {
+			b.Run(fmt.Sprintf("step=%v/speed=%g", step, speed), func(b *testing.B) {
+				var all sendTiming
+				for b.Loop() {
+					lvl, st, _ := replayAgainstSim(b, rp, speed, step)
+					b.Logf("load %s, this process %.2f cores: %v", loadAvg(), lvl.Health.CPUSeconds/lvl.Health.WallSeconds, st)
+					all.Dispatch = append(all.Dispatch, st.Dispatch...)
+					all.Arrival = append(all.Arrival, st.Arrival...)
+				}
+				slices.Sort(all.Dispatch)
+				slices.Sort(all.Arrival)
+				ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+				b.ReportMetric(ms(p(all.Dispatch, 99)), "dispatch-p99-ms")
+				b.ReportMetric(ms(p(all.Arrival, 99)), "arrival-p99-ms")
+				b.ReportMetric(ms(max(p(all.Arrival, 100), -all.Arrival[0])), "arrival-worst-ms")
+				b.ReportMetric(float64(all.offBy(time.Millisecond))/float64(b.N), "over-1ms/level")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
 	}
 }
 
@@ -211,7 +215,7 @@ func TestReplaySendsOnSchedule(t *testing.T) {
 	for _, speed := range speeds {
 		var errs []string
 		for attempt := 1; attempt <= 3; attempt++ {
-			lvl, st := replaySim(t, rp, speed)
+			lvl, st, _ := replayAgainstSim(t, rp, speed, timingStep)
 			t.Logf("speed %g, attempt %d, load %s, this process %.2f cores: %v", speed, attempt, loadAvg(), lvl.Health.CPUSeconds/lvl.Health.WallSeconds, st)
 			judged := lvl.Health.TimerLateP99 < 5*time.Millisecond
 			if errs = checkSends(lvl, st, len(tr.Requests), judged); !judged {
