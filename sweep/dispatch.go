@@ -27,17 +27,25 @@ import (
 // before it, then yielding until the clock reaches it) and opens the gate.
 // One goroutine, the feeder, yields at a time, and only for the last
 // nap.Margin: a yielding goroutine is always in a run queue, which the Go
-// scheduler looks at before the network, so yielding for the whole
-// millisecond (or a yielding goroutine per request) keeps the process from
-// reading its connections (internal/nap).
+// scheduler looks at before the network, so yielding for the whole window
+// (or a yielding goroutine per request) keeps the process from reading its
+// connections (internal/nap).
 const (
 	// sendLead is how long before its instant a request's goroutine is
 	// started: time to build its prompt off the clock.
 	sendLead = 5 * time.Millisecond
 	// spinWindow is how long before an instant waitUntil stops sleeping on
-	// a timer and naps, then yields, until the clock reaches it: the
-	// timer's millisecond granularity.
-	spinWindow = time.Millisecond
+	// a timer and naps, then yields, until the clock reaches it: twice the
+	// timer's millisecond granularity. A timer on Linux wakes up to 1 ms
+	// late by that granularity alone, and later on a busy machine: with a
+	// 1 ms window, 50 of a replay's 300 timers woke after the instant itself
+	// (beside a load average of 4.6), with 2 ms 25.
+	spinWindow = 2 * time.Millisecond
+	// handGuard is how long before the next gate's instant the feeder hands
+	// a request over at the latest, early if its sendLead falls later: the
+	// hand-over's timer may wake a millisecond or more late, and the gate
+	// waits for the feeder.
+	handGuard = 2 * spinWindow
 )
 
 // gate holds a request handed over ahead of its instant: the feeder closes
@@ -70,7 +78,8 @@ func (g gate) wait(ctx context.Context) bool {
 // feed is an open loop's feeder. Request i is scheduled at start + the
 // plan's i-th offset, where start is sendLead after feed is called (so
 // that the first request, too, is prepared ahead of its instant). For each,
-// sendLead before the instant, the feeder claims the next ticket and
+// sendLead before the instant (or earlier: no later than handGuard before
+// the next gate's instant), the feeder claims the next ticket and
 // starts send on a goroutine of its own with the ticket's gate, which
 // send's sender.sendAt waits on; at the instant the feeder opens it. It
 // hands over no more when the plan ends or the tickets run out, and opens
@@ -99,7 +108,11 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 			continue
 		}
 		sched := start + next
-		if !sleepFor(ctx, s.Closed(), sched-sendLead-s.Now()) {
+		hand := sched - sendLead
+		if len(queue) > 0 { // a late timer must not make the next gate late
+			hand = min(hand, queue[0].at-handGuard)
+		}
+		if !sleepFor(ctx, s.Closed(), hand-s.Now()) {
 			return
 		}
 		t, ok := s.Next()
