@@ -23,8 +23,9 @@ import (
 // So the feeder claims each request sendLead before its instant and starts
 // its goroutine then, which builds the prompt and waits on the request's
 // gate; the feeder itself waits for the instant (waitUntil: on a timer
-// until spinWindow before it, then napping its thread until nap.Margin
-// before it, then yielding until the clock reaches it) and opens the gate.
+// until spinWindow before it, then napping (internal/nap: a timerfd read
+// through the network poller) until nap.Margin before it, then yielding
+// until the clock reaches it) and opens the gate.
 // One goroutine, the feeder, yields at a time, and only for the last
 // nap.Margin: a yielding goroutine is always in a run queue, which the Go
 // scheduler looks at before the network, so yielding for the whole window
@@ -96,11 +97,13 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 		open chan struct{}
 	}
 	var queue []held // handed over, not yet open, in order of instant
+	tm := nap.New()
+	defer tm.Close()
 	start := s.Now() + sendLead
 	next, more := plan()
 	for i := 0; more || len(queue) > 0; {
 		if len(queue) > 0 && (!more || queue[0].at <= start+next-sendLead) {
-			if !waitUntil(ctx, s.Closed(), s.Now, queue[0].at) {
+			if !waitUntil(ctx, s.Closed(), s.Now, tm, queue[0].at) {
 				return
 			}
 			close(queue[0].open)
@@ -134,13 +137,14 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 }
 
 // waitUntil returns when now() reaches at: it sleeps on a timer until
-// spinWindow before at, naps its thread until nap.Margin before at, then
-// yields to the other goroutines until the clock reaches it. It reports
+// spinWindow before at, naps on tm until nap.Margin before at (where tm is
+// not nil), then yields to the other goroutines until the clock reaches
+// it. It reports
 // false, early, when ctx ends or closed is closed first. A clock that does
 // not move between two reads (a fake clock, as inside a testing/synctest
 // bubble, or a coarse one) ends the yielding, before any nap: a timer then
 // covers the rest.
-func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Duration, at time.Duration) bool {
+func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Duration, tm *nap.Timer, at time.Duration) bool {
 	if !sleepFor(ctx, closed, at-spinWindow-now()) {
 		return false
 	}
@@ -150,7 +154,7 @@ func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Dura
 		if n == prev {
 			return sleepFor(ctx, closed, at-n)
 		}
-		if d := at - nap.Margin - n; d > 0 && nap.Sleep(d) {
+		if d := at - nap.Margin - n; d > 0 && tm.Sleep(d) {
 			n = now()
 		}
 		prev = n

@@ -4,8 +4,11 @@ package nap
 
 import "time"
 
-// Precise says Sleep blocks the thread; not on this platform, whose
-// timers need no help or whose sleep the syscall package does not offer.
-const Precise = false
+// timer: none here (no timerfd); New returns nil and callers yield.
+type timer struct{}
 
-func sleep(time.Duration) {}
+func newTimer() *timer { return nil }
+
+func (*timer) sleep(time.Duration) bool { return false }
+
+func (*timer) close() {}
