@@ -106,7 +106,7 @@ func TestReplayMooncakeAgainstSim(t *testing.T) {
 // replayOnce replays tr at speed against a fresh simulator and says what
 // is wrong, nothing when all is well.
 func replayOnce(t *testing.T, tr *trace.Trace, rp *sweep.Replay, speed, reuse float64) []string {
-	lvl, _, st := replayAgainstSim(t, rp, speed, 2*time.Millisecond)
+	lvl, _, st := replayAgainstSim(t, rp, speed, replayStep)
 	var errs []string
 	if n := len(lvl.Records); n != len(tr.Requests) {
 		return []string{fmt.Sprintf("%d records, want %d", n, len(tr.Requests))}
