@@ -25,12 +25,11 @@ import (
 // gate; the feeder itself waits for the instant (waitUntil: on a timer
 // until spinWindow before it, then napping (internal/nap: a timerfd read
 // through the network poller) until nap.Margin before it, then yielding
-// until the clock reaches it) and opens the gate.
-// One goroutine, the feeder, yields at a time, and only for the last
-// nap.Margin: a yielding goroutine is always in a run queue, which the Go
-// scheduler looks at before the network, so yielding for the whole window
-// (or a yielding goroutine per request) keeps the process from reading its
-// connections (internal/nap).
+// until the clock reaches it) and opens the gate. One goroutine, the
+// feeder, yields at a time, and only for the last nap.Margin: a yielding
+// goroutine is always in a run queue, which the Go scheduler looks at
+// before the network, so yielding for the whole window (or a yielding
+// goroutine per request) keeps the process from reading its connections.
 const (
 	// sendLead is how long before its instant a request's goroutine is
 	// started: time to build its prompt off the clock.
@@ -139,11 +138,10 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 // waitUntil returns when now() reaches at: it sleeps on a timer until
 // spinWindow before at, naps on tm until nap.Margin before at (where tm is
 // not nil), then yields to the other goroutines until the clock reaches
-// it. It reports
-// false, early, when ctx ends or closed is closed first. A clock that does
-// not move between two reads (a fake clock, as inside a testing/synctest
-// bubble, or a coarse one) ends the yielding, before any nap: a timer then
-// covers the rest.
+// it. It reports false, early, when ctx ends or closed is closed first. A
+// clock that does not move between two reads (a fake clock, as inside a
+// testing/synctest bubble, or a coarse one) ends the yielding, before any
+// nap: a timer then covers the rest.
 func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Duration, tm *nap.Timer, at time.Duration) bool {
 	if !sleepFor(ctx, closed, at-spinWindow-now()) {
 		return false
