@@ -10,9 +10,10 @@ import (
 // timer is a non-blocking timerfd, which os.NewFile registers with the
 // network poller: a Read parks the goroutine until it fires.
 type timer struct {
-	fd  int
-	f   *os.File
-	buf [8]byte // the expiration count a Read returns
+	fd     int
+	f      *os.File
+	buf    [8]byte // the expiration count a Read returns
+	closed bool    // its fd may since name another file
 }
 
 func newTimer() *timer {
@@ -24,6 +25,9 @@ func newTimer() *timer {
 }
 
 func (t *timer) sleep(d time.Duration) bool {
+	if t.closed {
+		return false
+	}
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
 	if unix.TimerfdSettime(t.fd, 0, &spec, nil) != nil {
 		return false
@@ -32,4 +36,7 @@ func (t *timer) sleep(d time.Duration) bool {
 	return err == nil
 }
 
-func (t *timer) close() { _ = t.f.Close() }
+func (t *timer) close() {
+	t.closed = true
+	_ = t.f.Close()
+}
