@@ -273,7 +273,7 @@ func completionPromptIDs(raw json.RawMessage) ([]uint32, *promptText, *apiError)
 		}
 		text = strings.Join(texts, " ")
 	default:
-		var ids []int
+		ids := make([]int, 0, bytes.Count(raw, []byte{','})+1) // Unmarshal appends to it: no regrowth
 		if err := json.Unmarshal(raw, &ids); err != nil || len(ids) == 0 {
 			return bad()
 		}
