@@ -273,7 +273,9 @@ func completionPromptIDs(raw json.RawMessage) ([]uint32, *promptText, *apiError)
 		}
 		text = strings.Join(texts, " ")
 	default:
-		ids := make([]int, 0, bytes.Count(raw, []byte{','})+1) // Unmarshal appends to it: no regrowth
+		// Unmarshal appends to ids: sized by the commas (up to maxPresize,
+		// whatever a hostile body holds), it does not regrow.
+		ids := make([]int, 0, min(bytes.Count(raw, []byte{','})+1, maxPresize))
 		if err := json.Unmarshal(raw, &ids); err != nil || len(ids) == 0 {
 			return bad()
 		}
@@ -286,6 +288,10 @@ func completionPromptIDs(raw json.RawMessage) ([]uint32, *promptText, *apiError)
 	m := &promptText{contents: []string{text}, plain: true}
 	return m.ids(), m, nil
 }
+
+// maxPresize bounds the ids a completions prompt's list is sized for
+// before it is decoded.
+const maxPresize = 1 << 16
 
 // jsonSpace is the white space JSON allows between tokens.
 const jsonSpace = " \t\r\n"
