@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -153,6 +155,39 @@ func TestReplayFlagErrors(t *testing.T) {
 			code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--out", t.TempDir()}, c.args...)...)
 			if code != ExitUsage || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, want %d with %q:\n%s", code, ExitUsage, c.want, stderr)
+			}
+		})
+	}
+}
+
+// A trace whose requests all share one instant (three at 5 ms, or a
+// single one) has no mean rate, so no speed of it is a rate: the sweep
+// refuses it with exit 2 and a one-line error naming the file, before any
+// load and before --out is made.
+func TestReplayRefusesAnUntimedTrace(t *testing.T) {
+	t.Parallel()
+	line := `{"timestamp": 5, "input_length": 600, "output_length": 4, "hash_ids": [1, 2]}` + "\n"
+	for _, c := range []struct {
+		name  string
+		lines int
+	}{{"three at one instant", 3}, {"one request", 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path, out := filepath.Join(dir, "trace.jsonl"), filepath.Join(dir, "run")
+			if err := os.WriteFile(path, []byte(strings.Repeat(line, c.lines)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--trace", path, "--out", out)
+			want := "--trace " + path + ": its requests all share one instant, so it has no rate to replay at a speed"
+			if code != ExitUsage || len(lines(stderr)) != 1 || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d, want %d with the one line %q:\n%s", code, ExitUsage, want, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout: %q, want nothing", stdout)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("--out %s: %v, want it never made", out, err)
 			}
 		})
 	}

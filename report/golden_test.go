@@ -11,78 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/promscrape"
 	"github.com/toksweep/toksweep/sweep"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-// goldenLevels is a fixed sweep covering every rendering path: a clean
-// single stream, multi-token chunks with failures and reasoning, a
-// client-limited level without usage, and an interrupted level with no
-// successful request and no steady state.
-func goldenLevels() []sweep.Level {
-	// C=1: the seed story, five times, TTFT creeping up 5 ms a request.
-	one := closedLoopOf(1, 5, 0, func(_, i int) client.Record {
-		r := stream(0, 140*msec+time.Duration(i)*5*msec, 12280*time.Microsecond, 150)
-		r.PromptTokens, r.End = 28, r.LastToken+time.Millisecond
-		if i == 5 {
-			r.FinishReason = "length"
-		}
-		return r
-	})
-
-	// C=4: 32 chunks of 2 tokens, reasoning for the first 8, an uneven last
-	// gap; one 5xx and one timeout.
-	four := closedLoopOf(4, 3, 40*msec, func(w, i int) client.Record {
-		r := stream(0, 300*msec+time.Duration(w*10+i)*msec, 30*msec, 32)
-		r.CompletionTokens, r.PromptTokens, r.ReasoningChunks = 64, 200, 8
-		r.FirstContent = r.ChunkAt[8]
-		r.ChunkAt[31] += time.Duration(w*4+i) * msec
-		r.LastToken = r.ChunkAt[31]
-		r.End = r.LastToken + 2*msec
-		switch {
-		case w == 1 && i == 2:
-			return failed(client.HTTP5xx, w, 0, 20*msec)
-		case w == 2 && i == 3:
-			return failed(client.Timeout, w, 0, r.End)
-		}
-		return r
-	})
-
-	// C=8: no usage, and a client that lagged issuing requests and
-	// timestamping tokens.
-	eight := closedLoop(8, 2, 10*msec, 800*msec, 40*msec, 40, 200)
-	for i := range eight {
-		eight[i].HasUsage, eight[i].CompletionTokens = false, 0
-	}
-
-	// C=16, interrupted: two requests, canceled in flight, never overlapping.
-	sixteen := []client.Record{
-		failed(client.Canceled, 0, 0, 300*msec),
-		failed(client.Canceled, 1, 400*msec, 900*msec),
-	}
-
-	levels := []sweep.Level{
-		level(1, one...), level(4, four...), level(8, eight...), level(16, sixteen...),
-	}
-	levels[0].Health = sweep.Health{CPUSeconds: 0.1, WallSeconds: 10, GOMAXPROCS: 8, IssueLagMax: 200 * time.Microsecond, TimerLateMax: time.Millisecond, TimerLateP99: 300 * time.Microsecond}
-	levels[1].Health = sweep.Health{CPUSeconds: 0.4, WallSeconds: 3.4, GOMAXPROCS: 8, IssueLagMax: 400 * time.Microsecond, TimerLateMax: 2 * time.Millisecond, TimerLateP99: 500 * time.Microsecond}
-	// C=8: an issue lag alone (every worker stayed in flight) flags nothing;
-	// a timer 12 ms late at p99, 30% of the 40 ms ITL, does.
-	levels[2].Health = sweep.Health{CPUSeconds: 1.2, WallSeconds: 5.2, GOMAXPROCS: 8, IssueLagMax: 31 * time.Millisecond, TimerLateMax: 15 * time.Millisecond, TimerLateP99: 12 * time.Millisecond}
-	// C=4 was scraped: 3 samples, no prefix-cache counters, no prefill histogram.
-	levels[1].Server = &promscrape.LevelMetrics{
-		Scrapes: 3, Running: promscrape.Gauge{Sum: 11, N: 3}, Waiting: promscrape.Gauge{Sum: 1, N: 3},
-		KVUsage: promscrape.Gauge{Sum: 0.37, N: 3},
-		TTFT:    promscrape.Histogram{Sum: 4 * 312500 * time.Microsecond, Count: 4},
-		Queue:   promscrape.Histogram{Sum: 9 * time.Millisecond, Count: 4},
-	}
-	levels[2].EndReason = sweep.Deadline
-	levels[3].EndReason = sweep.Canceled
-	return levels
-}
 
 func goldenStats() []LevelStats {
 	var stats []LevelStats

@@ -10,27 +10,6 @@ import (
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// openLevel builds an open-loop level at rate λ: request i is scheduled
-// at 1s + i/λ, waits `wait(i)` in the client, then takes ttft(i) to its
-// first token and 9 more tokens 10 ms apart.
-func openLevel(rate float64, n int, wait, ttft func(i int) time.Duration) sweep.Level {
-	var recs []client.Record
-	for i := range n {
-		sched := time.Second + time.Duration(float64(i)/rate*float64(time.Second))
-		r := stream(sched+wait(i), ttft(i), 10*msec, 10)
-		r.Sched, r.Rate, r.Worker, r.Seq = sched, rate, i, i
-		recs = append(recs, r)
-	}
-	l := level(0, recs...)
-	l.Rate = rate
-	for i := range l.Records {
-		l.Records[i].Rate = rate
-	}
-	return l
-}
-
-func constant(d time.Duration) func(int) time.Duration { return func(int) time.Duration { return d } }
-
 // Latency counts from the scheduled instant: a request that waited 40 ms
 // in the client and 100 ms for its first token has a TTFT of 140 ms; the
 // wait is its dispatch delay; TPOT is (End − FirstToken) / (U − 1).

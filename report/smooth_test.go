@@ -9,20 +9,6 @@ import (
 	"github.com/toksweep/toksweep/client"
 )
 
-// chunked builds a successful record whose token-carrying chunks arrive at
-// the given offsets (ms) from its start, with usage u tokens.
-func chunked(u int, atMs ...float64) client.Record {
-	r := client.Record{HasUsage: true, CompletionTokens: u, FinishReason: "stop", Status: 200}
-	for _, ms := range atMs {
-		r.ChunkAt = append(r.ChunkAt, time.Duration(ms*float64(msec)))
-	}
-	if n := len(r.ChunkAt); n > 0 {
-		r.FirstToken, r.FirstContent, r.LastToken = r.ChunkAt[0], r.ChunkAt[0], r.ChunkAt[n-1]
-		r.End = r.LastToken
-	}
-	return r
-}
-
 // TestRequestSmoothness checks each figure on streams with known gaps,
 // against waits worked out by hand (reader at 6 tok/s: 1/6 s per token).
 func TestRequestSmoothness(t *testing.T) {

@@ -47,8 +47,9 @@
 // request's time to first token is its queue wait plus the steps of its
 // prefill. Step deadlines are absolute (each step starts at the previous
 // deadline), so pacing errors do not accumulate and a stall of the host of
-// up to a second is caught up; the pacer sleeps until shortly before a
-// deadline and spins for the rest.
+// up to a second is caught up; the pacer sleeps on a timer until shortly
+// before a deadline, naps (internal/nap: a timerfd read through the
+// network poller) until 0.2ms before it, and yields for the rest.
 //
 // # KV cache and prefix caching
 //

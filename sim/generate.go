@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -249,17 +250,34 @@ func messageText(raw json.RawMessage) (string, error) {
 // completionPromptIDs tokenizes a /v1/completions prompt: a string or a
 // list of strings (joined by spaces) by the word rule; a list of token ids
 // is taken as it is, and has no text.
+//
+// The kind is read from the first bytes, and only that kind is decoded:
+// trying a list of ids as a list of strings first decodes the whole list
+// (json reports the first mismatch only at the end), and at 3,000 ids a
+// request that was two thirds of a replay's allocations, a garbage
+// collection every 35 ms.
 func completionPromptIDs(raw json.RawMessage) ([]uint32, *promptText, *apiError) {
+	bad := func() ([]uint32, *promptText, *apiError) {
+		return nil, nil, newAPIError(http.StatusBadRequest, "prompt must be a string, a list of strings or a list of token ids.")
+	}
 	var text string
 	var texts []string
-	switch {
-	case json.Unmarshal(raw, &text) == nil:
-	case json.Unmarshal(raw, &texts) == nil && len(texts) > 0:
+	switch v := bytes.TrimLeft(raw, jsonSpace); {
+	case len(v) == 0 || v[0] != '[':
+		if json.Unmarshal(raw, &text) != nil {
+			return bad()
+		}
+	case len(bytes.TrimLeft(v[1:], jsonSpace)) > 0 && bytes.TrimLeft(v[1:], jsonSpace)[0] == '"':
+		if json.Unmarshal(raw, &texts) != nil {
+			return bad()
+		}
 		text = strings.Join(texts, " ")
 	default:
-		var ids []int
+		// Unmarshal appends to ids: sized by the commas (up to maxPresize,
+		// whatever a hostile body holds), it does not regrow.
+		ids := make([]int, 0, min(bytes.Count(raw, []byte{','})+1, maxPresize))
 		if err := json.Unmarshal(raw, &ids); err != nil || len(ids) == 0 {
-			return nil, nil, newAPIError(http.StatusBadRequest, "prompt must be a string, a list of strings or a list of token ids.")
+			return bad()
 		}
 		out := make([]uint32, len(ids))
 		for i, id := range ids {
@@ -270,3 +288,10 @@ func completionPromptIDs(raw json.RawMessage) ([]uint32, *promptText, *apiError)
 	m := &promptText{contents: []string{text}, plain: true}
 	return m.ids(), m, nil
 }
+
+// maxPresize bounds the ids a completions prompt's list is sized for
+// before it is decoded.
+const maxPresize = 1 << 16
+
+// jsonSpace is the white space JSON allows between tokens.
+const jsonSpace = " \t\r\n"

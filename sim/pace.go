@@ -4,12 +4,23 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/nap"
 )
 
 // Pacing bounds. Go timers wake late: by ~0.1–0.2ms on a good day, and on
-// platforms where the runtime waits with millisecond resolution, by up to a
-// whole millisecond more (a 1.1ms sleep can take 2.15ms). So the pacer
-// sleeps until a margin before the deadline and spins for the rest.
+// platforms where the runtime waits with millisecond resolution (Linux), by
+// up to a whole millisecond more (a 1.1ms sleep can take 2.15ms). So the
+// pacer sleeps on a timer until a margin before the deadline, naps
+// (internal/nap: a timerfd read through the network poller) until
+// nap.Margin before it, and yields for the rest.
+//
+// Yielding for the whole margin (1.2–1.5ms on Linux, all of a 2ms step)
+// kept the Go scheduler from polling the network: a goroutine that always
+// yields is always in a run queue, which a P looks at first. In a process
+// that is client and server both (the tests), the server then read its
+// requests up to 10ms late (sysmon's poll). A napping goroutine is parked
+// as on a socket.
 const (
 	minSpin = 300 * time.Microsecond  // margin kept even with precise timers
 	maxSpin = 1500 * time.Microsecond // margin never exceeds this
@@ -36,6 +47,7 @@ var timerOvershoot = sync.OnceValue(func() time.Duration {
 type pacer struct {
 	done  <-chan struct{}
 	timer *time.Timer
+	nap   *nap.Timer // nil where there is none: the pacer yields instead
 	// overshoot is the latest the timer has woken so far (starting from the
 	// probe), which sets the spin margin: small on platforms with precise
 	// timers, so the scheduler does not burn a core, and up to maxSpin
@@ -49,7 +61,7 @@ type pacer struct {
 func newPacer(done <-chan struct{}) *pacer {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &pacer{done: done, timer: t, overshoot: timerOvershoot()}
+	return &pacer{done: done, timer: t, nap: nap.New(), overshoot: timerOvershoot()}
 }
 
 // margin is how long before a deadline the pacer stops sleeping.
@@ -71,6 +83,13 @@ func (p *pacer) waitUntil(deadline time.Time) bool {
 		}
 		p.overshoot = max(p.overshoot, time.Since(wake))
 	}
+	if p.nap.Sleep(time.Until(deadline) - nap.Margin) {
+		select {
+		case <-p.done:
+			return false
+		default:
+		}
+	}
 	for time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
@@ -82,4 +101,7 @@ func (p *pacer) waitUntil(deadline time.Time) bool {
 	}
 }
 
-func (p *pacer) stop() { p.timer.Stop() }
+func (p *pacer) stop() {
+	p.timer.Stop()
+	p.nap.Close()
+}

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/nap"
 )
 
 // The open loop's dispatcher: how a request scheduled at an instant is
@@ -21,18 +23,29 @@ import (
 // So the feeder claims each request sendLead before its instant and starts
 // its goroutine then, which builds the prompt and waits on the request's
 // gate; the feeder itself waits for the instant (waitUntil: on a timer
-// until spinWindow before it, then yielding until the clock reaches it) and
-// opens the gate. One goroutine, the feeder, yields at a time: a yielding
-// goroutine per request would crowd the run queue the server's and the
-// streams' goroutines wait in.
+// until spinWindow before it, then napping (internal/nap: a timerfd read
+// through the network poller) until nap.Margin before it, then yielding
+// until the clock reaches it) and opens the gate. One goroutine, the
+// feeder, yields at a time, and only for the last nap.Margin: a yielding
+// goroutine is always in a run queue, which the Go scheduler looks at
+// before the network, so yielding for the whole window (or a yielding
+// goroutine per request) keeps the process from reading its connections.
 const (
 	// sendLead is how long before its instant a request's goroutine is
 	// started: time to build its prompt off the clock.
 	sendLead = 5 * time.Millisecond
 	// spinWindow is how long before an instant waitUntil stops sleeping on
-	// a timer and yields until the clock reaches it: the timer's
-	// millisecond granularity.
-	spinWindow = time.Millisecond
+	// a timer and naps, then yields, until the clock reaches it: twice the
+	// timer's millisecond granularity. A timer on Linux wakes up to 1 ms
+	// late by that granularity alone, and later on a busy machine: with a
+	// 1 ms window, 50 of a replay's 300 timers woke after the instant itself
+	// (beside a load average of 4.6), with 2 ms 25.
+	spinWindow = 2 * time.Millisecond
+	// handGuard is how long before the next gate's instant the feeder hands
+	// a request over at the latest, early if its sendLead falls later: the
+	// hand-over's timer may wake a millisecond or more late, and the gate
+	// waits for the feeder.
+	handGuard = 2 * spinWindow
 )
 
 // gate holds a request handed over ahead of its instant: the feeder closes
@@ -65,7 +78,8 @@ func (g gate) wait(ctx context.Context) bool {
 // feed is an open loop's feeder. Request i is scheduled at start + the
 // plan's i-th offset, where start is sendLead after feed is called (so
 // that the first request, too, is prepared ahead of its instant). For each,
-// sendLead before the instant, the feeder claims the next ticket and
+// sendLead before the instant (or earlier: no later than handGuard before
+// the next gate's instant), the feeder claims the next ticket and
 // starts send on a goroutine of its own with the ticket's gate, which
 // send's sender.sendAt waits on; at the instant the feeder opens it. It
 // hands over no more when the plan ends or the tickets run out, and opens
@@ -82,11 +96,13 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 		open chan struct{}
 	}
 	var queue []held // handed over, not yet open, in order of instant
+	tm := nap.New()
+	defer tm.Close()
 	start := s.Now() + sendLead
 	next, more := plan()
 	for i := 0; more || len(queue) > 0; {
 		if len(queue) > 0 && (!more || queue[0].at <= start+next-sendLead) {
-			if !waitUntil(ctx, s.Closed(), s.Now, queue[0].at) {
+			if !waitUntil(ctx, s.Closed(), s.Now, tm, queue[0].at) {
 				return
 			}
 			close(queue[0].open)
@@ -94,7 +110,11 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 			continue
 		}
 		sched := start + next
-		if !sleepFor(ctx, s.Closed(), sched-sendLead-s.Now()) {
+		hand := sched - sendLead
+		if len(queue) > 0 { // a late timer must not make the next gate late
+			hand = min(hand, queue[0].at-handGuard)
+		}
+		if !sleepFor(ctx, s.Closed(), hand-s.Now()) {
 			return
 		}
 		t, ok := s.Next()
@@ -116,12 +136,13 @@ func feed(ctx context.Context, s Sender, plan Schedule, send func(t Ticket, i in
 }
 
 // waitUntil returns when now() reaches at: it sleeps on a timer until
-// spinWindow before at, then yields to the other goroutines until the
-// clock reaches it. It reports false, early, when ctx ends or closed is
-// closed first. A clock that does not move between two reads (a fake
-// clock, as inside a testing/synctest bubble, or a coarse one) ends the
-// yielding: a timer then covers the rest.
-func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Duration, at time.Duration) bool {
+// spinWindow before at, naps on tm until nap.Margin before at (where tm is
+// not nil), then yields to the other goroutines until the clock reaches
+// it. It reports false, early, when ctx ends or closed is closed first. A
+// clock that does not move between two reads (a fake clock, as inside a
+// testing/synctest bubble, or a coarse one) ends the yielding, before any
+// nap: a timer then covers the rest.
+func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Duration, tm *nap.Timer, at time.Duration) bool {
 	if !sleepFor(ctx, closed, at-spinWindow-now()) {
 		return false
 	}
@@ -130,6 +151,9 @@ func waitUntil(ctx context.Context, closed <-chan struct{}, now func() time.Dura
 		n := now()
 		if n == prev {
 			return sleepFor(ctx, closed, at-n)
+		}
+		if d := at - nap.Margin - n; d > 0 && tm.Sleep(d) {
+			n = now()
 		}
 		prev = n
 	}

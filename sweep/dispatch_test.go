@@ -36,3 +36,47 @@ func TestFeedSendsTheHeldWhenTicketsRunOut(t *testing.T) {
 		}
 	})
 }
+
+// The feeder hands a request over (its goroutine starts and builds the
+// prompt) sendLead before its instant, or earlier, so that no hand-over
+// falls in the last handGuard before a held request's instant: a
+// hand-over's timer that woke late would hold that gate. Instants 0, 20
+// and 23 ms: the third's hand-over, due at 18 ms, is made at 16 ms.
+func TestFeedHandsOverClearOfTheNextGate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ms := time.Millisecond
+		at := []time.Duration{0, 20 * ms, 23 * ms, 40 * ms, 44 * ms, 45 * ms}
+		f := newFake(ms)
+		var built [6]time.Duration // on f's clock, as the records' instants
+		rp := &Replay{MeanRate: 100, Prompt: func(i int, _ *ReplayTurn, _ uint64) client.Prompt {
+			built[i] = f.Now()
+			return client.Prompt{ID: i}
+		}}
+		for _, a := range at {
+			rp.Requests = append(rp.Requests, ReplayRequest{At: a, Parent: -1})
+		}
+		rp.Speeds = []float64{1}
+		cfg := Config{Mode: ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+		var lvl Level
+		if err := Run(context.Background(), cfg, f, func(l Level) error { lvl = l; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		sched := make([]time.Duration, len(at))
+		for _, r := range lvl.Records {
+			sched[r.PromptID] = r.Sched
+		}
+		for i := range at {
+			if built[i] > sched[i]-sendLead {
+				t.Errorf("request %d built %v before its instant, want at least %v", i, sched[i]-built[i], sendLead)
+			}
+			for j := range i {
+				if built[i] > sched[j]-handGuard && built[i] < sched[j] {
+					t.Errorf("request %d built %v before request %d's instant, within %v", i, sched[j]-built[i], j, handGuard)
+				}
+			}
+		}
+		if want := sched[1] - handGuard; built[2] != want {
+			t.Errorf("request 2 built at %v, want %v (request 1's instant less %v)", built[2], want, handGuard)
+		}
+	})
+}

@@ -19,10 +19,10 @@
 // the seed as it goes (RateSpec.Schedule); one feeder (dispatch.go) hands
 // each request to a goroutine of its own a few milliseconds ahead of its
 // absolute instant, which builds it, and opens its gate at the instant,
-// waking on a timer and yielding for the last millisecond, so a slow
-// server never delays later arrivals and a send is not late by the
-// timer's granularity. Each record carries its
-// scheduled instant (Sched), from which its latency counts.
+// waking on a timer, then napping (internal/nap) and yielding for the last
+// 0.2 ms, so a slow server never delays later arrivals and a send is not
+// late by the timer's granularity. Each record carries its scheduled
+// instant (Sched), from which its latency counts.
 //
 // Each record goes, as its request finishes, to Config.Record when it is
 // set (the run directory writes it to disk, so a level's memory does not

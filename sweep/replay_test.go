@@ -106,19 +106,7 @@ func TestReplayMooncakeAgainstSim(t *testing.T) {
 // replayOnce replays tr at speed against a fresh simulator and says what
 // is wrong, nothing when all is well.
 func replayOnce(t *testing.T, tr *trace.Trace, rp *sweep.Replay, speed, reuse float64) []string {
-	srv := simtest.NewServer(sim.Config{Model: "m", MaxModelLen: 4096, MaxNumSeqs: 512, KVCacheTokens: 2 << 20,
-		PrefillTokensPerSec: 1e8, DecodeBase: 2 * time.Millisecond, RecordArrivals: true})
-	defer srv.Close()
-	cl, err := client.New(client.Config{BaseURL: srv.URL + "/v1", Model: "m", API: client.Completions, RequestTimeout: 30 * time.Second, MaxConns: 512})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lvl sweep.Level
-	rp.Speeds = []float64{speed}
-	cfg := sweep.Config{Mode: sweep.ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
-	if err := sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
-		t.Fatal(err)
-	}
+	lvl, _, st := replayAgainstSim(t, rp, speed, replayStep)
 	var errs []string
 	if n := len(lvl.Records); n != len(tr.Requests) {
 		return []string{fmt.Sprintf("%d records, want %d", n, len(tr.Requests))}
@@ -148,7 +136,6 @@ func replayOnce(t *testing.T, tr *trace.Trace, rp *sweep.Replay, speed, reuse fl
 	}
 	// The sends' timing against the server's arrival stamps is
 	// TestReplaySendsOnSchedule's (sendtiming_test.go).
-	st := srv.Stats()
 	hit := float64(st.PrefixHits) / float64(st.PrefixQueried)
 	t.Logf("speed %g: prefix hit %.4f against the trace's block reuse %.4f", speed, hit, reuse)
 	if math.Abs(hit-reuse) > 0.02 {
