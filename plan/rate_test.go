@@ -92,3 +92,13 @@ func TestPlanRefusesCountsItCannotGive(t *testing.T) {
 		t.Error("--users 1e18 accepted")
 	}
 }
+
+// The users arithmetic quotes L as its measured line does, to 4 places
+// (a rate run's plan printed ceil(500 / (9.265870350583135 × 0.75))).
+func TestPlaces4(t *testing.T) {
+	for v, want := range map[float64]string{8: "8", 8.3: "8.3", 9.265870350583135: "9.2659", 64.00004: "64", 0.5: "0.5"} {
+		if got := places4(v); got != want {
+			t.Errorf("places4(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

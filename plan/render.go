@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
@@ -43,12 +44,12 @@ func (p Plan) WriteText(w io.Writer) error {
 		o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas, p.ReplicasN1)
 	if o.Users > 0 {
 		ew.printf("\nReplicas for N = %d %s at headroom h = %g:\n", o.Users, l.usersUnit(), o.Headroom)
-		ew.printf("  replicas = ceil(N / (%s × h)) = ceil(%d / (%g × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
-			l.usersSymbol(), o.Users, l.Users, o.Headroom, float64(o.Users)/(l.Users*o.Headroom), p.UserReplicas, p.UserReplicasN1)
+		ew.printf("  replicas = ceil(N / (%s × h)) = ceil(%d / (%s × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
+			l.usersSymbol(), o.Users, places4(l.Users), o.Headroom, float64(o.Users)/(l.Users*o.Headroom), p.UserReplicas, p.UserReplicasN1)
 	}
 	ew.printf("\nLittle's law links users and rate, X = %s / E[E2E]:\n", l.usersSymbol())
-	ew.printf("  %.6g / %.4f s = %.4f req/s predicted; %s measured %.4f req/s (%+.1f%%)\n",
-		l.Users, l.MeanE2E.Seconds(), p.LittleRPS, l.xName(), l.RequestsPerS, 100*(p.LittleRPS/l.RequestsPerS-1))
+	ew.printf("  %s / %.4f s = %.4f req/s predicted; %s measured %.4f req/s (%+.1f%%)\n",
+		places4(l.Users), l.MeanE2E.Seconds(), p.LittleRPS, l.xName(), l.RequestsPerS, 100*(p.LittleRPS/l.RequestsPerS-1))
 	ew.printf("\nTokens per day per replica:\n")
 	ew.printf("  T × 86400 = %.3f × 86400 = %.0f output tokens/day (%.1fM)\n", l.OutputTPS, p.TokensPerDay, p.TokensPerDay/1e6)
 	if o.priced() {
@@ -218,4 +219,11 @@ func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
+}
+
+// places4 writes v to 4 decimal places, as the measured lines above the
+// arithmetic give it, without trailing zeros: a closed loop's C as 8, a
+// measured 9.265870 requests in flight as 9.2659.
+func places4(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
 }
