@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -260,9 +261,9 @@ func roundDur(d time.Duration) time.Duration {
 // "3 levels × 2 runs" with --repeat.
 func (p sweepPlan) runsText(n int, noun string) string {
 	if p.repeat > 1 {
-		return fmt.Sprintf("%s × %d runs", plural(n, noun), p.repeat)
+		return fmt.Sprintf("%s × %d runs", english.Plural(n, noun), p.repeat)
 	}
-	return plural(n, noun)
+	return english.Plural(n, noun)
 }
 
 // span is a range of counts: "4", or "4–8".
@@ -271,11 +272,4 @@ func span(lo, hi float64) string {
 		return fmt.Sprintf("%.0f–%.0f", lo, hi)
 	}
 	return fmt.Sprintf("%.0f", lo)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

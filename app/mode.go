@@ -52,8 +52,9 @@ type mode struct {
 	// mode.
 	chosen func(o *options) bool
 
-	// text names the levels in the start-up line ("1,2,4", "auto (up to
-	// 256)", "8,16 req/s (poisson)").
+	// text names the levels in the start-up line, after "sweeping URL
+	// (model M)": "at levels 1,2,4", "at levels auto (up to 256)", "at
+	// rates 8,16 req/s (poisson)", "with trace F at speeds 1× (2 req/s)".
 	text func(o *options) string
 	// searched reports whether an auto search chooses the levels as the
 	// sweep goes (so no level count is known before).
@@ -248,5 +249,5 @@ func (o *options) levelsText() string {
 	if m.text != nil {
 		return m.text(o)
 	}
-	return m.name
+	return "in mode " + m.name
 }

@@ -38,9 +38,9 @@ var closedMode = &mode{
 	chosen: func(*options) bool { return true },
 	text: func(o *options) string {
 		if o.Auto {
-			return fmt.Sprintf("auto (up to %d)", o.AutoMax)
+			return fmt.Sprintf("at levels auto (up to %d)", o.AutoMax)
 		}
-		return joinInts(o.Levels)
+		return "at levels " + joinInts(o.Levels)
 	},
 	searched: func(o *options) bool { return o.Auto },
 	levels:   func(o *options) int { return len(o.Levels) },

@@ -18,7 +18,7 @@ var rateMode = &mode{
 	flags:    rateFlags,
 	check:    (*options).rates,
 	chosen:   func(o *options) bool { return o.Open.on() },
-	text:     func(o *options) string { return o.Open.text() },
+	text:     func(o *options) string { return "at rates " + o.Open.text() },
 	searched: func(o *options) bool { return o.Open.Auto },
 	levels:   func(o *options) int { return len(o.Open.Rates) },
 	conns:    func(o *options) int { return o.Open.MaxConcurrency },

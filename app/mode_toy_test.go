@@ -104,7 +104,7 @@ func init() {
 			return nil
 		},
 		chosen:   func(o *options) bool { return len(burstOf(o).sizes) > 0 },
-		text:     func(o *options) string { return "bursts of " + joinInts(burstOf(o).sizes) },
+		text:     func(o *options) string { return "in bursts of " + joinInts(burstOf(o).sizes) },
 		levels:   func(o *options) int { return len(burstOf(o).sizes) },
 		conns:    func(o *options) int { return 64 },
 		estimate: func(o *options) estimate { return burstEstimate(burstOf(o).sizes) },
@@ -146,7 +146,7 @@ func TestAModeAddedInItsOwnFile(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"at levels bursts of 2,3;", "toksweep: 2 bursts of one request each\n", "level burst=2 done", "burst of 3 sent",
+	for _, want := range []string{") in bursts of 2,3;", "toksweep: 2 bursts of one request each\n", "level burst=2 done", "burst of 3 sent",
 		"left for 1 more level run (measured "} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)

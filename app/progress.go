@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -188,7 +189,7 @@ func (p *progress) levelEnded(line string, more bool) {
 	p.levelDone(line)
 	if n := p.plan.runs(); more && n > run {
 		p.levelDone(fmt.Sprintf("toksweep: %s left for %s (measured %s a request at %s)",
-			about(left), plural(n-run, "more level run"), roundDur(p.perReq), name))
+			about(left), english.Plural(n-run, "more level run"), roundDur(p.perReq), name))
 	}
 }
 

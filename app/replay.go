@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
@@ -205,13 +206,13 @@ func (r *replaySettings) apply(cfg *sweep.Config, api client.API, stats *[]repor
 // text describes the replay for the start-up line.
 func (r *replaySettings) text() string {
 	if r.auto {
-		return fmt.Sprintf("trace %s at speed auto (1 = %.4g req/s)", r.File, r.sum.MeanRate)
+		return fmt.Sprintf("with trace %s at speed auto (1 = %.4g req/s)", r.File, r.sum.MeanRate)
 	}
 	parts := make([]string, len(r.speeds))
 	for i, s := range r.speeds {
 		parts[i] = fmt.Sprintf("%g× (%s req/s)", s, search.JoinRates([]float64{s * r.sum.MeanRate}))
 	}
-	return fmt.Sprintf("trace %s at speeds %s", r.File, strings.Join(parts, ", "))
+	return fmt.Sprintf("with trace %s at speeds %s", r.File, strings.Join(parts, ", "))
 }
 
 // writeTraceSummary prints the trace summary (console).
@@ -221,7 +222,7 @@ func writeTraceSummary(w io.Writer, path string, s trace.Summary) error {
 	if s.BlockSize > 0 {
 		fmt.Fprintf(&b, ", blocks of %d tokens", s.BlockSize)
 	}
-	fmt.Fprintf(&b, "): %d requests (%d lines skipped) over %.1f s, mean %.3g req/s, peak %d in 1 s\n", s.Requests, s.Skipped, s.Span.Seconds(), s.MeanRate, s.PeakRate1s)
+	fmt.Fprintf(&b, "): %s (%s skipped) over %.1f s, mean %.3g req/s, peak %d in 1 s\n", english.Plural(s.Requests, "request"), english.Plural(s.Skipped, "line"), s.Span.Seconds(), s.MeanRate, s.PeakRate1s)
 	for _, d := range []struct {
 		name string
 		d    trace.Distribution

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -164,7 +165,7 @@ func (s *shardOptions) waitText(now time.Time, runs int) string {
 	end := s.levelStart(runs - 1).Add(s.LevelDuration + s.Grace)
 	return fmt.Sprintf("shard %d/%d: waiting %v for --start-at %s; its %s end by %s (each level-duration %v + grace %v)",
 		s.Index, s.Count, max(s.Start.Sub(now), 0).Round(time.Second), s.Start.UTC().Format(time.RFC3339),
-		plural(runs, "level"), end.UTC().Format(time.RFC3339), s.LevelDuration, s.Grace)
+		english.Plural(runs, "level"), end.UTC().Format(time.RFC3339), s.LevelDuration, s.Grace)
 }
 
 // shardRuns is how many level runs a sharded sweep makes: its levels (or

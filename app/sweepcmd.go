@@ -132,7 +132,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	if err := dir.WriteSummary(run.sum); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) at levels %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
+	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
 	fmt.Fprintf(stderr, "toksweep: %s\n", plan.upFront())
 	cfg := sweep.Config{
 		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),

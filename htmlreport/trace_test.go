@@ -25,7 +25,7 @@ func TestTraceSection(t *testing.T) {
 	if err := Write(&b, sum, testStats(), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"<h2>Trace</h2>", "mooncake, blocks of 512 tokens", "4 (1 lines skipped) over 3s", "mean 1 req/s (speed 1), peak 3 in 1 s",
+	for _, w := range []string{"<h2>Trace</h2>", "mooncake, blocks of 512 tokens", "4 (1 line skipped) over 3s", "mean 1 req/s (speed 1), peak 3 in 1 s",
 		"mean 828, min 512, p50 600, p90 1100, p99 1100, max 1100", "<td>46.4%</td>"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("page lacks %q", w)

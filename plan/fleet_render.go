@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/toksweep/toksweep/internal/english"
 )
 
 // WriteText writes the choice for the console: each configuration's
@@ -13,7 +15,7 @@ import (
 func (ch Choice) WriteText(w io.Writer) error {
 	o := ch.Options
 	ew := &errWriter{w: w}
-	ew.printf("Fleet plan over %s for a peak of λ = %g req/s at headroom h = %g, P = $%g per GPU-hour\n", plural(len(ch.Candidates), "configuration"), o.PeakRPS, o.Headroom, o.GPUHourUSD)
+	ew.printf("Fleet plan over %s for a peak of λ = %g req/s at headroom h = %g, P = $%g per GPU-hour\n", english.Plural(len(ch.Candidates), "configuration"), o.PeakRPS, o.Headroom, o.GPUHourUSD)
 	if ch.SLO != "" {
 		ew.printf("SLO: %s\n", ch.SLO)
 	}
@@ -38,7 +40,7 @@ func (ch Choice) WriteText(w io.Writer) error {
 	}
 	best := ch.Best()
 	ew.printf("\nCheapest: %s, %s × %s = %s at $%.2f/h (N+1: %s, $%.2f/h).\n",
-		best.name(), plural(best.Plan.Replicas, "replica"), gpus(best.GPUs), gpus(best.GPUsTotal), best.USDPerHour, plural(best.Plan.ReplicasN1, "replica"), float64(best.Plan.ReplicasN1)*best.GPUs*o.GPUHourUSD)
+		best.name(), english.Plural(best.Plan.Replicas, "replica"), gpus(best.GPUs), gpus(best.GPUsTotal), best.USDPerHour, english.Plural(best.Plan.ReplicasN1, "replica"), float64(best.Plan.ReplicasN1)*best.GPUs*o.GPUHourUSD)
 	for i, c := range ch.Candidates {
 		if i != ch.Chosen {
 			ew.printf("  %s loses: %s\n", c.name(), ch.why(i))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -24,7 +25,7 @@ func (p Plan) WriteText(w io.Writer) error {
 		ew.printf("SLO: %s\n", p.SLO)
 	}
 	ew.printf("Level: %s\n\n", p.Why)
-	ew.printf("Measured at %s (%s, per replica):\n", l.Key, plural(l.Repeats, "repeat"))
+	ew.printf("Measured at %s (%s, per replica):\n", l.Key, english.Plural(l.Repeats, "repeat"))
 	if l.Open {
 		ew.printf("  X       achieved_rps          %.4f req/s (offered %.4f req/s [%g nominal])\n", l.RequestsPerS, l.OfferedRPS, l.Rate)
 		ew.printf("  L       inflight_mean         %.4f requests in flight (measured)\n", l.Users)
@@ -32,7 +33,7 @@ func (p Plan) WriteText(w io.Writer) error {
 		ew.printf("  X       requests_per_s        %.4f req/s (steady window)\n", l.RequestsPerS)
 	}
 	ew.printf("  T       aggregate_output_tps  %.3f tok/s\n", l.OutputTPS)
-	ew.printf("  E[E2E]  mean e2e latency      %.4f s (over %s)\n", l.MeanE2E.Seconds(), plural(l.E2ERequests, "successful request"))
+	ew.printf("  E[E2E]  mean e2e latency      %.4f s (over %s)\n", l.MeanE2E.Seconds(), english.Plural(l.E2ERequests, "successful request"))
 	if l.ClientLimited {
 		ew.printf("  caution: %s\n", l.caution())
 	}
@@ -66,7 +67,7 @@ func (p Plan) writeSessions(ew *errWriter) {
 	sl, o, f := p.Level.Sessions, p.Options, p.sessionFigures()
 	ew.printf("\nIn sessions (a multi-turn run: each of C sessions runs one turn, one request, at a time):\n")
 	ew.printf("  C       concurrent sessions   %d per replica; planned at C × h = %d × %g = %.4g concurrent sessions\n", sl.Concurrent, sl.Concurrent, o.Headroom, f.PlannedConcurrent)
-	ew.printf("  turns   session_turns_mean    %.4f successful turns per session (over %s)\n", sl.TurnsMean, plural(sl.Measured, "session"))
+	ew.printf("  turns   session_turns_mean    %.4f successful turns per session (over %s)\n", sl.TurnsMean, english.Plural(sl.Measured, "session"))
 	if !(sl.TurnsMean > 0) {
 		ew.printf("  no session completed a turn: the level gives no session rate\n")
 		return
@@ -200,13 +201,6 @@ func (p Plan) WriteJSON(w io.Writer) error {
 	enc.SetEscapeHTML(false) // "<" in a failing criterion stays readable
 	enc.SetIndent("", "  ")
 	return enc.Encode(p.ToJSON())
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", what)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // errWriter keeps the first write error, so a renderer checks once.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -311,17 +312,10 @@ func msText(ms float64) string {
 }
 
 // users is "1 concurrent user" or "N concurrent users".
-func users(n int) string { return plural(n, "concurrent user") }
+func users(n int) string { return english.Plural(n, "concurrent user") }
 
 // requests is "1 concurrent request" or "N concurrent requests".
-func requests(n int) string { return plural(n, "concurrent request") }
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func requests(n int) string { return english.Plural(n, "concurrent request") }
 
 // trustedStats is stats without the levels r excluded.
 func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {
@@ -460,7 +454,7 @@ func stableText(stats []LevelStats) string {
 	}
 	var b strings.Builder
 	if !stable.IsZero() {
-		fmt.Fprintf(&b, " The highest stable %s was %s.", stable.Words().Level, loadText(stats, stable, ""))
+		fmt.Fprintf(&b, " The highest stable level was %s.", loadText(stats, stable, ""))
 	}
 	if ceiling > 0 {
 		fmt.Fprintf(&b, " Above it the server completed at most %.3g req/s: its maximum throughput.", ceiling)

@@ -31,7 +31,7 @@ func TestReplayWords(t *testing.T) {
 	want := "This server sustains speed 2× (offered 24.3 req/s, open loop) with decode ≥ 50 tok/s (p10), delivering 190 output tok/s in aggregate. " +
 		"At speed 4× (offered 48.5 req/s) the SLO fails: decode_tps_p10 30.0 < 50. " +
 		"Aggregate throughput saturates beyond speed 2× (offered 24.3 req/s): doubling it adds < 10%. " +
-		"The highest stable replay speed was speed 4× (offered 48.5 req/s)."
+		"The highest stable level was speed 4× (offered 48.5 req/s)."
 	if got != want {
 		t.Errorf("sentence\n got %q\nwant %q", got, want)
 	}
@@ -59,7 +59,7 @@ func TestReplayWords(t *testing.T) {
 		rate[i].Mode, rate[i].Rate = sweep.RateMode, rate[i].OfferedRPS
 	}
 	s := Recommend(rate, SLO{DecodeTPS: 50}).Sentence(rate)
-	if !strings.Contains(s, "At 48.52 req/s the SLO fails") || !strings.Contains(s, "The highest stable rate was 48.52 req/s.") {
+	if !strings.Contains(s, "At 48.52 req/s the SLO fails") || !strings.Contains(s, "The highest stable level was 48.52 req/s.") {
 		t.Errorf("a rate run's sentence: %q", s)
 	}
 	if c := consoleOf(t, rate...); !strings.Contains(c, "rate/s") || strings.Contains(c, "speed×") {

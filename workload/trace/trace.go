@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/workload"
 )
 
@@ -148,7 +149,7 @@ func Read(r io.Reader, name string, o Options) (*Trace, error) {
 		return nil, err
 	}
 	if len(t.Requests) == 0 {
-		return nil, fmt.Errorf("%s: no requests to replay (%d lines skipped)", name, len(t.Skipped))
+		return nil, fmt.Errorf("%s: no requests to replay (%s skipped)", name, english.Plural(len(t.Skipped), "line"))
 	}
 	rebase(t.Requests)
 	if span := t.Requests[len(t.Requests)-1].At; span > MaxSpan {

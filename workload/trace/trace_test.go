@@ -130,7 +130,7 @@ func TestReadBounds(t *testing.T) {
 		{"burst nan", burst + "NaN,m,10,1,11,x\n", "t:3: Timestamp NaN"},
 		{"burst output", burst + "2,m,10,-3,7,x\n", "t:3: output length -3"},
 		{"burst quote", burst + "2,\"m,10,1\n", "t:3: invalid CSV"},
-		{"only skipped", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,m,10,0,10,x\n", "t: no requests to replay (1 lines skipped)"},
+		{"only skipped", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,m,10,0,10,x\n", "t: no requests to replay (1 line skipped)"},
 		{"unknown", "hello\n", "t: not a trace toksweep knows"},
 		{"empty", "", "t: not a trace toksweep knows"},
 	}
