@@ -231,7 +231,9 @@ func readmeETA(t *testing.T, args []string) {
 			t.Errorf("%v: no up-front estimate in:\n%s", args, stderr)
 			return
 		}
-		t.Logf("%v: estimated %.0f s, took %.1f s", args, est, took)
+		// The line names the pre-flight's speed the estimate rests on: a
+		// miss says whether the pre-flight or the sweep was off.
+		t.Logf("%v: estimated %.0f s, took %.1f s: %s", args, est, took, upFrontLine(stderr))
 		if est >= took/2 && est <= 2*took {
 			break
 		}
@@ -240,6 +242,16 @@ func readmeETA(t *testing.T, args []string) {
 			break
 		}
 	}
+}
+
+// upFrontLine is the up-front estimate's line of stderr ("" when none).
+func upFrontLine(stderr string) string {
+	for line := range strings.Lines(stderr) {
+		if strings.Contains(line, "the sweep takes ") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }
 
 // upFrontSeconds reads every form about() writes: "about 1 minute" read

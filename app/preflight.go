@@ -16,9 +16,12 @@ import (
 
 const (
 	// preflightTokens is the output the pre-flight request asks for: enough
-	// to measure a first token and a few inter-token gaps, short enough that
-	// the server has finished it (it is read to its end) before level 1.
-	preflightTokens = 8
+	// to time a first token and the gaps after it, short enough that the
+	// server has finished it (it is read to its end) before level 1. At 8
+	// the simulator's ~3 ms steps made a 22 ms sample, which one stall of a
+	// busy client could hold whole: its sends stamped at once, it made the
+	// README sweep's estimate 2–6× short (5 of 96 pre-flights beside load).
+	preflightTokens = 32
 	// preflightWait is the pre-flight request's own deadline, beyond the
 	// connect timeout (and never beyond --request-timeout): a server that
 	// accepts the request and never answers fails the check in seconds.
@@ -86,10 +89,14 @@ func cmpOr(a, b time.Duration) time.Duration {
 	return b
 }
 
-// preflightOutput is the pre-flight's max_tokens: preflightTokens, or the
+// preflightOutput is the pre-flight's max_tokens: preflightTokens, or
+// --max-tokens when lower (no longer than a measured request), or the
 // --min-tokens floor when it is higher (a server refuses min > max).
 func preflightOutput(o *options) int {
 	n := preflightTokens
+	if o.MaxTokens > 0 {
+		n = min(n, o.MaxTokens)
+	}
 	switch v := o.ExtraBody["min_tokens"].(type) {
 	case int:
 		n = max(n, v)
@@ -187,7 +194,7 @@ var (
 // numbers: "prompt ~10 + max_tokens 2048 > context 1024: lower
 // --max-tokens". maxTokens stands in when the message does not say the
 // output length, or always for the pre-flight, whose own output is only
-// preflightTokens. "" when msg is not a context-length refusal.
+// preflightOutput's. "" when msg is not a context-length refusal.
 func contextHint(msg string, maxTokens int, preflight bool) string {
 	limit := firstInt(ctxLimitRe, msg)
 	if limit <= 0 {

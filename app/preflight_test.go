@@ -59,7 +59,7 @@ func TestPreflightReadsToTheEnd(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	code, _, stderr := runCLI(t, context.Background(), "sweep", "--url", srv.URL+"/v1", "--levels", "1",
-		"--requests", "1", "--max-tokens", "30", "--metrics-url", "off", "--out", t.TempDir())
+		"--requests", "1", "--max-tokens", "40", "--metrics-url", "off", "--out", t.TempDir())
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -71,11 +71,29 @@ func TestPreflightReadsToTheEnd(t *testing.T) {
 	if reqs[0].maxTokens != preflightTokens {
 		t.Errorf("the pre-flight asked for max_tokens %d, want %d", reqs[0].maxTokens, preflightTokens)
 	}
-	if reqs[1].maxTokens != 30 {
-		t.Errorf("the measured request asked for max_tokens %d, want 30", reqs[1].maxTokens)
+	if reqs[1].maxTokens != 40 {
+		t.Errorf("the measured request asked for max_tokens %d, want 40", reqs[1].maxTokens)
 	}
 	if reqs[0].end.IsZero() || reqs[0].end.After(reqs[1].start) {
 		t.Errorf("the pre-flight was still being served when level 1 began (ended %v, level 1 began %v)", reqs[0].end, reqs[1].start)
+	}
+}
+
+// The pre-flight asks for preflightTokens, never more than a measured
+// request (--max-tokens) and never under the --min-tokens floor.
+func TestPreflightOutput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		max  int
+		body map[string]any
+		want int
+	}{
+		{2048, nil, preflightTokens}, {0, nil, preflightTokens}, {8, nil, 8},
+		{2048, map[string]any{"min_tokens": 50}, 50}, {8, map[string]any{"min_tokens": float64(12)}, 12},
+	} {
+		if got := preflightOutput(&options{MaxTokens: tc.max, ExtraBody: tc.body}); got != tc.want {
+			t.Errorf("--max-tokens %d, extra body %v: %d, want %d", tc.max, tc.body, got, tc.want)
+		}
 	}
 }
 

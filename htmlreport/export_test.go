@@ -14,5 +14,9 @@ func Write(w io.Writer, sum report.Summary, stats []report.LevelStats, opts Opti
 	if err != nil {
 		return err
 	}
-	return write(w, sum, stats, charts, opts)
+	svgs, err := renderSVG(charts)
+	if err != nil {
+		return err
+	}
+	return write(w, sum, stats, charts, svgs, opts)
 }

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/toksweep/toksweep/atomicfile"
@@ -56,21 +57,38 @@ func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Op
 	if err != nil {
 		return err
 	}
+	// Each chart's SVG is rendered once, for its file and for the page.
+	svgs, err := renderSVG(charts)
+	if err != nil {
+		return err
+	}
 	if len(formats) > 0 {
 		cdir := filepath.Join(dir, ChartsDir)
 		if err := os.MkdirAll(cdir, 0o755); err != nil {
 			return err
 		}
-		if _, err := chart.WriteFiles(cdir, charts, formats); err != nil {
+		others := slices.DeleteFunc(slices.Clone(formats), func(f string) bool { return f == "svg" })
+		if _, err := chart.WriteFiles(cdir, charts, others); err != nil {
 			return err
+		}
+		if len(others) < len(formats) { // SVG files asked for: the page's
+			for i, c := range charts {
+				if err := writeFile(filepath.Join(cdir, c.Name+".svg"), svgs[i]); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	var b bytes.Buffer
-	if err := write(&b, sum, stats, charts, opts); err != nil {
+	if err := write(&b, sum, stats, charts, svgs, opts); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, File)
-	if err := atomicfile.WriteBytes(path, b.Bytes()); err != nil {
+	return writeFile(filepath.Join(dir, File), b.Bytes())
+}
+
+// writeFile replaces path by b atomically, its error naming path.
+func writeFile(path string, b []byte) error {
+	if err := atomicfile.WriteBytes(path, b); err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
@@ -78,6 +96,18 @@ func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Op
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// renderSVG is each chart rendered as SVG.
+func renderSVG(charts []chart.Chart) ([][]byte, error) {
+	svgs := make([][]byte, len(charts))
+	for i, c := range charts {
+		var err error
+		if svgs[i], err = c.Bytes("svg"); err != nil {
+			return nil, err
+		}
+	}
+	return svgs, nil
 }
 
 //go:embed page.html.tmpl
@@ -106,7 +136,9 @@ type chartView struct {
 	Src   template.URL // data:image/svg+xml;base64,…
 }
 
-func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []chart.Chart, opts Options) error {
+// write writes report.html to w, each chart drawn by its SVG (svgs[i] is
+// charts[i]'s).
+func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []chart.Chart, svgs [][]byte, opts Options) error {
 	v := view{
 		Title:    fmt.Sprintf("toksweep: %s at %s", sum.Model, sum.URL),
 		Summary:  sum,
@@ -118,12 +150,8 @@ func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []
 		Docs:     MetricsURL,
 	}
 	v.Terms, _ = definitions(v.Tables)
-	for _, c := range charts {
-		svg, err := c.Bytes("svg")
-		if err != nil {
-			return err
-		}
-		src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg)
+	for i, c := range charts {
+		src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svgs[i])
 		v.Charts = append(v.Charts, chartView{Title: c.Title, Note: c.Note, Src: template.URL(src)})
 	}
 	if sum.Config != nil {

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"encoding/base64"
 	"html"
 	"math"
 	"os"
@@ -111,6 +112,25 @@ func TestWriteAll(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(dir, File)); err != nil || fi.Size() < 20_000 {
 		t.Errorf("report.html: %v", err)
+	}
+	// The page draws each chart by the very SVG of its file (rendered once).
+	b, err := os.ReadFile(filepath.Join(dir, File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(b)) // the src attributes' "+" are "&#43;"
+	svgs, _ := filepath.Glob(filepath.Join(dir, ChartsDir, "*.svg"))
+	for _, path := range svgs {
+		svg, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(page, "data:image/svg+xml;base64,"+base64.StdEncoding.EncodeToString(svg)) {
+			t.Errorf("report.html does not draw %s", filepath.Base(path))
+		}
+	}
+	if len(svgs) != 5 {
+		t.Errorf("%d SVG files, want 5", len(svgs))
 	}
 	if err := WriteAll(filepath.Join(dir, File, "x"), testSummary(), testStats(), Options{}); err == nil {
 		t.Error("WriteAll into a file's subdirectory succeeded")
