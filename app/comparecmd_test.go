@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -79,9 +80,12 @@ func rewrittenCopy(t *testing.T, dir string, edit func(*client.Record)) string {
 	for i := range recs {
 		edit(&recs[i])
 	}
-	var b bytes.Buffer
-	if err := rundir.WriteRecords(&b, recs); err != nil {
-		t.Fatal(err)
+	var b bytes.Buffer // each record a JSON line, which is what ReadRecords reads
+	enc := json.NewEncoder(&b)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	summary, err := os.ReadFile(filepath.Join(dir, rundir.SummaryFile))
 	if err != nil {

@@ -143,7 +143,7 @@ func runReport(dir, out, charts string, stdout, stderr io.Writer) error {
 
 // writeLevelsCSV writes a whole levels.csv.
 func writeLevelsCSV(w io.Writer, stats []report.LevelStats, extra []report.Column) error {
-	c, err := report.NewLevelsCSVExtra(w, extra)
+	c, err := report.NewLevelsCSV(w, extra)
 	for _, s := range stats {
 		if err != nil {
 			break

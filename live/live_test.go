@@ -96,7 +96,7 @@ func one(t *testing.T, fams map[string]*dto.MetricFamily, name string, want map[
 // counts, sums and gauges, each with the run's labels and no others.
 func TestEndpoint(t *testing.T) {
 	m := New(Labels{RunID: "run-1", Shard: "0/1", Model: "m"}, func() float64 { return 0.25 })
-	srv, err := Serve("127.0.0.1:0", m)
+	srv, err := serve(t, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	for _, r := range handMade() {
 		m.Record(&r)
 	}
-	srv, err := Serve("127.0.0.1:0", m)
+	srv, err := serve(t, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,4 +237,14 @@ func TestListenAddr(t *testing.T) {
 			t.Errorf("ListenAddr(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// serve serves m's /metrics on a port of 127.0.0.1 until Close.
+func serve(t *testing.T, m *Metrics) (*Server, error) {
+	t.Helper()
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	return ServeOn(ln, m), nil
 }

@@ -34,19 +34,10 @@ type Server struct {
 	scrapes atomic.Int64
 }
 
-// Listen binds ListenAddr(addr), for Serve: a port in use fails before
+// Listen binds ListenAddr(addr), for ServeOn: a port in use fails before
 // anything else starts.
 func Listen(addr string) (net.Listener, error) {
 	return net.Listen("tcp", ListenAddr(addr))
-}
-
-// Serve listens on ListenAddr(addr) and serves m's /metrics until Close.
-func Serve(addr string, m *Metrics) (*Server, error) {
-	ln, err := Listen(addr)
-	if err != nil {
-		return nil, err
-	}
-	return ServeOn(ln, m), nil
 }
 
 // ServeOn serves m's /metrics on ln until Close.

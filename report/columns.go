@@ -67,9 +67,6 @@ const (
 // CSV formats the column's cell of s in levels.csv.
 func (c Column) CSV(s *LevelStats) string { return c.Value(s).csv(c.Decimals) }
 
-// JSON is the column's value of s in summary.json (nil is null).
-func (c Column) JSON(s *LevelStats) any { return c.Value(s).json(c.Decimals) }
-
 // People is the column's cell of s on the console and in report.html.
 func (c Column) People(s *LevelStats) string {
 	if c.Text != nil {

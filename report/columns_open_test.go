@@ -39,7 +39,7 @@ func TestConcurrencyColumnHeadIsTheModes(t *testing.T) {
 			t.Errorf("%s: concurrency column headed %q, want %q", c.mode, head, c.head)
 		}
 		var b bytes.Buffer
-		w, err := NewLevelsCSV(&b)
+		w, err := NewLevelsCSV(&b, nil)
 		if err == nil {
 			err = w.Write(c.stats)
 		}

@@ -28,11 +28,9 @@ type LevelsCSV struct {
 	extra []Column // appended after the registry's (ExtraPercentileColumns)
 }
 
-// NewLevelsCSV writes the header to w and returns a writer for the rows.
-func NewLevelsCSV(w io.Writer) (*LevelsCSV, error) { return NewLevelsCSVExtra(w, nil) }
-
-// NewLevelsCSVExtra is NewLevelsCSV with extra columns after the registry's.
-func NewLevelsCSVExtra(w io.Writer, extra []Column) (*LevelsCSV, error) {
+// NewLevelsCSV writes the header, the registry's columns and then extra
+// (nil: none), to w and returns a writer for the rows.
+func NewLevelsCSV(w io.Writer, extra []Column) (*LevelsCSV, error) {
 	c := &LevelsCSV{w: csv.NewWriter(w), extra: extra}
 	header := LevelsCSVHeader
 	for _, e := range extra {

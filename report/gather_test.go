@@ -10,6 +10,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/hist"
+	"github.com/toksweep/toksweep/internal/pct"
 )
 
 // jitteredLoop is a closed loop whose gaps and send lags vary from token to
@@ -69,7 +70,7 @@ func TestSummarizeFromSource(t *testing.T) {
 func TestPooledFiguresWithinRelErr(t *testing.T) {
 	recs := jitteredLoop(16, 20)
 	s := Summarize(level(16, recs...))
-	var itl []WeightedValue
+	var itl []pct.Weighted
 	var lags, ttft []float64
 	for i := range recs {
 		r := &recs[i]
@@ -78,14 +79,14 @@ func TestPooledFiguresWithinRelErr(t *testing.T) {
 		}
 		w := tokenWeight(r)
 		for j := 1; j < len(r.ChunkAt); j++ {
-			itl = append(itl, WeightedValue{Value: float64(r.ChunkAt[j]-r.ChunkAt[j-1]) / w, Weight: w})
+			itl = append(itl, pct.Weighted{Value: float64(r.ChunkAt[j]-r.ChunkAt[j-1]) / w, Weight: w})
 		}
 		for _, d := range r.SendLag {
 			lags = append(lags, float64(d))
 		}
 		ttft = append(ttft, float64(RequestTTFT(r)))
 	}
-	slices.SortFunc(itl, func(a, b WeightedValue) int { return cmp.Compare(a.Value, b.Value) })
+	slices.SortFunc(itl, func(a, b pct.Weighted) int { return cmp.Compare(a.Value, b.Value) })
 	slices.Sort(lags)
 	slices.Sort(ttft)
 	for _, c := range []struct {
@@ -93,8 +94,8 @@ func TestPooledFiguresWithinRelErr(t *testing.T) {
 		got   time.Duration
 		exact float64
 	}{
-		{"itl p50", s.ITLP50, WeightedPercentile(itl, 50)},
-		{"itl p99", s.ITLP99, WeightedPercentile(itl, 99)},
+		{"itl p50", s.ITLP50, pct.WeightedPercentile(itl, 50)},
+		{"itl p99", s.ITLP99, pct.WeightedPercentile(itl, 99)},
 		{"client delay p99", s.ClientDelayP99, Percentile(lags, 99)},
 	} {
 		// 0.5 ns: the figure is rounded to whole nanoseconds.

@@ -51,7 +51,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"console.txt", func(b *bytes.Buffer) error { return WriteConsole(b, stats) }},
 		{"levels.csv", func(b *bytes.Buffer) error {
-			c, err := NewLevelsCSV(b)
+			c, err := NewLevelsCSV(b, nil)
 			for _, s := range stats {
 				if err == nil {
 					err = c.Write(s)

@@ -70,7 +70,7 @@ func TestAddPercentilesNearestRank(t *testing.T) {
 	// levels.csv: the registry's header, then the extra columns, in order.
 	var b bytes.Buffer
 	extra := ExtraPercentileColumns([]float64{90, 99.9})
-	c, err := NewLevelsCSVExtra(&b, extra)
+	c, err := NewLevelsCSV(&b, extra)
 	if err == nil {
 		err = c.Write(s)
 	}

@@ -3,7 +3,7 @@
 // each level's records go through the level file and are appended to
 // requests.jsonl, then its row to levels.csv, each fsync'd as the level
 // ends, and summary.json is replaced atomically, so an interrupted run
-// leaves valid files), the record lines of requests.jsonl (WriteRecords,
+// leaves valid files), the record lines of requests.jsonl (written as each request ends;
 // ReadRecords, EachRecord), reading a run back (ReadRunDir, ScanRunDir:
 // SavedRun, whose records are the source of truth, every figure recomputed
 // from them by report.Summarize), and a sharded run's shard.json and the

@@ -15,40 +15,18 @@ import (
 	"github.com/toksweep/toksweep/report"
 )
 
-// WriteRecords writes recs as JSON lines (requests.jsonl): one
-// json.Marshal'd client.Record per line, in order, followed on the same
-// object by the request's own figures for readers that do not want to
-// recompute them: ttft_ms, decode_tps and e2e_tps (null when undefined;
-// ReadRecords ignores them, the raw fields being the source of truth). All
-// lines are encoded before anything is written, and written with a single
-// Write call.
-func WriteRecords(w io.Writer, recs []client.Record) error {
-	b, err := appendRecords(nil, recs, report.ReadingSpeed)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
 // recordLine is one line of requests.jsonl: the record and its figures.
 type recordLine struct {
 	*client.Record
 	report.RecordFigures
 }
 
-func appendRecords(b []byte, recs []client.Record, speed float64) ([]byte, error) {
-	for i := range recs {
-		var err error
-		if b, err = appendRecord(b, &recs[i], speed); err != nil {
-			return nil, fmt.Errorf("record %d: %w", i, err)
-		}
-	}
-	return b, nil
-}
-
-// appendRecord appends r's line, with its figures against a reader at
-// speed tok/s. The line is json.Marshal's (appendRecordStd in the tests
+// appendRecord appends r's line of requests.jsonl, with its figures
+// against a reader at speed tok/s: the json.Marshal'd client.Record,
+// followed on the same object by the request's own figures for readers
+// that do not want to recompute them: ttft_ms, decode_tps and e2e_tps
+// (null when undefined; ReadRecords ignores them, the raw fields being the
+// source of truth). The line is json.Marshal's (appendRecordStd in the tests
 // is the definition), but the per-chunk arrays chunk_ns and send_lag_ns,
 // most of a long stream's line, are written with strconv rather than
 // through reflection, one element at a time (a record is encoded as its
@@ -111,7 +89,7 @@ func newRecordLine(rec, r *client.Record, speed float64) recordLine {
 // level's append leaves. ReadRecords returns the records before it.
 var ErrPartialLastLine = errors.New("ends in a partial line (the run was killed while writing it)")
 
-// ReadRecords reads JSON lines written by WriteRecords. Blank lines are
+// ReadRecords reads JSON lines written by appendRecord. Blank lines are
 // skipped; an error names the 1-based line it is on. A last line cut short
 // gives the records before it and an error matching ErrPartialLastLine.
 func ReadRecords(r io.Reader) ([]client.Record, error) {

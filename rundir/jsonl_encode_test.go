@@ -2,6 +2,8 @@ package rundir
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -9,6 +11,20 @@ import (
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
 )
+
+// writeRecords writes recs as requests.jsonl's lines (appendRecord), in
+// order, with one Write call: the tests' way to make a level file.
+func writeRecords(w io.Writer, recs []client.Record) error {
+	var b []byte
+	for i := range recs {
+		var err error
+		if b, err = appendRecord(b, &recs[i], report.ReadingSpeed); err != nil {
+			return fmt.Errorf("record %d: %w", i, err)
+		}
+	}
+	_, err := w.Write(b)
+	return err
+}
 
 // appendRecordStd is what appendRecord must write: json.Marshal of the
 // whole line.

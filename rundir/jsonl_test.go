@@ -46,7 +46,7 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 func TestWriteReadRecords(t *testing.T) {
 	recs := []client.Record{fullRecord(), stream(0, msec, msec, 3), failed(client.HTTP429, 2, 0, msec)}
 	var b bytes.Buffer
-	if err := WriteRecords(&b, recs); err != nil {
+	if err := writeRecords(&b, recs); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(b.String(), "\n"); n != len(recs) {
@@ -57,7 +57,7 @@ func TestWriteReadRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, recs) {
-		t.Errorf("ReadRecords(WriteRecords(recs)) differs:\n got %+v\nwant %+v", got, recs)
+		t.Errorf("ReadRecords(writeRecords(recs)) differs:\n got %+v\nwant %+v", got, recs)
 	}
 }
 
@@ -98,7 +98,7 @@ func TestRecordLinesCarryTheirFigures(t *testing.T) {
 	ok := stream(0, 200*msec, 20*msec, 51)       // TTFT 200 ms, 50 gaps of 20 ms, ends at 1.2 s
 	bad := failed(client.HTTP5xx, 0, 0, 10*msec) // no tokens at all
 	var buf bytes.Buffer
-	if err := WriteRecords(&buf, []client.Record{ok, bad}); err != nil {
+	if err := writeRecords(&buf, []client.Record{ok, bad}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")

@@ -17,7 +17,7 @@ import (
 func TestRecordLinesCarrySmoothness(t *testing.T) {
 	var buf bytes.Buffer
 	recs := []client.Record{chunked(5, 0, 100, 200, 1500, 1600), failed(client.HTTP5xx, 0, 0, 10*msec)}
-	if err := WriteRecords(&buf, recs); err != nil {
+	if err := writeRecords(&buf, recs); err != nil {
 		t.Fatal(err)
 	}
 	want := []map[string]any{

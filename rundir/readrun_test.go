@@ -99,7 +99,7 @@ func testRoundTrip(t *testing.T, read func(string) (SavedRun, error)) {
 func csvOf(t *testing.T, stats []report.LevelStats) string {
 	t.Helper()
 	var b bytes.Buffer
-	c, err := report.NewLevelsCSV(&b)
+	c, err := report.NewLevelsCSV(&b, nil)
 	for _, s := range stats {
 		if err == nil {
 			err = c.Write(s)
@@ -158,7 +158,7 @@ func TestScanRunDirInterleavedAndPartial(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := WriteRecords(&buf, recs); err != nil {
+	if err := writeRecords(&buf, recs); err != nil {
 		t.Fatal(err)
 	}
 	buf.WriteString(`{"concurrency": 1, "start_ns": 12`) // killed mid-line
@@ -229,7 +229,7 @@ func TestReadRunDirListedLevelWithoutRecords(t *testing.T) {
 			empty := sweep.Level{Concurrency: 64, EndReason: sweep.Aborted}
 			stats := []report.LevelStats{report.Summarize(levels[0]), report.Summarize(empty), report.Summarize(levels[1])}
 			var buf bytes.Buffer
-			if err := WriteRecords(&buf, append(slices.Clone(levels[0].Records), levels[1].Records...)); err != nil {
+			if err := writeRecords(&buf, append(slices.Clone(levels[0].Records), levels[1].Records...)); err != nil {
 				t.Fatal(err)
 			}
 			var sum bytes.Buffer

@@ -248,7 +248,7 @@ func (d *RunDir) Begin() error {
 	if d.level, err = openLevelFile(d.path); err != nil {
 		return err
 	}
-	if d.csv, err = report.NewLevelsCSVExtra(&d.buf, d.Extra); err == nil {
+	if d.csv, err = report.NewLevelsCSV(&d.buf, d.Extra); err == nil {
 		err = d.flushCSV()
 	}
 	if err != nil {

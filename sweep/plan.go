@@ -144,15 +144,6 @@ func drawAll(next Schedule) []time.Duration {
 	return plan
 }
 
-// planUntil collects the plan whose instants stay below d (tests).
-func (sp RateSpec) planUntil(rate float64, d time.Duration, repeat int) ([]time.Duration, error) {
-	next, err := sp.Schedule(rate, MaxPlan, d, repeat)
-	if err != nil {
-		return nil, err
-	}
-	return drawAll(next), nil
-}
-
 // PlanLen is how many arrivals the whole plan of a level bounded by d
 // holds, whatever sp.Part (the arrivals the shards share out), counted up
 // to atMost: the count is drawn, so it is bounded like everything else.

@@ -239,3 +239,12 @@ func TestPlanPartsMakeTheWholePlan(t *testing.T) {
 		}
 	}
 }
+
+// planUntil collects the plan whose instants stay below d.
+func (sp RateSpec) planUntil(rate float64, d time.Duration, repeat int) ([]time.Duration, error) {
+	next, err := sp.Schedule(rate, MaxPlan, d, repeat)
+	if err != nil {
+		return nil, err
+	}
+	return drawAll(next), nil
+}
