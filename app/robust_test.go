@@ -311,8 +311,6 @@ func statusWhen(code int, match func(n int64) bool) func(int64) int {
 	}
 }
 
-func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 // TestUniformClientErrorAborts: a key revoked after the pre-flight makes
 // every request fail with 401; the sweep stops at the first level instead
 // of hammering the server, says why, and exits 1.
