@@ -9,6 +9,11 @@
 // nanoseconds) against the client epoch's wall time: both processes read
 // the same system clock.
 //
+// With -quiet-wait each level waits (up to that long) for 2 s with the
+// machine at least 95% idle; each line says whether it found them and how
+// busy the machine was during the level, beside the cores the client (and
+// serve-sim) took.
+//
 // Each round runs every mode at every speed, one fresh simulator per
 // level; the modes alternate their order from round to round. It prints a
 // line per level (with the 1-minute load average) and, per mode and speed,
@@ -49,12 +54,15 @@ func main() {
 	speedList := flag.String("speeds", "1,2,4", "replay speeds")
 	rounds := flag.Int("rounds", 3, "rounds of every mode at every speed")
 	step := flag.Duration("step", 2*time.Millisecond, "the simulator's decode step (the benchmark's replayStep)")
+	flag.DurationVar(&quietWait, "quiet-wait", 0, "before each level, wait up to this long for 2 s with the machine at least 95% idle (0: don't wait)")
 	flag.Parse()
 	if err := run(*bin, strings.Split(*modes, ","), *speedList, *rounds, *step); err != nil {
 		fmt.Fprintln(os.Stderr, "sendtiming:", err)
 		os.Exit(1)
 	}
 }
+
+var quietWait time.Duration
 
 type key struct {
 	mode  string
@@ -101,11 +109,19 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 		}
 		for _, m := range order {
 			for _, sp := range speeds {
+				quiet := waitQuiet(quietWait)
+				idle0, total0 := cpuStat()
 				st, cores, err := level(bin, m, rp, sp, step)
 				if err != nil {
 					return fmt.Errorf("round %d, %s, speed %g: %w", r+1, m, sp, err)
 				}
-				fmt.Printf("round %d %-3s speed %g load %s, client process %.2f cores: %v\n", r+1, m, sp, sendtiming.LoadAvg(), cores, st)
+				idle1, total1 := cpuStat()
+				busy := 0.0
+				if total1 > total0 {
+					busy = 1 - float64(idle1-idle0)/float64(total1-total0)
+				}
+				fmt.Printf("round %d %-3s speed %g load %s, quiet before %v, machine %.0f%% busy, client %s: %v\n",
+					r+1, m, sp, sendtiming.LoadAvg(), quiet, 100*busy, cores, st)
 				k := key{m, sp}
 				if all[k] == nil {
 					all[k] = &sendtiming.Timing{}
@@ -132,41 +148,92 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 }
 
 // level replays one level against a fresh simulator, in this process or
-// in its own, and returns its send timing and the client process's cores
-// over the level.
-func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration) (sendtiming.Timing, float64, error) {
+// in its own, and returns its send timing and the cores the client
+// process (and serve-sim's) took over the level.
+func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration) (sendtiming.Timing, string, error) {
 	ctx := context.Background()
 	if mode == "in" {
 		srv := simtest.NewServer(sendtiming.SimConfig(step))
 		defer srv.Close()
 		lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, srv.URL)
 		if err != nil {
-			return sendtiming.Timing{}, 0, err
+			return sendtiming.Timing{}, "", err
 		}
-		return sendtiming.Of(lvl.Records, srv.Arrivals(), epoch), lvl.Health.CPUSeconds / lvl.Health.WallSeconds, nil
+		return sendtiming.Of(lvl.Records, srv.Arrivals(), epoch), fmt.Sprintf("and simulator %.2f cores", lvl.Health.CPUSeconds/lvl.Health.WallSeconds), nil
 	}
-	url, stop, err := startServeSim(bin, step)
+	url, pid, stop, err := startServeSim(bin, step)
 	if err != nil {
-		return sendtiming.Timing{}, 0, err
+		return sendtiming.Timing{}, "", err
 	}
 	defer stop()
+	t0, c0 := time.Now(), procCPU(pid)
 	lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, url)
 	if err != nil {
-		return sendtiming.Timing{}, 0, err
+		return sendtiming.Timing{}, "", err
 	}
+	simCores := (procCPU(pid) - c0).Seconds() / time.Since(t0).Seconds()
 	arrivals, err := readArrivals(url)
 	if err != nil {
-		return sendtiming.Timing{}, 0, err
+		return sendtiming.Timing{}, "", err
 	}
-	return sendtiming.Of(lvl.Records, arrivals, epoch), lvl.Health.CPUSeconds / lvl.Health.WallSeconds, nil
+	return sendtiming.Of(lvl.Records, arrivals, epoch), fmt.Sprintf("%.2f cores, serve-sim %.2f", lvl.Health.CPUSeconds/lvl.Health.WallSeconds, simCores), nil
+}
+
+// cpuStat is the machine's idle and total CPU time in jiffies
+// (/proc/stat's cpu line), zeros where it cannot be read.
+func cpuStat() (idle, total uint64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseUint(v, 10, 64)
+		total += n
+		if i == 3 || i == 4 { // idle, iowait
+			idle += n
+		}
+	}
+	return idle, total
+}
+
+// waitQuiet waits up to max for 2 s in which the machine was at least 95%
+// idle, and says whether it found them.
+func waitQuiet(max time.Duration) bool {
+	for deadline := time.Now().Add(max); time.Now().Before(deadline); {
+		i0, t0 := cpuStat()
+		time.Sleep(2 * time.Second)
+		i1, t1 := cpuStat()
+		if t1 > t0 && float64(i1-i0)/float64(t1-t0) >= 0.95 {
+			return true
+		}
+	}
+	return false
+}
+
+// procCPU is the CPU time process pid has taken (/proc/PID/stat's utime
+// and stime, at the usual 100 ticks a second), 0 where it cannot be read.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after the command name
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k) * 10 * time.Millisecond
 }
 
 // startServeSim starts `bin serve-sim` on a free loopback port and waits
 // for its /health; stop ends it by its PID.
-func startServeSim(bin string, step time.Duration) (url string, stop func(), err error) {
+func startServeSim(bin string, step time.Duration) (url string, pid int, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
@@ -174,7 +241,7 @@ func startServeSim(bin string, step time.Duration) (url string, stop func(), err
 	var stderr bytes.Buffer // quoted when it fails
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -192,18 +259,18 @@ func startServeSim(bin string, step time.Duration) (url string, stop func(), err
 		select {
 		case err := <-done:
 			done <- err
-			return "", nil, fmt.Errorf("serve-sim (pid %d) exited: %v: %s", cmd.Process.Pid, err, stderr.String())
+			return "", 0, nil, fmt.Errorf("serve-sim (pid %d) exited: %v: %s", cmd.Process.Pid, err, stderr.String())
 		default:
 		}
 		if resp, err := http.Get(url + "/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return url, stop, nil
+				return url, cmd.Process.Pid, stop, nil
 			}
 		}
 	}
 	stop()
-	return "", nil, fmt.Errorf("serve-sim (pid %d) not healthy on %s within 10 s", cmd.Process.Pid, addr)
+	return "", 0, nil, fmt.Errorf("serve-sim (pid %d) not healthy on %s within 10 s", cmd.Process.Pid, addr)
 }
 
 // readArrivals reads serve-sim's GET /debug/arrivals as wall-clock
