@@ -58,6 +58,10 @@ func replayAgainstSim(tb testing.TB, rp *sweep.Replay, speed float64, step time.
 // claim; run it on a quiet machine, with and without -race:
 //
 //	go test -run '^$' -bench ReplaySendTiming -benchtime 3x ./sweep
+//
+// bench/cmd/sendtiming replays the same trace with the same arithmetic
+// (internal/sendtiming) against serve-sim in its own process as well, as
+// a real server is, alternately with this one-process setup.
 func BenchmarkReplaySendTiming(b *testing.B) {
 	tr, err := trace.ReadFile(writeMooncake(b, 300, 100), trace.Options{})
 	if err != nil {
