@@ -42,6 +42,12 @@ type simOptions struct {
 }
 
 func serveSimCommand(stderr io.Writer) *cli.Command {
+	return simCommand(func(ctx context.Context, addr string, cfg sim.Config) error { return serveSim(ctx, addr, cfg, stderr) })
+}
+
+// simCommand is serve-sim with its flags turned into a configuration and
+// handed to serve (serveSim; a test's own, to see the configuration).
+func simCommand(serve func(ctx context.Context, addr string, cfg sim.Config) error) *cli.Command {
 	o := &simOptions{}
 	var record bool
 	flags := append(simFlags(o), &cli.BoolFlag{Name: "record-arrivals", Destination: &record,
@@ -59,7 +65,7 @@ func serveSimCommand(stderr io.Writer) *cli.Command {
 				return err
 			}
 			cfg.RecordArrivals = record
-			return serveSim(c.Context, o.Addr, cfg, stderr)
+			return serve(c.Context, o.Addr, cfg)
 		},
 	}
 }

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/internal/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 )
 
@@ -69,5 +73,31 @@ func TestServeSimRecordArrivals(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("serve-sim did not stop on cancel")
 		}
+	}
+}
+
+// The out-of-process send-timing measurement (bench/cmd/sendtiming) runs
+// serve-sim with sendtiming.ServeSimArgs and compares it with the
+// in-process simulator of sendtiming.SimConfig: the two are the same
+// simulator, as sim.New completes them.
+func TestServeSimArgsAreSimConfig(t *testing.T) {
+	t.Parallel()
+	const step = 2 * time.Millisecond
+	var got sim.Config
+	cmd := simCommand(func(_ context.Context, _ string, cfg sim.Config) error { got = cfg; return nil })
+	app := &cli.App{Name: "toksweep", Commands: []*cli.Command{cmd}}
+	if err := app.Run(append([]string{"toksweep"}, sendtiming.ServeSimArgs("127.0.0.1:0", step)...)); err != nil {
+		t.Fatal(err)
+	}
+	completed := func(cfg sim.Config) sim.Config {
+		s, err := sim.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		return s.Config()
+	}
+	if a, b := completed(got), completed(sendtiming.SimConfig(step)); !reflect.DeepEqual(a, b) {
+		t.Errorf("serve-sim %v gives\n%+v\nwant (sendtiming.SimConfig)\n%+v", sendtiming.ServeSimArgs("127.0.0.1:0", step), a, b)
 	}
 }

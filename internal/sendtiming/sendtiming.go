@@ -74,10 +74,13 @@ func Replay(tr *trace.Trace) *sweep.Replay {
 
 // SimConfig is the simulator the replay is measured against: a decode
 // step of step, room for every request at once (512 sequences, a KV cache
-// of 2M tokens), a prefill too fast to matter, and arrival stamps kept.
+// of 2M tokens), a prefill too fast to matter, arrival stamps kept, and
+// each event stamped with its send time as serve-sim's are (the presets'
+// StampSendTime), so that in and out of process it is the same simulator
+// (app's TestServeSimArgsAreSimConfig).
 func SimConfig(step time.Duration) sim.Config {
 	return sim.Config{Model: "m", MaxModelLen: 4096, MaxNumSeqs: 512, KVCacheTokens: 2 << 20,
-		PrefillTokensPerSec: 1e8, DecodeBase: step, RecordArrivals: true}
+		PrefillTokensPerSec: 1e8, DecodeBase: step, StampSendTime: true, RecordArrivals: true}
 }
 
 // ServeSimArgs are the toksweep serve-sim arguments for SimConfig(step)

@@ -7,7 +7,9 @@
 // level and stopped by PID (SIGINT, then SIGKILL after 5 s). The
 // out-of-process stamps are read from GET /debug/arrivals (wall-clock Unix
 // nanoseconds) against the client epoch's wall time: both processes read
-// the same system clock.
+// the same system clock. -modes in0 is the in-process simulator without
+// its events' send stamps (x_sent_unix_ns), which serve-sim always writes,
+// to see what they cost.
 //
 // With -quiet-wait each level waits (up to that long) for 2 s with the
 // machine at least 95% idle; each line says whether it found them and how
@@ -50,7 +52,7 @@ import (
 
 func main() {
 	bin := flag.String("toksweep", "", "toksweep binary for -modes out (go build -o /tmp/toksweep .)")
-	modes := flag.String("modes", "in,out", "simulator in this process (in) or in its own (out), in this order on odd rounds")
+	modes := flag.String("modes", "in,out", "simulator in this process (in), the same without its events' send stamps (in0), or in its own process (out), in this order on odd rounds")
 	speedList := flag.String("speeds", "1,2,4", "replay speeds")
 	rounds := flag.Int("rounds", 3, "rounds of every mode at every speed")
 	step := flag.Duration("step", 2*time.Millisecond, "the simulator's decode step (the benchmark's replayStep)")
@@ -79,8 +81,8 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 		speeds = append(speeds, v)
 	}
 	for _, m := range modes {
-		if m != "in" && m != "out" {
-			return fmt.Errorf("-modes: %q is neither in nor out", m)
+		if m != "in" && m != "in0" && m != "out" {
+			return fmt.Errorf("-modes: %q is not in, in0 or out", m)
 		}
 		if m == "out" && bin == "" {
 			return fmt.Errorf("-modes out needs -toksweep BIN")
@@ -152,8 +154,10 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 // process (and serve-sim's) took over the level.
 func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration) (sendtiming.Timing, string, error) {
 	ctx := context.Background()
-	if mode == "in" {
-		srv := simtest.NewServer(sendtiming.SimConfig(step))
+	if mode == "in" || mode == "in0" {
+		cfg := sendtiming.SimConfig(step)
+		cfg.StampSendTime = mode == "in"
+		srv := simtest.NewServer(cfg)
 		defer srv.Close()
 		lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, srv.URL)
 		if err != nil {
