@@ -30,6 +30,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -60,9 +61,16 @@ func main() {
 	flag.Parse()
 	if err := run(*bin, strings.Split(*modes, ","), *speedList, *rounds, *step); err != nil {
 		fmt.Fprintln(os.Stderr, "sendtiming:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
+
+// usageError is a bad flag: exit 2, as flag's own errors.
+type usageError struct{ error }
 
 var quietWait time.Duration
 
@@ -76,16 +84,16 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 	for _, f := range strings.Split(speedList, ",") {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil {
-			return fmt.Errorf("-speeds: %w", err)
+			return usageError{fmt.Errorf("-speeds: %w", err)}
 		}
 		speeds = append(speeds, v)
 	}
 	for _, m := range modes {
 		if m != "in" && m != "in0" && m != "out" {
-			return fmt.Errorf("-modes: %q is not in, in0 or out", m)
+			return usageError{fmt.Errorf("-modes: %q is not in, in0 or out", m)}
 		}
 		if m == "out" && bin == "" {
-			return fmt.Errorf("-modes out needs -toksweep BIN")
+			return usageError{errors.New("-modes out needs -toksweep BIN")}
 		}
 	}
 	dir, err := os.MkdirTemp("", "sendtiming")
