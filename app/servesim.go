@@ -42,20 +42,30 @@ type simOptions struct {
 }
 
 func serveSimCommand(stderr io.Writer) *cli.Command {
+	return simCommand(func(ctx context.Context, addr string, cfg sim.Config) error { return serveSim(ctx, addr, cfg, stderr) })
+}
+
+// simCommand is serve-sim with its flags turned into a configuration and
+// handed to serve (serveSim; a test's own, to see the configuration).
+func simCommand(serve func(ctx context.Context, addr string, cfg sim.Config) error) *cli.Command {
 	o := &simOptions{}
+	var record bool
+	flags := append(simFlags(o), &cli.BoolFlag{Name: "record-arrivals", Destination: &record,
+		Usage: fmt.Sprintf("keep when each generation request arrived (up to %d) and serve them at GET /debug/arrivals as wall-clock Unix nanoseconds, to check a load generator's schedule against", sim.MaxArrivals)})
 	return &cli.Command{
 		Name:         "serve-sim",
 		Usage:        "serve the built-in vLLM-like simulator until interrupted",
 		UsageText:    "toksweep serve-sim [--addr 127.0.0.1:8000] [--preset NAME] [model flags]",
 		Description:  "Presets:\n" + presetList(),
-		Flags:        simFlags(o),
+		Flags:        flags,
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
 			cfg, err := o.simConfig()
 			if err != nil {
 				return err
 			}
-			return serveSim(c.Context, o.Addr, cfg, stderr)
+			cfg.RecordArrivals = record
+			return serve(c.Context, o.Addr, cfg)
 		},
 	}
 }

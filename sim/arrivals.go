@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -38,4 +39,22 @@ func (s *Server) Arrivals() []time.Time {
 	s.arrivals.mu.Unlock()
 	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
 	return at
+}
+
+// ArrivalsReply is GET /debug/arrivals' body, served only when
+// Config.RecordArrivals is set (serve-sim --record-arrivals): Arrivals as
+// wall-clock Unix nanoseconds, earliest first, for a load generator in
+// another process to read its schedule against. Both processes read the
+// same system clock; the monotonic readings stay in this one.
+type ArrivalsReply struct {
+	UnixNano []int64 `json:"arrivals_unix_nano"`
+}
+
+func (s *Server) handleArrivals(w http.ResponseWriter, _ *http.Request) {
+	at := s.Arrivals()
+	r := ArrivalsReply{UnixNano: make([]int64, len(at))}
+	for i, t := range at {
+		r.UnixNano[i] = t.UnixNano()
+	}
+	writeJSON(w, http.StatusOK, r)
 }

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -47,9 +49,41 @@ func TestArrivalsAndPrefixStats(t *testing.T) {
 	if st.PrefixQueried != 120 || st.PrefixHits != 48 {
 		t.Errorf("prefix cache queried %d, hit %d; want 120, 48", st.PrefixQueried, st.PrefixHits)
 	}
-	off, _ := startSim(t, testConfig())
+	// GET /debug/arrivals serves the same stamps as wall-clock UnixNano.
+	var reply ArrivalsReply
+	getJSON(t, url+"/debug/arrivals", http.StatusOK, &reply)
+	if len(reply.UnixNano) != len(got) {
+		t.Fatalf("/debug/arrivals has %d stamps, want %d", len(reply.UnixNano), len(got))
+	}
+	for i, ns := range reply.UnixNano {
+		if ns != got[i].UnixNano() {
+			t.Errorf("/debug/arrivals stamp %d is %d, want %d", i, ns, got[i].UnixNano())
+		}
+	}
+	off, offURL := startSim(t, testConfig())
 	if n := len(off.Arrivals()); n != 0 {
 		t.Errorf("%d arrivals kept without RecordArrivals", n)
+	}
+	// Off by default: no endpoint (the catch-all's 404).
+	getJSON(t, offURL+"/debug/arrivals", http.StatusNotFound, nil)
+}
+
+// getJSON GETs url, checks the status and decodes the body into v (when
+// not nil).
+func getJSON(t *testing.T, url string, status int, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != status {
+		t.Fatalf("GET %s: status %d, want %d", url, resp.StatusCode, status)
+	}
+	if v != nil {
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
 	}
 }
 

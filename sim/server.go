@@ -140,6 +140,9 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/metrics", only(http.MethodGet, s.handleMetrics))
 	mux.HandleFunc("/v1/chat/completions", only(http.MethodPost, s.generate(chatAPI)))
 	mux.HandleFunc("/v1/completions", only(http.MethodPost, s.generate(completionsAPI)))
+	if s.cfg.RecordArrivals {
+		mux.HandleFunc("/debug/arrivals", only(http.MethodGet, s.handleArrivals))
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"}) // FastAPI's 404
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,65 +12,26 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/simtest"
 	"github.com/toksweep/toksweep/sweep"
 	"github.com/toksweep/toksweep/workload/trace"
 )
 
-// writeMooncake writes an n-request Mooncake-format trace of about rate
-// requests per second: every prompt opens with block 0 (a system prompt),
-// most go on with the first blocks of one of 12 documents, and end in
-// blocks of their own; outputs are 2 to 6 tokens.
+// writeMooncake writes sendtiming.Mooncake(n, rate) to a file of its own
+// (the trace of the replay tests and of both send-timing benchmarks).
 func writeMooncake(t testing.TB, n int, rate float64) string {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(22, 300))
-	docs := make([][]int64, 12)
-	next := int64(1)
-	for d := range docs {
-		for range 4 {
-			docs[d] = append(docs[d], next)
-			next++
-		}
-	}
-	var b strings.Builder
-	at := 0.0
-	for range n {
-		in := 600 + rng.IntN(2400)
-		blocks := (in + 511) / 512
-		ids := []int64{0}
-		if rng.IntN(4) > 0 {
-			ids = append(ids, docs[rng.IntN(len(docs))][:1+rng.IntN(3)]...)
-		}
-		for len(ids) < blocks {
-			ids = append(ids, next)
-			next++
-		}
-		ids = ids[:blocks]
-		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": %d, "output_length": %d, "hash_ids": %s}`+"\n",
-			int(at), in, 2+rng.IntN(5), strings.ReplaceAll(fmt.Sprint(ids), " ", ", "))
-		at += rng.ExpFloat64() * 1000 / rate
-	}
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, sendtiming.Mooncake(n, rate), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
 // replayOf is the sweep's Replay of a trace with token-id prompts.
-func replayOf(tr *trace.Trace) *sweep.Replay {
-	s := trace.Summarize(tr)
-	rp := &sweep.Replay{MeanRate: s.MeanRate}
-	for _, r := range tr.Requests {
-		rp.Requests = append(rp.Requests, sweep.ReplayRequest{At: r.At, Parent: -1})
-	}
-	rp.Prompt = func(i int, _ *sweep.ReplayTurn, salt uint64) client.Prompt {
-		b := trace.Prompts{BlockSize: tr.BlockSize, Salt: salt, TokenIDs: true}
-		return b.Prompt(&tr.Requests[i])
-	}
-	return rp
-}
+func replayOf(tr *trace.Trace) *sweep.Replay { return sendtiming.Replay(tr) }
 
 // A 300-request Mooncake trace replayed against the simulator at speeds
 // 1, 2 and 4: the records' scheduled instants are the trace's over the

@@ -3,93 +3,24 @@ package sweep_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/internal/pct"
+	"github.com/toksweep/toksweep/internal/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/simtest"
 	"github.com/toksweep/toksweep/sweep"
 	"github.com/toksweep/toksweep/workload/trace"
 )
 
-// sendTiming is how well one replay level kept its schedule, on the
-// client's clock (client.Client.Now, whose epoch the simulator's arrival
-// stamps are read against: one process, one monotonic clock).
-//
-//   - Dispatch is each record's Start − Sched: how late the client began
-//     the request (what levels.csv's dispatch delay is made of).
-//   - Arrival is the k-th of the simulator's arrival stamps (when a
-//     request reached its handler, sim.Config.RecordArrivals) less the
-//     k-th scheduled instant, both in order: how late the request reached
-//     the server, loopback transit included. A negative one was early.
-type sendTiming struct {
-	Dispatch, Arrival []time.Duration // sorted
-	// Transit is the k-th arrival less the k-th recorded Start: the
-	// client's own path from Start to the server's handler.
-	Transit []time.Duration // sorted
-}
+// sendTiming is how well one replay level kept its schedule
+// (sendtiming.Timing, shared with bench/cmd/sendtiming).
+type sendTiming = sendtiming.Timing
 
-// timingOf reads a level's records and the simulator's arrival stamps
-// against the client's epoch.
-//
-// Each of the three lists is sorted before the k-th are paired: arrivals
-// (sim.Server.Arrivals sorts them), scheduled instants and starts (records
-// are kept in order of their ends). Paired so, the k-th arrival is before
-// the k-th instant only if some request reached the server before its own
-// instant: the k+1 earliest arrivals are k+1 requests, all scheduled no
-// later than their arrivals.
-func timingOf(recs []client.Record, arrivals []time.Time, epoch time.Time) sendTiming {
-	var st sendTiming
-	sched := make([]time.Duration, 0, len(recs))
-	starts := make([]time.Duration, 0, len(recs))
-	for _, r := range recs {
-		st.Dispatch = append(st.Dispatch, r.Start-r.Sched)
-		sched = append(sched, r.Sched)
-		starts = append(starts, r.Start)
-	}
-	slices.Sort(st.Dispatch)
-	slices.Sort(sched)
-	slices.Sort(starts)
-	for k := range min(len(arrivals), len(sched)) {
-		at := arrivals[k].Sub(epoch)
-		st.Arrival = append(st.Arrival, at-sched[k])
-		st.Transit = append(st.Transit, at-starts[k])
-	}
-	slices.Sort(st.Arrival)
-	slices.Sort(st.Transit)
-	return st
-}
-
-// p is the nearest-rank percentile q of sorted d (pct.Rank).
-func p(d []time.Duration, q float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	return d[pct.Rank(len(d), q)-1]
-}
-
-// offBy counts the arrivals more than tol from their scheduled instant,
-// early or late.
-func (st sendTiming) offBy(tol time.Duration) int {
-	n := 0
-	for _, a := range st.Arrival {
-		if a > tol || a < -tol {
-			n++
-		}
-	}
-	return n
-}
-
-func (st sendTiming) String() string {
-	return fmt.Sprintf("dispatch delay p50 %v p99 %v max %v; start to arrival p50 %v p99 %v; arrival − schedule min %v p50 %v p99 %v max %v, %d of %d more than 1 ms off",
-		p(st.Dispatch, 50), p(st.Dispatch, 99), p(st.Dispatch, 100), p(st.Transit, 50), p(st.Transit, 99),
-		st.Arrival[0], p(st.Arrival, 50), p(st.Arrival, 99), p(st.Arrival, 100), st.offBy(time.Millisecond), len(st.Arrival))
-}
+// p is the nearest-rank percentile q of sorted d.
+func p(d []time.Duration, q float64) time.Duration { return sendtiming.P(d, q) }
 
 // replayStep is the simulator's decode step in the replay tests. Before
 // the simulator's pacer napped (internal/nap) it yielded for the last
@@ -108,30 +39,13 @@ const (
 // returns the level, its send timing and the simulator's stats.
 func replayAgainstSim(tb testing.TB, rp *sweep.Replay, speed float64, step time.Duration) (sweep.Level, sendTiming, sim.Stats) {
 	tb.Helper()
-	srv := simtest.NewServer(sim.Config{Model: "m", MaxModelLen: 4096, MaxNumSeqs: 512, KVCacheTokens: 2 << 20,
-		PrefillTokensPerSec: 1e8, DecodeBase: step, RecordArrivals: true})
+	srv := simtest.NewServer(sendtiming.SimConfig(step))
 	defer srv.Close()
-	cl, err := client.New(client.Config{BaseURL: srv.URL + "/v1", Model: "m", API: client.Completions, RequestTimeout: 30 * time.Second, MaxConns: 512})
+	lvl, epoch, err := sendtiming.RunLevel(context.Background(), rp, speed, srv.URL)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var lvl sweep.Level
-	rp.Speeds = []float64{speed}
-	cfg := sweep.Config{Mode: sweep.ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
-	if err := sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
-		tb.Fatal(err)
-	}
-	return lvl, timingOf(lvl.Records, srv.Arrivals(), cl.Epoch()), srv.Stats()
-}
-
-// loadAvg is the machine's 1-minute load average (/proc/loadavg), "?"
-// where it cannot be read: every timing figure is reported beside it.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b) + " ?")[0]
+	return lvl, sendtiming.Of(lvl.Records, srv.Arrivals(), epoch), srv.Stats()
 }
 
 // BenchmarkReplaySendTiming replays the 300-request Mooncake-format trace
@@ -144,6 +58,10 @@ func loadAvg() string {
 // claim; run it on a quiet machine, with and without -race:
 //
 //	go test -run '^$' -bench ReplaySendTiming -benchtime 3x ./sweep
+//
+// bench/cmd/sendtiming replays the same trace with the same arithmetic
+// (internal/sendtiming) against serve-sim in its own process as well, as
+// a real server is, alternately with this one-process setup.
 func BenchmarkReplaySendTiming(b *testing.B) {
 	tr, err := trace.ReadFile(writeMooncake(b, 300, 100), trace.Options{})
 	if err != nil {
@@ -156,7 +74,7 @@ func BenchmarkReplaySendTiming(b *testing.B) {
 				var all sendTiming
 				for b.Loop() {
 					lvl, st, _ := replayAgainstSim(b, rp, speed, step)
-					b.Logf("load %s, this process %.2f cores: %v", loadAvg(), lvl.Health.CPUSeconds/lvl.Health.WallSeconds, st)
+					b.Logf("load %s, this process %.2f cores: %v", sendtiming.LoadAvg(), lvl.Health.CPUSeconds/lvl.Health.WallSeconds, st)
 					all.Dispatch = append(all.Dispatch, st.Dispatch...)
 					all.Arrival = append(all.Arrival, st.Arrival...)
 				}
@@ -165,8 +83,8 @@ func BenchmarkReplaySendTiming(b *testing.B) {
 				ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
 				b.ReportMetric(ms(p(all.Dispatch, 99)), "dispatch-p99-ms")
 				b.ReportMetric(ms(p(all.Arrival, 99)), "arrival-p99-ms")
-				b.ReportMetric(ms(max(p(all.Arrival, 100), -all.Arrival[0])), "arrival-worst-ms")
-				b.ReportMetric(float64(all.offBy(time.Millisecond))/float64(b.N), "over-1ms/level")
+				b.ReportMetric(ms(all.Worst()), "arrival-worst-ms")
+				b.ReportMetric(float64(all.OffBy(time.Millisecond))/float64(b.N), "over-1ms/level")
 				b.ReportMetric(0, "ns/op")
 			})
 		}
@@ -221,7 +139,7 @@ func TestReplaySendsOnSchedule(t *testing.T) {
 		var errs []string
 		for attempt := 1; attempt <= 3; attempt++ {
 			lvl, st, _ := replayAgainstSim(t, rp, speed, replayStep)
-			t.Logf("speed %g, attempt %d, load %s, this process %.2f cores: %v", speed, attempt, loadAvg(), lvl.Health.CPUSeconds/lvl.Health.WallSeconds, st)
+			t.Logf("speed %g, attempt %d, load %s, this process %.2f cores: %v", speed, attempt, sendtiming.LoadAvg(), lvl.Health.CPUSeconds/lvl.Health.WallSeconds, st)
 			judged := lvl.Health.TimerLateP99 < 5*time.Millisecond
 			if errs = checkSends(lvl, st, len(tr.Requests), judged); !judged {
 				t.Logf("speed %g, attempt %d: medians not judged (race detector %v, the level's timer late p99 %v)", speed, attempt, raceOn, lvl.Health.TimerLateP99)

@@ -1,0 +1,308 @@
+// Command sendtiming measures issue 22's send-timing claim the way a
+// user's setup is: it replays the 300-request Mooncake-format trace of
+// sweep's BenchmarkReplaySendTiming (internal/sendtiming) at each speed
+// against the simulator, either in this process (-modes in, as the
+// benchmark does) or as a `toksweep serve-sim --record-arrivals` process
+// of its own (-modes out), started by PID on a free 127.0.0.1 port for each
+// level and stopped by PID (SIGINT, then SIGKILL after 5 s). The
+// out-of-process stamps are read from GET /debug/arrivals (wall-clock Unix
+// nanoseconds) against the client epoch's wall time: both processes read
+// the same system clock. -modes in0 is the in-process simulator without
+// its events' send stamps (x_sent_unix_ns), which serve-sim always writes,
+// to see what they cost.
+//
+// With -quiet-wait each level waits (up to that long) for 2 s with the
+// machine at least 95% idle; each line says whether it found them and how
+// busy the machine was during the level, beside the cores the client (and
+// serve-sim) took.
+//
+// Each round runs every mode at every speed, one fresh simulator per
+// level; the modes alternate their order from round to round. It prints a
+// line per level (with the 1-minute load average) and, per mode and speed,
+// the figures pooled over the rounds: dispatch delay p99, the arrival
+// stamps' p99 and worst distance from the schedule, and the mean count of
+// the 300 arrivals more than 1 ms off per level.
+//
+//	go build -o /tmp/toksweep . && go run ./bench/cmd/sendtiming -toksweep /tmp/toksweep -rounds 3
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toksweep/toksweep/internal/sendtiming"
+	"github.com/toksweep/toksweep/sim"
+	"github.com/toksweep/toksweep/sim/simtest"
+	"github.com/toksweep/toksweep/sweep"
+	"github.com/toksweep/toksweep/workload/trace"
+)
+
+func main() {
+	bin := flag.String("toksweep", "", "toksweep binary for -modes out (go build -o /tmp/toksweep .)")
+	modes := flag.String("modes", "in,out", "simulator in this process (in), the same without its events' send stamps (in0), or in its own process (out), in this order on odd rounds")
+	speedList := flag.String("speeds", "1,2,4", "replay speeds")
+	rounds := flag.Int("rounds", 3, "rounds of every mode at every speed")
+	step := flag.Duration("step", 2*time.Millisecond, "the simulator's decode step (the benchmark's replayStep)")
+	flag.DurationVar(&quietWait, "quiet-wait", 0, "before each level, wait up to this long for 2 s with the machine at least 95% idle (0: don't wait)")
+	flag.Parse()
+	if err := run(*bin, strings.Split(*modes, ","), *speedList, *rounds, *step); err != nil {
+		fmt.Fprintln(os.Stderr, "sendtiming:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is a bad flag: exit 2, as flag's own errors.
+type usageError struct{ error }
+
+var quietWait time.Duration
+
+type key struct {
+	mode  string
+	speed float64
+}
+
+func run(bin string, modes []string, speedList string, rounds int, step time.Duration) error {
+	var speeds []float64
+	for _, f := range strings.Split(speedList, ",") {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return usageError{fmt.Errorf("-speeds: %w", err)}
+		}
+		speeds = append(speeds, v)
+	}
+	for _, m := range modes {
+		if m != "in" && m != "in0" && m != "out" {
+			return usageError{fmt.Errorf("-modes: %q is not in, in0 or out", m)}
+		}
+		if m == "out" && bin == "" {
+			return usageError{errors.New("-modes out needs -toksweep BIN")}
+		}
+	}
+	dir, err := os.MkdirTemp("", "sendtiming")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "trace.jsonl")
+	if err := os.WriteFile(path, sendtiming.Mooncake(300, 100), 0o644); err != nil {
+		return err
+	}
+	tr, err := trace.ReadFile(path, trace.Options{})
+	if err != nil {
+		return err
+	}
+	rp := sendtiming.Replay(tr)
+	all := map[key]*sendtiming.Timing{}
+	levels := map[key]int{}
+	for r := range rounds {
+		order := slices.Clone(modes)
+		if r%2 == 1 {
+			slices.Reverse(order)
+		}
+		for _, m := range order {
+			for _, sp := range speeds {
+				quiet := waitQuiet(quietWait)
+				idle0, total0 := cpuStat()
+				st, cores, err := level(bin, m, rp, sp, step)
+				if err != nil {
+					return fmt.Errorf("round %d, %s, speed %g: %w", r+1, m, sp, err)
+				}
+				idle1, total1 := cpuStat()
+				busy := 0.0
+				if total1 > total0 {
+					busy = 1 - float64(idle1-idle0)/float64(total1-total0)
+				}
+				fmt.Printf("round %d %-3s speed %g load %s, quiet before %v, machine %.0f%% busy, client %s: %v\n",
+					r+1, m, sp, sendtiming.LoadAvg(), quiet, 100*busy, cores, st)
+				k := key{m, sp}
+				if all[k] == nil {
+					all[k] = &sendtiming.Timing{}
+				}
+				all[k].Dispatch = append(all[k].Dispatch, st.Dispatch...)
+				all[k].Arrival = append(all[k].Arrival, st.Arrival...)
+				levels[k]++
+			}
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	fmt.Printf("\n%-4s %-6s %7s %16s %15s %17s %15s\n", "mode", "speed", "levels", "dispatch-p99-ms", "arrival-p99-ms", "arrival-worst-ms", "over-1ms/level")
+	for _, m := range modes {
+		for _, sp := range speeds {
+			k := key{m, sp}
+			st := all[k]
+			slices.Sort(st.Dispatch)
+			slices.Sort(st.Arrival)
+			fmt.Printf("%-4s %-6g %7d %16.2f %15.2f %17.2f %15.1f\n", m, sp, levels[k], ms(sendtiming.P(st.Dispatch, 99)),
+				ms(sendtiming.P(st.Arrival, 99)), ms(st.Worst()), float64(st.OffBy(time.Millisecond))/float64(levels[k]))
+		}
+	}
+	return nil
+}
+
+// level replays one level against a fresh simulator, in this process or
+// in its own, and returns its send timing and the cores the client
+// process (and serve-sim's) took over the level.
+func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration) (sendtiming.Timing, string, error) {
+	ctx := context.Background()
+	if mode == "in" || mode == "in0" {
+		cfg := sendtiming.SimConfig(step)
+		cfg.StampSendTime = mode == "in"
+		srv := simtest.NewServer(cfg)
+		defer srv.Close()
+		lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, srv.URL)
+		if err != nil {
+			return sendtiming.Timing{}, "", err
+		}
+		return sendtiming.Of(lvl.Records, srv.Arrivals(), epoch), fmt.Sprintf("and simulator %.2f cores", lvl.Health.CPUSeconds/lvl.Health.WallSeconds), nil
+	}
+	url, pid, stop, err := startServeSim(bin, step)
+	if err != nil {
+		return sendtiming.Timing{}, "", err
+	}
+	defer stop()
+	t0, c0 := time.Now(), procCPU(pid)
+	lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, url)
+	if err != nil {
+		return sendtiming.Timing{}, "", err
+	}
+	simCores := (procCPU(pid) - c0).Seconds() / time.Since(t0).Seconds()
+	arrivals, err := readArrivals(url)
+	if err != nil {
+		return sendtiming.Timing{}, "", err
+	}
+	return sendtiming.Of(lvl.Records, arrivals, epoch), fmt.Sprintf("%.2f cores, serve-sim %.2f", lvl.Health.CPUSeconds/lvl.Health.WallSeconds, simCores), nil
+}
+
+// cpuStat is the machine's idle and total CPU time in jiffies
+// (/proc/stat's cpu line), zeros where it cannot be read.
+func cpuStat() (idle, total uint64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseUint(v, 10, 64)
+		total += n
+		if i == 3 || i == 4 { // idle, iowait
+			idle += n
+		}
+	}
+	return idle, total
+}
+
+// waitQuiet waits up to max for 2 s in which the machine was at least 95%
+// idle, and says whether it found them.
+func waitQuiet(max time.Duration) bool {
+	for deadline := time.Now().Add(max); time.Now().Before(deadline); {
+		i0, t0 := cpuStat()
+		time.Sleep(2 * time.Second)
+		i1, t1 := cpuStat()
+		if t1 > t0 && float64(i1-i0)/float64(t1-t0) >= 0.95 {
+			return true
+		}
+	}
+	return false
+}
+
+// procCPU is the CPU time process pid has taken (/proc/PID/stat's utime
+// and stime, at the usual 100 ticks a second), 0 where it cannot be read.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after the command name
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k) * 10 * time.Millisecond
+}
+
+// startServeSim starts `bin serve-sim` on a free loopback port and waits
+// for its /health; stop ends it by its PID.
+func startServeSim(bin string, step time.Duration) (url string, pid int, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", 0, nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, sendtiming.ServeSimArgs(addr, step)...)
+	var stderr bytes.Buffer // quoted when it fails
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return "", 0, nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	stop = func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	url = "http://" + addr
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-done:
+			done <- err
+			return "", 0, nil, fmt.Errorf("serve-sim (pid %d) exited: %v: %s", cmd.Process.Pid, err, stderr.String())
+		default:
+		}
+		if resp, err := http.Get(url + "/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url, cmd.Process.Pid, stop, nil
+			}
+		}
+	}
+	stop()
+	return "", 0, nil, fmt.Errorf("serve-sim (pid %d) not healthy on %s within 10 s", cmd.Process.Pid, addr)
+}
+
+// readArrivals reads serve-sim's GET /debug/arrivals as wall-clock
+// instants (no monotonic reading: compared on the wall clock).
+func readArrivals(url string) ([]time.Time, error) {
+	resp, err := http.Get(url + "/debug/arrivals")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /debug/arrivals: %s", resp.Status)
+	}
+	var r sim.ArrivalsReply
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return nil, fmt.Errorf("GET /debug/arrivals: %w", err)
+	}
+	at := make([]time.Time, len(r.UnixNano))
+	for i, ns := range r.UnixNano {
+		at[i] = time.Unix(0, ns)
+	}
+	return at, nil
+}
