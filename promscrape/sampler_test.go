@@ -3,6 +3,7 @@ package promscrape
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -96,6 +97,29 @@ func TestSamplerCountsFailures(t *testing.T) {
 		m := (&Sampler{URL: u, Interval: time.Hour}).Start(context.Background())()
 		if m.Failures != 2 || !strings.Contains(m.Error, tt.want) || strings.Contains(m.Error, "secret") {
 			t.Errorf("%s: %d failures, error %q", tt.path, m.Failures, m.Error)
+		}
+	}
+	// Nothing listening: the transport's error, without the URL's
+	// credentials (which *url.Error would quote).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://user:secret@" + ln.Addr().String() + "/metrics"
+	ln.Close()
+	if m := (&Sampler{URL: dead, Interval: time.Hour}).Start(context.Background())(); m.Failures != 2 || !strings.Contains(m.Error, "refused") || strings.Contains(m.Error, "secret") {
+		t.Errorf("nothing listening: %d failures, error %q", m.Failures, m.Error)
+	}
+	// A failing endpoint fails on every tick too, not only at the start
+	// and the end.
+	for wait := 30 * time.Millisecond; ; wait *= 2 {
+		failing := (&Sampler{URL: srv.URL + "/missing", Interval: 5 * time.Millisecond}).Start(context.Background())
+		time.Sleep(wait)
+		if m := failing(); m.Failures > 2 || wait >= 2*time.Second {
+			if m.Failures <= 2 || m.Scrapes != 0 {
+				t.Errorf("failing endpoint ticked: %+v", m)
+			}
+			break
 		}
 	}
 	// A busy machine may let no tick's scrape finish in the first wait:
