@@ -121,14 +121,26 @@ func WriteFiles(dir string, charts []Chart, formats []string) ([]string, error) 
 			if err != nil {
 				return paths, err
 			}
-			path := filepath.Join(dir, c.Name+"."+f)
-			if err := atomicfile.WriteBytes(path, b); err != nil {
-				return paths, fmt.Errorf("writing %s: %w", path, unwrapPath(err))
+			path, err := WriteFile(dir, c, f, b)
+			if err != nil {
+				return paths, err
 			}
 			paths = append(paths, path)
 		}
 	}
 	return paths, nil
+}
+
+// WriteFile writes b, c rendered in format (Bytes), into dir as
+// NAME.format, replaced atomically as WriteFiles does, for a caller that
+// has the rendering already (report.html embeds the same SVG); it returns
+// the path.
+func WriteFile(dir string, c Chart, format string, b []byte) (string, error) {
+	path := filepath.Join(dir, c.Name+"."+format)
+	if err := atomicfile.WriteBytes(path, b); err != nil {
+		return path, fmt.Errorf("writing %s: %w", path, unwrapPath(err))
+	}
+	return path, nil
 }
 
 // unwrapPath drops the temporary file's name an *fs.PathError carries.

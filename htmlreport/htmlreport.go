@@ -73,7 +73,7 @@ func WriteAll(dir string, sum report.Summary, stats []report.LevelStats, opts Op
 		}
 		if len(others) < len(formats) { // SVG files asked for: the page's
 			for i, c := range charts {
-				if err := writeFile(filepath.Join(cdir, c.Name+".svg"), svgs[i]); err != nil {
+				if _, err := chart.WriteFile(cdir, c, "svg", svgs[i]); err != nil {
 					return err
 				}
 			}
