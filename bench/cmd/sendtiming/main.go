@@ -44,6 +44,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toksweep/toksweep/bench/internal/procstat"
 	"github.com/toksweep/toksweep/internal/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/simtest"
@@ -120,12 +121,12 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 		for _, m := range order {
 			for _, sp := range speeds {
 				quiet := waitQuiet(quietWait)
-				idle0, total0 := cpuStat()
+				idle0, total0 := procstat.MachineCPU()
 				st, cores, err := level(bin, m, rp, sp, step)
 				if err != nil {
 					return fmt.Errorf("round %d, %s, speed %g: %w", r+1, m, sp, err)
 				}
-				idle1, total1 := cpuStat()
+				idle1, total1 := procstat.MachineCPU()
 				busy := 0.0
 				if total1 > total0 {
 					busy = 1 - float64(idle1-idle0)/float64(total1-total0)
@@ -178,12 +179,12 @@ func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration
 		return sendtiming.Timing{}, "", err
 	}
 	defer stop()
-	t0, c0 := time.Now(), procCPU(pid)
+	t0, c0 := time.Now(), procstat.CPUTime(strconv.Itoa(pid))
 	lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, url)
 	if err != nil {
 		return sendtiming.Timing{}, "", err
 	}
-	simCores := (procCPU(pid) - c0).Seconds() / time.Since(t0).Seconds()
+	simCores := (procstat.CPUTime(strconv.Itoa(pid)) - c0).Seconds() / time.Since(t0).Seconds()
 	arrivals, err := readArrivals(url)
 	if err != nil {
 		return sendtiming.Timing{}, "", err
@@ -191,53 +192,18 @@ func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration
 	return sendtiming.Of(lvl.Records, arrivals, epoch), fmt.Sprintf("%.2f cores, serve-sim %.2f", lvl.Health.CPUSeconds/lvl.Health.WallSeconds, simCores), nil
 }
 
-// cpuStat is the machine's idle and total CPU time in jiffies
-// (/proc/stat's cpu line), zeros where it cannot be read.
-func cpuStat() (idle, total uint64) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0
-	}
-	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
-	for i, v := range f[1:] {
-		n, _ := strconv.ParseUint(v, 10, 64)
-		total += n
-		if i == 3 || i == 4 { // idle, iowait
-			idle += n
-		}
-	}
-	return idle, total
-}
-
 // waitQuiet waits up to max for 2 s in which the machine was at least 95%
 // idle, and says whether it found them.
 func waitQuiet(max time.Duration) bool {
 	for deadline := time.Now().Add(max); time.Now().Before(deadline); {
-		i0, t0 := cpuStat()
+		i0, t0 := procstat.MachineCPU()
 		time.Sleep(2 * time.Second)
-		i1, t1 := cpuStat()
+		i1, t1 := procstat.MachineCPU()
 		if t1 > t0 && float64(i1-i0)/float64(t1-t0) >= 0.95 {
 			return true
 		}
 	}
 	return false
-}
-
-// procCPU is the CPU time process pid has taken (/proc/PID/stat's utime
-// and stime, at the usual 100 ticks a second), 0 where it cannot be read.
-func procCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after the command name
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	k, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+k) * 10 * time.Millisecond
 }
 
 // startServeSim starts `bin serve-sim` on a free loopback port and waits
