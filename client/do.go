@@ -67,13 +67,11 @@ func (c *Client) Check(ctx context.Context, p Prompt) (Record, error) {
 // exchange performs one request, reading at most limit events (0: all),
 // and fills rec. It returns the failure, or nil.
 func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit int) *RequestError {
-	ctx, cancel := c.requestContext(parent)
-	defer cancel()
 	maxTokens := c.cfg.MaxTokens
 	if p.MaxTokens > 0 {
 		maxTokens = p.MaxTokens
 	}
-	req, err := c.newRequest(ctx, http.MethodPost, c.endpoint, c.body.build(p, maxTokens))
+	req, err := c.newRequest(parent, http.MethodPost, c.endpoint, c.body.build(p, maxTokens))
 	if err != nil {
 		return c.failure(Connect, 0, c.showEndpoint, err.Error())
 	}
@@ -84,8 +82,12 @@ func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit i
 	}
 	rec.ChunkAt = make([]time.Duration, 0, min(maxTokens, maxChunkCap))
 
+	// The timeout is armed after Start is stamped, so that a timed-out
+	// record's End - Start is never under Config.RequestTimeout.
 	rec.Start = c.Now()
-	resp, err := c.hc.Do(req)
+	ctx, cancel := c.requestContext(parent)
+	defer cancel()
+	resp, err := c.hc.Do(req.WithContext(ctx))
 	if err != nil {
 		rec.End = c.Now()
 		return c.transportFailure(parent, ctx, err, c.showEndpoint)
