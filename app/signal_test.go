@@ -327,7 +327,9 @@ func TestClosedPipeFinishesTheRun(t *testing.T) {
 // A command that does not stop on the context stops on the first signal
 // anyway: a sweep whose --dataset is a FIFO nobody writes to exits 130
 // within about a second of one SIGTERM, leaving no run directory (issue
-// 25, item 9: it needed SIGKILL).
+// 25, item 9: it needed SIGKILL). The signal goes only once the command
+// has the FIFO open (a fixed 300 ms sleep let a slow start take SIGTERM
+// before main installed its handler, and die of it).
 func TestInterruptStopsABlockedCommand(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
@@ -342,7 +344,8 @@ func TestInterruptStopsABlockedCommand(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // blocked opening the FIFO
+	w := waitFIFOReader(t, fifo, cmd)
+	defer w.Close()
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -364,5 +367,24 @@ func TestInterruptStopsABlockedCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("an interrupted sweep that never started left %s (%v)", out, err)
+	}
+}
+
+// waitFIFOReader returns once cmd has opened fifo for reading, as the
+// write end: opening it without blocking fails (ENXIO) until a reader has
+// it open. The caller holds it open and writes nothing, so cmd's read
+// blocks, as on a FIFO nobody writes to; closing it would be an end of
+// file.
+func waitFIFOReader(t *testing.T, fifo string, cmd *exec.Cmd) *os.File {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			return w
+		}
+		if !errors.Is(err, syscall.ENXIO) || time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the command never opened the FIFO: %v", err)
+		}
 	}
 }

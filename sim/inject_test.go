@@ -34,9 +34,16 @@ func background(t *testing.T, url string, maxTokens int) {
 	t.Cleanup(func() { cancel(); resp.Body.Close() })
 }
 
+// With one sequence running and one waiting, a third request is answered
+// 429. The two background sequences take 200 steps of 150 ms (30 s), so
+// neither can end before the third request arrives however slow the
+// machine (at 1 ms steps the running one ended 200 ms after it started, and
+// a test held up that long saw the waiting one admitted and no 429); the
+// test cancels them as it ends.
 func TestQueueLimit429(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxNumSeqs, cfg.QueueLimit429 = 1, 1
+	cfg.DecodeBase = 150 * time.Millisecond
 	s, url := startSim(t, cfg)
 	background(t, url, 200)
 	waitFor(t, "one running", func() bool { return s.Stats().Running == 1 })
