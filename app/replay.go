@@ -54,6 +54,34 @@ type replaySettings struct {
 
 func (r *replaySettings) on() bool { return r.File != "" }
 
+// replayConflicts refuses, beside --trace, the flags that set what the
+// trace sets: each request's prompt and lengths. It runs in the first pass,
+// before the prompt set is read (a --dataset is not opened, a --turns not
+// taken for a sessions run).
+func (o *options) replayConflicts() error {
+	f := &o.Flags
+	if !o.Replay.on() {
+		return nil
+	}
+	for _, c := range []struct {
+		flag string
+		set  bool
+	}{
+		{"--prompt", f.PromptSet},
+		{"--prompt-file", f.PromptFile != ""},
+		{"--dataset", f.Dataset != ""},
+		{"--input-tokens", f.InputTokensSet},
+		{"--turns", f.TurnsSet},
+		{"--max-tokens", f.MaxTokensSet},
+		{"--min-tokens", f.MinTokens != nil},
+	} {
+		if c.set {
+			return usagef("%s does not apply to --trace: the trace sets each request's prompt and lengths", c.flag)
+		}
+	}
+	return nil
+}
+
 // replay checks the replay flags and reads the trace; the speeds go
 // through the open-loop flags' checks (o.rates: --rates auto or the list,
 // --max-concurrency), and apply turns them into the replay mode's levels.

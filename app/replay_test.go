@@ -160,6 +160,44 @@ func TestReplayFlagErrors(t *testing.T) {
 	}
 }
 
+// A trace sets each request's prompt and lengths, so the flags that set
+// them are usage errors beside --trace: exit 2 and one line naming the
+// flag, before any load. Before, the sweep started (and --prompt,
+// --max-tokens … were silently ignored or fought the trace).
+func TestReplayRefusesPromptAndLengthFlags(t *testing.T) {
+	t.Parallel()
+	path := smallTrace(t)
+	prompt := filepath.Join(t.TempDir(), "prompt.txt")
+	if err := os.WriteFile(prompt, []byte("Say hi."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{
+		{"--prompt", []string{"--prompt", "hi"}},
+		{"--prompt-file", []string{"--prompt-file", prompt}},
+		{"--dataset", []string{"--dataset", filepath.Join("..", "testdata", "datasets", "requests.jsonl")}},
+		{"--input-tokens", []string{"--input-tokens", "100"}},
+		{"--turns", []string{"--turns", "2"}},
+		{"--max-tokens", []string{"--max-tokens", "10"}},
+		{"--min-tokens", []string{"--min-tokens", "2"}},
+	} {
+		t.Run(c.flag, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "run")
+			code, stdout, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--trace", path, "--out", out}, c.args...)...)
+			want := "toksweep: " + c.flag + " does not apply to --trace: the trace sets each request's prompt and lengths\n"
+			if code != ExitUsage || stderr != want || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d and the one line %q", code, stdout, stderr, ExitUsage, want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("--out %s: %v, want it never made", out, err)
+			}
+		})
+	}
+}
+
 // A trace whose requests all share one instant (three at 5 ms, or a
 // single one) has no mean rate, so no speed of it is a rate: the sweep
 // refuses it with exit 2 and a one-line error naming the file, before any
