@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -267,12 +268,17 @@ func writeTraceSummary(w io.Writer, path string, s trace.Summary) error {
 	return err
 }
 
-// speedsSentence names the levels' speeds with their offered rates, for
-// the closing paragraph.
+// speedsSentence names the levels' speeds, each once and ascending, with
+// their offered rates, for the closing paragraph.
 func (r *replaySettings) speedsSentence(stats []report.LevelStats) string {
-	var parts []string
+	var speeds []float64
 	for _, s := range stats {
-		parts = append(parts, fmt.Sprintf("%g× = %.4g req/s", s.Rate, s.Rate*r.sum.MeanRate))
+		speeds = append(speeds, s.Rate)
+	}
+	slices.Sort(speeds)
+	var parts []string
+	for _, v := range slices.Compact(speeds) { // each speed once, whatever --repeat
+		parts = append(parts, fmt.Sprintf("%g× = %.4g req/s", v, v*r.sum.MeanRate))
 	}
 	return fmt.Sprintf("Replay speeds (offered rate = speed × the trace's mean rate, %.4g req/s): %s.", r.sum.MeanRate, strings.Join(parts, ", "))
 }

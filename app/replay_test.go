@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/workload/trace"
 )
 
@@ -311,5 +312,21 @@ func TestPlanPeakSpeed(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, context.Background(), "plan", "--peak-speed", "3", closed); code != ExitUsage || !strings.Contains(stderr, "needs a trace replay run") {
 		t.Errorf("plan --peak-speed on a closed-loop run: exit %d\n%s", code, stderr)
+	}
+}
+
+// The closing line names each speed once, in ascending order, however many
+// times it ran (--repeat, or a search that came back to it). Before, a
+// --repeat 2 run read "1× = 20 req/s, 1× = 20 req/s, 2× = 40 req/s, 2× = …".
+func TestReplaySpeedsSentenceNamesEachSpeedOnce(t *testing.T) {
+	t.Parallel()
+	r := &replaySettings{File: "t.jsonl", sum: trace.Summary{MeanRate: 20}}
+	var stats []report.LevelStats
+	for _, speed := range []float64{2, 1, 1, 2, 0.5} {
+		stats = append(stats, report.LevelStats{Rate: speed})
+	}
+	want := "Replay speeds (offered rate = speed × the trace's mean rate, 20 req/s): 0.5× = 10 req/s, 1× = 20 req/s, 2× = 40 req/s."
+	if got := r.speedsSentence(stats); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
