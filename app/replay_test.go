@@ -330,3 +330,28 @@ func TestReplaySpeedsSentenceNamesEachSpeedOnce(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// plan --help shows --peak-speed as a way to give the peak, beside
+// --peak-rps: a usage line for a trace replay run, and --peak-rps not
+// "(required)", since --peak-speed stands in for it. Before, the usage
+// lines had only --peak-rps, marked required.
+func TestPlanHelpDocumentsPeakSpeed(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCLI(t, context.Background(), "plan", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"toksweep plan --peak-speed K [--users N] [--headroom 0.75] [--gpus-per-replica G --gpu-hour-usd P] DIR\n",
+		"A trace replay run (sweep --trace) takes --peak-speed K",
+		"--peak-speed value",
+		"peak arrival rate λ to serve, in requests per second (or --peak-speed)",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan --help lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "(required)") {
+		t.Errorf("plan --help marks a flag required, though --peak-rps and --peak-speed stand in for each other:\n%s", stdout)
+	}
+}
