@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -128,6 +127,9 @@ func runCompare(dirs []string, out string, opts compare.Options, formats []strin
 			return fmt.Errorf("reading run %s: %w", dirs[i], err)
 		}
 	}
+	if err := tab.SharedErr(); err != nil {
+		return err // before any output: no partial files
+	}
 	if err := tab.WriteText(stdout); err != nil {
 		return err
 	}
@@ -144,12 +146,7 @@ func runCompare(dirs []string, out string, opts compare.Options, formats []strin
 		fmt.Fprintf(stderr, "toksweep: wrote %s and the overlay charts %s.%s, %s.%s in %s\n",
 			CompareFile, chart.CompareDecodeName, exts, chart.CompareTradeoffName, exts, out)
 	}
-	for _, c := range tab.Comparisons {
-		if len(c.Compared) > 0 {
-			return nil
-		}
-	}
-	return errors.New("the runs share no level with " + dirs[0] + ": nothing to compare")
+	return nil
 }
 
 func writeCompareFiles(out string, tab compare.Table, series []chart.Series, formats []string) error {

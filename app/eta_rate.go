@@ -8,10 +8,15 @@ import (
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// rateRequests is how many measured requests a level at rate r offers.
+// rateRequests is how many measured requests a level at rate r offers:
+// --requests, else with --duration alone its arrivals in the duration
+// (the level has no count), else sweep.AutoRateRequests.
 func (p sweepPlan) rateRequests(r float64) int {
-	if p.requests > 0 {
+	switch {
+	case p.requests > 0:
 		return p.requests
+	case p.duration > 0:
+		return int(min(math.Ceil(r*p.duration.Seconds()), math.MaxInt32))
 	}
 	return sweep.AutoRateRequests(r)
 }
@@ -74,11 +79,16 @@ func (l rateLevels) upFront(p sweepPlan) string {
 	how := fmt.Sprintf("(up to %.0f output tokens each, %s a request at an assumed %d tok/s per stream)",
 		p.tokens, roundDur(per), assumedStreamTPS)
 	if len(l.rates) == 0 {
-		if p.requests > 0 {
-			return fmt.Sprintf("rates are chosen as the sweep goes; a level offers %d requests at its rate %s", p.requests, how)
+		const chosen = "rates are chosen as the sweep goes; a level offers "
+		switch {
+		case p.requests > 0 && p.duration > 0:
+			return fmt.Sprintf(chosen+"%d requests at its rate, or fewer if %s (--duration) ends first %s", p.requests, p.duration, how)
+		case p.requests > 0:
+			return fmt.Sprintf(chosen+"%d requests at its rate %s", p.requests, how)
+		case p.duration > 0:
+			return fmt.Sprintf(chosen+"%s (--duration) of arrivals at its rate %s", p.duration, how)
 		}
-		return fmt.Sprintf("rates are chosen as the sweep goes; a level offers about 10s of arrivals at its rate (at least %d requests) %s",
-			sweep.AutoRateRequests(0), how)
+		return fmt.Sprintf(chosen+"about 10s of arrivals at its rate (at least %d requests) %s", sweep.AutoRateRequests(0), how)
 	}
 	var total time.Duration
 	lo, hi := math.MaxInt, 0
@@ -88,7 +98,11 @@ func (l rateLevels) upFront(p sweepPlan) string {
 	}
 	count := span(float64(lo), float64(hi))
 	runs := p.runsText(len(l.rates), "rate")
-	if p.duration > 0 {
+	switch {
+	case p.duration > 0 && p.requests == 0:
+		return fmt.Sprintf("the sweep takes %s: %s × %s (--duration) of arrivals at the offered rate, about %s requests %s",
+			about(total), runs, p.duration, count, how)
+	case p.duration > 0:
 		return fmt.Sprintf("the sweep takes %s: %s × up to %s (--duration) or %s requests at the offered rate %s",
 			about(total), runs, p.duration, count, how)
 	}

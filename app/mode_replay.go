@@ -18,6 +18,7 @@ func init() {
 	registerMode(&mode{
 		name: sweep.ReplayMode, rank: 10, helpOrder: 3,
 		flags:    replayFlags,
+		parse:    (*options).replayConflicts,
 		check:    (*options).replay,
 		chosen:   func(o *options) bool { return o.Replay.on() },
 		text:     func(o *options) string { return o.Replay.text() },

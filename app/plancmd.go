@@ -46,18 +46,21 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 		Name:  "plan",
 		Usage: "size a fleet from a finished run: replicas for a peak request rate (and N users), tokens per day, cost per million output tokens; or pick the cheapest of several runs' configurations",
 		UsageText: "toksweep plan --peak-rps λ [--users N] [--headroom 0.75] [--gpus-per-replica G --gpu-hour-usd P] DIR\n" +
+			"toksweep plan --peak-speed K [--users N] [--headroom 0.75] [--gpus-per-replica G --gpu-hour-usd P] DIR\n" +
 			"toksweep plan --peak-rps λ --gpus-per-replica [RUN=]G ... --gpu-hour-usd P --out DIR RUN1 RUN2 ...\n\n" +
 			"DIR is a finished run directory. The plan rests on the largest tested level that met the\n" +
 			"run's SLO (every lower level passing too), or, for a run without an SLO, on its knee; it\n" +
 			"never extrapolates beyond a measured level. It prints every formula with the run's numbers\n" +
 			"and writes DIR/" + plan.File + " (see docs/metrics.md, \"Fleet plan\").\n\n" +
+			"A trace replay run (sweep --trace) takes --peak-speed K in place of --peak-rps: the peak is\n" +
+			"K times the trace's mean rate (from summary.json), shown, then planned as --peak-rps.\n\n" +
 			"Given several runs (each one server configuration: a tensor-parallel size, a max-num-seqs),\n" +
 			"it plans each, picks the cheapest fleet (replicas × G × P) that serves the peak within the\n" +
 			"SLO, says why each other loses, and writes " + plan.File + " and the Pareto chart (" + chart.ParetoName + ".svg/.png:\n" +
 			"tokens/s per user against tokens/s per GPU) into --out. --gpus-per-replica G applies to every\n" +
 			"run, RUN=G (RUN as given, or its base name) to one; repeat it or separate values by commas.",
 		Flags: []cli.Flag{
-			&cli.Float64Flag{Name: "peak-rps", Destination: &o.PeakRPS, Action: given[float64](&f.PeakSet), Usage: "peak arrival rate λ to serve, in requests per second (required)"},
+			&cli.Float64Flag{Name: "peak-rps", Destination: &o.PeakRPS, Action: given[float64](&f.PeakSet), Usage: "peak arrival rate λ to serve, in requests per second (or --peak-speed)"},
 			&cli.Float64Flag{Name: "peak-speed", Destination: &f.PeakSpeed, Action: given[float64](&f.PeakSpeedSet), Usage: "for a trace replay run (sweep --trace): the peak as K times the trace's mean rate, instead of --peak-rps"},
 			&cli.IntFlag{Name: "users", Destination: &o.Users, Action: given[int](&f.UsersSet), Usage: "also size for this many concurrent users (concurrent sessions in a multi-turn run)"},
 			&cli.Float64Flag{Name: "headroom", Value: plan.DefaultHeadroom, Destination: &o.Headroom, Usage: "share h of a replica's measured throughput to plan on, in (0, 1]"},

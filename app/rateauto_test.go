@@ -87,7 +87,7 @@ func rateSearch(t *testing.T) (tried []float64, line, miss, limited string) {
 		return tried, line, fmt.Sprintf("%d levels, want at least 3", len(rows)), limited
 	}
 	var offered, answer float64
-	if _, err := fmt.Sscanf(line, "--rates auto: the highest stable rate meeting the SLO is %g req/s offered (nominal %g req/s)", &offered, &answer); err != nil {
+	if _, err := fmt.Sscanf(line, "--rates auto: the highest stable rate meeting the SLO is %g req/s offered (nominal %g)", &offered, &answer); err != nil {
 		return tried, line, fmt.Sprintf("no answer (%v)", err), limited
 	}
 	for _, r := range rows {

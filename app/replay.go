@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,6 +54,34 @@ type replaySettings struct {
 }
 
 func (r *replaySettings) on() bool { return r.File != "" }
+
+// replayConflicts refuses, beside --trace, the flags that set what the
+// trace sets: each request's prompt and lengths. It runs in the first pass,
+// before the prompt set is read (a --dataset is not opened, a --turns not
+// taken for a sessions run).
+func (o *options) replayConflicts() error {
+	f := &o.Flags
+	if !o.Replay.on() {
+		return nil
+	}
+	for _, c := range []struct {
+		flag string
+		set  bool
+	}{
+		{"--prompt", f.PromptSet},
+		{"--prompt-file", f.PromptFile != ""},
+		{"--dataset", f.Dataset != ""},
+		{"--input-tokens", f.InputTokensSet},
+		{"--turns", f.TurnsSet},
+		{"--max-tokens", f.MaxTokensSet},
+		{"--min-tokens", f.MinTokens != nil},
+	} {
+		if c.set {
+			return usagef("%s does not apply to --trace: the trace sets each request's prompt and lengths", c.flag)
+		}
+	}
+	return nil
+}
 
 // replay checks the replay flags and reads the trace; the speeds go
 // through the open-loop flags' checks (o.rates: --rates auto or the list,
@@ -239,12 +268,17 @@ func writeTraceSummary(w io.Writer, path string, s trace.Summary) error {
 	return err
 }
 
-// speedsSentence names the levels' speeds with their offered rates, for
-// the closing paragraph.
+// speedsSentence names the levels' speeds, each once and ascending, with
+// their offered rates, for the closing paragraph.
 func (r *replaySettings) speedsSentence(stats []report.LevelStats) string {
-	var parts []string
+	var speeds []float64
 	for _, s := range stats {
-		parts = append(parts, fmt.Sprintf("%g× = %.4g req/s", s.Rate, s.Rate*r.sum.MeanRate))
+		speeds = append(speeds, s.Rate)
+	}
+	slices.Sort(speeds)
+	var parts []string
+	for _, v := range slices.Compact(speeds) { // each speed once, whatever --repeat
+		parts = append(parts, fmt.Sprintf("%g× = %.4g req/s", v, v*r.sum.MeanRate))
 	}
 	return fmt.Sprintf("Replay speeds (offered rate = speed × the trace's mean rate, %.4g req/s): %s.", r.sum.MeanRate, strings.Join(parts, ", "))
 }

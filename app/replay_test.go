@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/workload/trace"
 )
 
@@ -160,6 +161,44 @@ func TestReplayFlagErrors(t *testing.T) {
 	}
 }
 
+// A trace sets each request's prompt and lengths, so the flags that set
+// them are usage errors beside --trace: exit 2 and one line naming the
+// flag, before any load. Before, the sweep started (and --prompt,
+// --max-tokens … were silently ignored or fought the trace).
+func TestReplayRefusesPromptAndLengthFlags(t *testing.T) {
+	t.Parallel()
+	path := smallTrace(t)
+	prompt := filepath.Join(t.TempDir(), "prompt.txt")
+	if err := os.WriteFile(prompt, []byte("Say hi."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{
+		{"--prompt", []string{"--prompt", "hi"}},
+		{"--prompt-file", []string{"--prompt-file", prompt}},
+		{"--dataset", []string{"--dataset", filepath.Join("..", "testdata", "datasets", "requests.jsonl")}},
+		{"--input-tokens", []string{"--input-tokens", "100"}},
+		{"--turns", []string{"--turns", "2"}},
+		{"--max-tokens", []string{"--max-tokens", "10"}},
+		{"--min-tokens", []string{"--min-tokens", "2"}},
+	} {
+		t.Run(c.flag, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "run")
+			code, stdout, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--trace", path, "--out", out}, c.args...)...)
+			want := "toksweep: " + c.flag + " does not apply to --trace: the trace sets each request's prompt and lengths\n"
+			if code != ExitUsage || stderr != want || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d and the one line %q", code, stdout, stderr, ExitUsage, want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("--out %s: %v, want it never made", out, err)
+			}
+		})
+	}
+}
+
 // A trace whose requests all share one instant (three at 5 ms, or a
 // single one) has no mean rate, so no speed of it is a rate: the sweep
 // refuses it with exit 2 and a one-line error naming the file, before any
@@ -273,5 +312,46 @@ func TestPlanPeakSpeed(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, context.Background(), "plan", "--peak-speed", "3", closed); code != ExitUsage || !strings.Contains(stderr, "needs a trace replay run") {
 		t.Errorf("plan --peak-speed on a closed-loop run: exit %d\n%s", code, stderr)
+	}
+}
+
+// The closing line names each speed once, in ascending order, however many
+// times it ran (--repeat, or a search that came back to it). Before, a
+// --repeat 2 run read "1× = 20 req/s, 1× = 20 req/s, 2× = 40 req/s, 2× = …".
+func TestReplaySpeedsSentenceNamesEachSpeedOnce(t *testing.T) {
+	t.Parallel()
+	r := &replaySettings{File: "t.jsonl", sum: trace.Summary{MeanRate: 20}}
+	var stats []report.LevelStats
+	for _, speed := range []float64{2, 1, 1, 2, 0.5} {
+		stats = append(stats, report.LevelStats{Rate: speed})
+	}
+	want := "Replay speeds (offered rate = speed × the trace's mean rate, 20 req/s): 0.5× = 10 req/s, 1× = 20 req/s, 2× = 40 req/s."
+	if got := r.speedsSentence(stats); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// plan --help shows --peak-speed as a way to give the peak, beside
+// --peak-rps: a usage line for a trace replay run, and --peak-rps not
+// "(required)", since --peak-speed stands in for it. Before, the usage
+// lines had only --peak-rps, marked required.
+func TestPlanHelpDocumentsPeakSpeed(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCLI(t, context.Background(), "plan", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"toksweep plan --peak-speed K [--users N] [--headroom 0.75] [--gpus-per-replica G --gpu-hour-usd P] DIR\n",
+		"A trace replay run (sweep --trace) takes --peak-speed K",
+		"--peak-speed value",
+		"peak arrival rate λ to serve, in requests per second (or --peak-speed)",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan --help lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "(required)") {
+		t.Errorf("plan --help marks a flag required, though --peak-rps and --peak-speed stand in for each other:\n%s", stdout)
 	}
 }

@@ -323,10 +323,16 @@ func anySuccess(stats []report.LevelStats) bool {
 	return slices.ContainsFunc(stats, func(s report.LevelStats) bool { return s.RequestsOK > 0 })
 }
 
-// levelLine is the one status line printed on stderr as each level ends.
+// levelLine is the one status line printed on stderr as each level ends;
+// an open-loop level's says its load as its plan offered it (Words.Load:
+// "18.2 req/s offered (nominal 16)").
 func levelLine(s report.LevelStats) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "level %s done (%s): %d ok, %d failed", report.LevelName(s), s.EndReason, s.RequestsOK, s.RequestsFailed)
+	fmt.Fprintf(&b, "level %s done (%s): ", report.LevelName(s), s.EndReason)
+	if k := s.Key(); k.Words().Load != nil {
+		fmt.Fprintf(&b, "%s, ", k.Words().Load(k, s.OfferedRPS, ""))
+	}
+	fmt.Fprintf(&b, "%d ok, %d failed", s.RequestsOK, s.RequestsFailed)
 	fmt.Fprintf(&b, ", decode p50 %s tok/s, aggregate %s tok/s", fmtRate(s.DecodeTPSP50), fmtRate(s.AggregateOutputTPS))
 	if s.ClientLimited {
 		fmt.Fprintf(&b, "; warning: %s client-limited: %s", s.Key().Words().Limited(1), s.ClientLimitedReason)

@@ -222,3 +222,25 @@ var (
 	num   = report.Num
 	fixed = report.CSVNum
 )
+
+// SharedErr is nil when some run shares a level with the baseline A, else
+// the one-line reason why nothing can be compared: per run, the levels only
+// in A and only in it, and the modes when they differ.
+func (t Table) SharedErr() error {
+	var why []string
+	for _, c := range t.Comparisons {
+		if len(c.Compared) > 0 {
+			return nil
+		}
+		w := fmt.Sprintf("only in A: %s; only in %s: %s", names(c.OnlyBaseline), c.Label, names(c.OnlyRun))
+		if note := c.modesNote(); note != "" {
+			w += "; " + note
+		}
+		why = append(why, w)
+	}
+	base := "A"
+	if len(t.Runs) > 0 {
+		base = t.Runs[0]
+	}
+	return fmt.Errorf("the runs share no level with %s: nothing to compare (%s)", base, strings.Join(why, "; "))
+}

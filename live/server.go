@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,9 +30,15 @@ func ListenAddr(addr string) string {
 
 // Server serves one run's /metrics.
 type Server struct {
-	srv     *http.Server
-	ln      net.Listener
-	scrapes atomic.Int64
+	srv *http.Server
+	ln  net.Listener
+	// begun numbers the scrapes as they begin (1, 2, …); mu guards
+	// finished, the highest number of a scrape that has finished, and
+	// done, closed and replaced each time it rises.
+	begun    atomic.Int64
+	mu       sync.Mutex
+	finished int64
+	done     chan struct{}
 }
 
 // Listen binds ListenAddr(addr), for ServeOn: a port in use fails before
@@ -42,12 +49,13 @@ func Listen(addr string) (net.Listener, error) {
 
 // ServeOn serves m's /metrics on ln until Close.
 func ServeOn(ln net.Listener, m *Metrics) *Server {
-	s := &Server{ln: ln}
+	s := &Server{ln: ln, done: make(chan struct{})}
 	h := promhttp.HandlerFor(m.Gatherer(), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := s.begun.Add(1)
 		h.ServeHTTP(w, r)
-		s.scrapes.Add(1)
+		s.finish(n)
 	}))
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
@@ -57,14 +65,44 @@ func ServeOn(ln net.Listener, m *Metrics) *Server {
 // Addr is the address the endpoint listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
+// finish records that scrape n has finished.
+func (s *Server) finish(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n > s.finished {
+		s.finished = n
+		close(s.done)
+		s.done = make(chan struct{})
+	}
+}
+
+// finishedAfter reports whether a scrape numbered above n has finished,
+// and else returns a channel closed when the next one does.
+func (s *Server) finishedAfter(n int64) (bool, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.finished > n, s.done
+}
+
 // Close stops the endpoint. When wait is set and the endpoint was scraped
-// before, it first waits (at most FinalScrapeWait) for one more scrape, so
-// that the scraper holds the run's final figures.
+// before, it first waits (at most FinalScrapeWait) for a scrape that began
+// after Close was called to finish, so that the scraper holds the run's
+// final figures: a scrape already under way may have gathered them before
+// the end.
 func (s *Server) Close(wait bool) error {
-	if n := s.scrapes.Load(); wait && n > 0 {
-		deadline := time.Now().Add(FinalScrapeWait)
-		for s.scrapes.Load() == n && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
+	if n := s.begun.Load(); wait && n > 0 {
+		deadline := time.After(FinalScrapeWait)
+	loop:
+		for {
+			ok, next := s.finishedAfter(n)
+			if ok {
+				break
+			}
+			select {
+			case <-next:
+			case <-deadline:
+				break loop
+			}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -211,6 +211,10 @@ func stable(s report.LevelStats) bool { return !s.Unstable }
 type group struct {
 	key  sweep.LevelKey
 	name string
+	// said names the level in a sentence: an open-loop mode's Words.Load
+	// with the rate its runs' plans offered ("18.2 req/s offered (nominal
+	// 16)"), else the name.
+	said string
 	runs []int
 }
 
@@ -227,6 +231,16 @@ func groups(stats []report.LevelStats, levels []sweep.Level) []group {
 		gs[at].runs = append(gs[at].runs, i)
 	}
 	slices.SortStableFunc(gs, func(a, b group) int { return a.key.Compare(b.key) })
+	for i := range gs {
+		gs[i].said = gs[i].name
+		if load := gs[i].key.Words().Load; load != nil {
+			var offered float64
+			for _, r := range gs[i].runs {
+				offered += stats[r].OfferedRPS / float64(len(gs[i].runs))
+			}
+			gs[i].said = load(gs[i].key, offered, "")
+		}
+	}
 	return gs
 }
 
@@ -245,11 +259,11 @@ func (p *Plan) choose(stats []report.LevelStats, levels []sweep.Level) (group, e
 	for i := range gs {
 		g := &gs[i]
 		if why := failed(stats, g); why != "" {
-			limit = fmt.Sprintf("%s failed the SLO: %s", g.name, why)
+			limit = fmt.Sprintf("%s failed the SLO: %s", g.said, why)
 			break
 		}
 		if why := unfit(stats, g); why != "" {
-			limit = fmt.Sprintf("%s cannot bear a verdict (%s), so the limit above it is not known", g.name, why)
+			limit = fmt.Sprintf("%s cannot bear a verdict (%s), so the limit above it is not known", g.said, why)
 			break
 		}
 		chosen = g
@@ -260,7 +274,7 @@ func (p *Plan) choose(stats []report.LevelStats, levels []sweep.Level) (group, e
 	if limit == "" {
 		limit = "every level run passed, so the limit is above it and was not measured"
 	}
-	p.Why = fmt.Sprintf("%s is the largest tested level that met the SLO with every lower level passing; %s.", chosen.name, limit)
+	p.Why = fmt.Sprintf("%s is the largest tested level that met the SLO with every lower level passing; %s.", chosen.said, limit)
 	return *chosen, nil
 }
 
@@ -273,7 +287,7 @@ func (p *Plan) chooseKnee(stats []report.LevelStats, gs []group) (group, error) 
 		if g.key.IsOpen() || stats[g.runs[0]].Concurrency != rec.Knee.Concurrency || unfit(stats, &g) != "" {
 			continue
 		}
-		p.Why = fmt.Sprintf("the run has no SLO; %s is its knee: the next level at least twice as high adds less than %.0f%% throughput.", g.name, 100*report.KneeGain)
+		p.Why = fmt.Sprintf("the run has no SLO; %s is its knee: the next level at least twice as high adds less than %.0f%% throughput.", g.said, 100*report.KneeGain)
 		return g, nil
 	}
 	return group{}, errors.New("the run has no SLO and no knee within its levels: nothing to plan on without extrapolating (re-run with --slo-* or higher levels)")

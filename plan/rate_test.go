@@ -52,7 +52,7 @@ func TestPlanOnARateRun(t *testing.T) {
 	if err := p.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"achieved_rps          15.8600 req/s (offered 15.9000 req/s [16 nominal])", "= 9; N+1", "ceil(N / (L × h)) = ceil(500 / (8.3 × 0.75))", "X = L / E[E2E]"} {
+	for _, want := range []string{"Level: 15.9 req/s offered (nominal 16) is the largest tested level", "achieved_rps          15.8600 req/s, at 15.9 req/s offered (nominal 16)", "= 9; N+1", "ceil(N / (L × h)) = ceil(500 / (8.3 × 0.75))", "X = L / E[E2E]"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
@@ -61,7 +61,7 @@ func TestPlanOnARateRun(t *testing.T) {
 	// plan rests on the highest stable rate below it.
 	s24, l24 := rateLevel(24, 23.9, 18, 40, true, true)
 	p, err = fromParts("R", "", []report.LevelStats{s8, s16, s24}, []sweep.Level{l8, l16, l24}, Options{PeakRPS: 100, Headroom: 0.75})
-	if err != nil || p.Level.Key != "rate=16/s" || !strings.Contains(p.Why, "rate=24/s cannot bear a verdict (unstable") {
+	if err != nil || p.Level.Key != "rate=16/s" || !strings.Contains(p.Why, "23.9 req/s offered (nominal 24) cannot bear a verdict (unstable") {
 		t.Errorf("with an unstable 24 req/s: %v, level %q, why %q", err, p.Level.Key, p.Why)
 	}
 }

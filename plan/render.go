@@ -27,7 +27,7 @@ func (p Plan) WriteText(w io.Writer) error {
 	ew.printf("Level: %s\n\n", p.Why)
 	ew.printf("Measured at %s (%s, per replica):\n", l.Key, english.Plural(l.Repeats, "repeat"))
 	if l.Open {
-		ew.printf("  X       achieved_rps          %.4f req/s (offered %.4f req/s [%g nominal])\n", l.RequestsPerS, l.OfferedRPS, l.Rate)
+		ew.printf("  X       achieved_rps          %.4f req/s, at %s\n", l.RequestsPerS, l.key.Words().Load(l.key, l.OfferedRPS, ""))
 		ew.printf("  L       inflight_mean         %.4f requests in flight (measured)\n", l.Users)
 	} else {
 		ew.printf("  X       requests_per_s        %.4f req/s (steady window)\n", l.RequestsPerS)

@@ -135,12 +135,12 @@ func TestRateSentenceQuotesTheOfferedRate(t *testing.T) {
 	if rec.Recommended != (sweep.LevelKey{Mode: sweep.RateMode, Load: 10}) || rec.RecommendedOffered != 9.8765 {
 		t.Fatalf("recommended %v offered %v, want rate=10/s offered 9.8765", rec.Recommended, rec.RecommendedOffered)
 	}
-	want := "This server sustains 9.877 req/s offered (nominal 10 req/s, open loop) with"
+	want := "This server sustains 9.877 req/s offered (nominal 10) with"
 	if got := rec.Sentence(stats); !strings.HasPrefix(got, want) {
 		t.Errorf("sentence %q\nwant prefix %q", got, want)
 	}
 	rec.RecommendedOffered = 0 // a saved run without the figure: the nominal rate alone
-	if got := rec.Sentence(stats); !strings.HasPrefix(got, "This server sustains 10 req/s offered (open loop) with") {
+	if got := rec.Sentence(stats); !strings.HasPrefix(got, "This server sustains 10 req/s (nominal) with") {
 		t.Errorf("sentence without an offered rate %q", got)
 	}
 }

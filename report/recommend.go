@@ -9,9 +9,9 @@ import (
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// KneeGain is the aggregate-throughput gain below which doubling the
-// concurrency is taken to add nothing: the knee is the level beyond which
-// doubling adds less than 10%.
+// KneeGain is the aggregate-throughput gain below which more load is
+// taken to add nothing: the knee is the level that no higher level beats
+// by 10% (see knee).
 const KneeGain = 0.10
 
 // Recommendation is the capacity answer of a sweep. Each answer is one
@@ -28,8 +28,8 @@ type Recommendation struct {
 	// FirstFailWhy its failing criteria.
 	FirstFail    sweep.LevelKey
 	FirstFailWhy []string
-	// Knee is the level beyond which doubling the load adds less than
-	// KneeGain aggregate throughput (zero: not reached within the levels run).
+	// Knee is the level beyond which no higher level adds KneeGain
+	// aggregate throughput (zero: not reached within the levels run).
 	Knee sweep.LevelKey
 	// Unjudged is the lowest level that passed the SLO but cannot bear a
 	// verdict (see Untrusted): the recommendation stops below it (zero: none).
@@ -196,22 +196,6 @@ func GroupByKey(stats []LevelStats) []LevelGroup {
 	}
 	slices.SortFunc(groups, func(a, b LevelGroup) int { return a.Key.Compare(b.Key) })
 	return groups
-}
-
-// knee finds the first level whose nearest level at or above twice its X
-// (C, or the offered rate) delivers less than (1+KneeGain) times its
-// aggregate throughput; ok is false when there is none.
-func knee(lv []LevelGroup) (LevelGroup, bool) {
-	for i, l := range lv {
-		j := slices.IndexFunc(lv[i+1:], func(g LevelGroup) bool { return g.X() >= 2*l.X() })
-		if j < 0 {
-			return LevelGroup{}, false
-		}
-		if next := lv[i+1+j]; next.Aggregate < (1+KneeGain)*l.Aggregate {
-			return l, true
-		}
-	}
-	return LevelGroup{}, false
 }
 
 // Sentence is the recommendation as one paragraph for the console: the

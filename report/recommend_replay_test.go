@@ -59,7 +59,7 @@ func TestReplayWords(t *testing.T) {
 		rate[i].Mode, rate[i].Rate = sweep.RateMode, rate[i].OfferedRPS
 	}
 	s := Recommend(rate, SLO{DecodeTPS: 50}).Sentence(rate)
-	if !strings.Contains(s, "At 48.52 req/s the SLO fails") || !strings.Contains(s, "The highest stable level was 48.52 req/s.") {
+	if !strings.Contains(s, "At 48.52 req/s offered (nominal 48.52) the SLO fails") || !strings.Contains(s, "The highest stable level was 48.52 req/s offered (nominal 48.52).") {
 		t.Errorf("a rate run's sentence: %q", s)
 	}
 	if c := consoleOf(t, rate...); !strings.Contains(c, "rate/s") || strings.Contains(c, "speed×") {

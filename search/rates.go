@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // The bounds of --rates auto's search.
@@ -53,8 +54,8 @@ type Rates struct {
 	// Start is the first rate tried; 0 means 1 req/s. The speed search
 	// (Speeds) starts at speed 1.
 	Start float64
-	// offered is each passing rate's mean realised arrival rate, what the
-	// answer quotes (its plan offered it; the nominal rate is in brackets).
+	// offered is each rate's mean realised arrival rate, what the answer
+	// quotes (its plan offered it; the nominal rate is in brackets).
 	offered map[float64]float64
 }
 
@@ -73,13 +74,13 @@ func (p *Rates) NextRate() (float64, bool) {
 	last := p.tried[len(p.tried)-1]
 	v := p.judge(last)
 	guess := 0.0
+	if p.offered == nil {
+		p.offered = map[float64]float64{}
+	}
+	p.offered[last] = v.Offered
 	switch {
 	case v.Pass:
 		p.lo = max(p.lo, last)
-		if p.offered == nil {
-			p.offered = map[float64]float64{}
-		}
-		p.offered[last] = v.Offered
 		if p.hi == 0 && p.ceil == 0 {
 			guess = min(last*rateAutoGrowth, p.max) // the ramp: not rounded
 		}
@@ -135,7 +136,7 @@ func (p *Rates) Sentence() string {
 	case p.hi == 0:
 		return fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is at least %s, the last tried within %d levels (tried %s req/s).", p.answer(), RateAutoLevels, tried)
 	}
-	s := fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is %s; %g req/s failed", p.answer(), p.hi)
+	s := fmt.Sprintf("--rates auto: the highest stable rate meeting the SLO is %s; %s failed", p.answer(), p.said(p.hi))
 	if p.ceil > 0 {
 		s += fmt.Sprintf(", and no rate above %.3g req/s can be stable (maximum throughput measured %.3g req/s)", p.ceil, p.ceil*(1-report.ShortfallMax))
 	}
@@ -151,16 +152,12 @@ func JoinRates(rs []float64) string {
 	return strings.Join(s, ",")
 }
 
-// answer is the highest passing rate as offered, the nominal in brackets:
-// "23.93 req/s offered (nominal 25.1 req/s)".
-func (p *Rates) answer() string {
-	off, ok := p.offered[p.lo]
-	if !ok || !(off > 0) {
-		off = p.lo
-	}
-	off, _ = strconv.ParseFloat(strconv.FormatFloat(off, 'g', 4, 64), 64)
-	return fmt.Sprintf("%g req/s offered (nominal %g req/s)", off, p.lo)
-}
+// answer is the highest passing rate as offered, the nominal in brackets
+// (sweep.RateText): "23.93 req/s offered (nominal 25.1)".
+func (p *Rates) answer() string { return p.said(p.lo) }
+
+// said is tried rate r in sweep.RateText's words.
+func (p *Rates) said(r float64) string { return sweep.RateText(p.offered[r], r) }
 
 // round3 rounds r to 3 significant digits.
 func round3(r float64) float64 {

@@ -84,7 +84,7 @@ func TestRatesSearchSequenceInFakeTime(t *testing.T) {
 				t.Errorf("TTFT p95 at %g req/s %v, want %dms", r, p95[r], ms)
 			}
 		}
-		wantSentence := "--rates auto: the highest stable rate meeting the SLO is 20.7 req/s offered (nominal 20.7 req/s); 22.6 req/s failed (tried 1,4,16,64,32,22.6,19,20.7 req/s)."
+		wantSentence := "--rates auto: the highest stable rate meeting the SLO is 20.7 req/s offered (nominal 20.7); 22.6 req/s offered (nominal 22.6) failed (tried 1,4,16,64,32,22.6,19,20.7 req/s)."
 		if s := rates.Sentence(); s != wantSentence {
 			t.Errorf("answer %q, want %q", s, wantSentence)
 		}

@@ -47,14 +47,14 @@ func TestRateAutoPlanSequences(t *testing.T) {
 		// Throughput-bound: 64 is unstable, completing 33.6/s; the ceiling is
 		// 33.6/0.95 = 35.37, the guess 0.9·33.6 = 30.24 → 30.2 (passes), then
 		// √(30.2·35.37) = 32.68 → 32.7 (passes) and 35.37 ≤ 1.1·32.7: done.
-		{"throughput", 33.6, math.Inf(1), []float64{1, 4, 16, 64, 30.2, 32.7}, 32.7, 64, "is 32.7 req/s offered (nominal 32.7 req/s); 64 req/s failed, and no rate above 35.4"},
+		{"throughput", 33.6, math.Inf(1), []float64{1, 4, 16, 64, 30.2, 32.7}, 32.7, 64, "is 32.7 req/s offered (nominal 32.7); 64 req/s offered (nominal 64) failed, and no rate above 35.4"},
 		// SLO-bound at 10 req/s with ample throughput: 16 fails stably, then
 		// geometric bisection: √(4·16) = 8, √(8·16) = 11.3, √(8·11.3) = 9.51,
 		// √(9.51·11.3) = 10.4 (fails) and 10.4 ≤ 1.1·9.51: done.
-		{"slo", 1000, 10, []float64{1, 4, 16, 8, 11.3, 9.51, 10.4}, 9.51, 10.4, "is 9.51 req/s offered (nominal 9.51 req/s); 10.4 req/s failed (tried"},
+		{"slo", 1000, 10, []float64{1, 4, 16, 8, 11.3, 9.51, 10.4}, 9.51, 10.4, "is 9.51 req/s offered (nominal 9.51); 10.4 req/s offered (nominal 10.4) failed (tried"},
 		{"nothing passes", 0.5, 10, []float64{1}, 0, 1, "no rate tried"},
 		// Never fails: ×4 up to the 8-level bound (capped at testMaxRate).
-		{"never fails", math.Inf(1), math.Inf(1), []float64{1, 4, 16, 64, 256, 1024, 4096, testMaxRate}, testMaxRate, 0, "at least 10000 req/s offered (nominal 10000 req/s)"},
+		{"never fails", math.Inf(1), math.Inf(1), []float64{1, 4, 16, 64, 256, 1024, 4096, testMaxRate}, testMaxRate, 0, "at least 10000 req/s offered (nominal 10000)"},
 	} {
 		p := NewRates(scriptedRates(tt.x, tt.slo), testMaxRate)
 		got := runRatePlan(p)
@@ -91,14 +91,14 @@ func TestRateAutoPlanBrackets(t *testing.T) {
 
 // The answer quotes the rate the level's plan offered, the nominal rate in
 // brackets: a Poisson plan at 10 req/s that offered 9.57 is "9.57 req/s
-// offered (nominal 10 req/s)".
+// offered (nominal 10)".
 func TestRatesAnswerQuotesOffered(t *testing.T) {
 	judge := func(r float64) RateVerdict {
 		return RateVerdict{Pass: r <= 10, Achieved: r, Offered: r * 0.957}
 	}
 	p := NewRates(judge, testMaxRate)
 	runRatePlan(p)
-	if s := p.Sentence(); !strings.Contains(s, "offered (nominal") || p.lo <= 0 || !strings.Contains(s, strconv.FormatFloat(p.lo, 'g', -1, 64)+" req/s)") {
+	if s := p.Sentence(); !strings.Contains(s, "offered (nominal") || p.lo <= 0 || !strings.Contains(s, "(nominal "+strconv.FormatFloat(p.lo, 'g', -1, 64)+")") {
 		t.Errorf("sentence %q (answer %g)", s, p.lo)
 	}
 }

@@ -110,15 +110,20 @@ func rateName(k LevelKey) string {
 	return name
 }
 
-// rateLoad is the rate mode's Words.Load: the nominal rate, or the offered
-// one with the nominal in brackets before the note.
-func rateLoad(k LevelKey, offered float64, note string) string {
-	switch {
-	case note == "":
-		return fmt.Sprintf("%g req/s", k.Load)
-	case !(offered > 0):
-		return fmt.Sprintf("%g req/s offered (%s)", k.Load, note)
+// rateLoad is the rate mode's Words.Load: RateText. The note is left out:
+// "req/s offered" already says the load is a rate.
+func rateLoad(k LevelKey, offered float64, _ string) string { return RateText(offered, k.Load) }
+
+// RateText is how every sentence names a rate level: the rate its plan
+// offered (4 significant digits), the nominal rate in brackets, "23.93
+// req/s offered (nominal 25.1)"; a level whose offered rate is not known
+// (0 or NaN: none recorded) is "25.1 req/s (nominal)". The console's
+// closing paragraph, --rates auto's answer, the time estimate, the level
+// lines and plan all name rate levels through it.
+func RateText(offered, nominal float64) string {
+	if !(offered > 0) || math.IsInf(offered, 0) {
+		return fmt.Sprintf("%g req/s (nominal)", nominal)
 	}
 	off, _ := strconv.ParseFloat(strconv.FormatFloat(offered, 'g', 4, 64), 64)
-	return fmt.Sprintf("%g req/s offered (nominal %g req/s, %s)", off, k.Load, note)
+	return fmt.Sprintf("%g req/s offered (nominal %g)", off, nominal)
 }

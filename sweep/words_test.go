@@ -59,9 +59,10 @@ func TestModeWords(t *testing.T) {
 		note    string
 		want    string
 	}{
-		{rate, 0, "", "16 req/s"},
-		{rate, 0, "open loop", "16 req/s offered (open loop)"},
-		{rate, 23.934, "open loop", "23.93 req/s offered (nominal 16 req/s, open loop)"},
+		{rate, 0, "", "16 req/s (nominal)"},
+		{rate, 0, "open loop", "16 req/s (nominal)"},
+		{rate, 23.934, "", "23.93 req/s offered (nominal 16)"},
+		{rate, 23.934, "open loop", "23.93 req/s offered (nominal 16)"},
 		{replay, 0, "", "speed 2×"},
 		{replay, 24.31, "", "speed 2× (offered 24.3 req/s)"},
 		{replay, 24.31, "open loop", "speed 2× (offered 24.3 req/s, open loop)"},
