@@ -230,8 +230,8 @@ func LoadAvg() string {
 }
 
 // Stage is one request's path from its instant to the server, on the
-// client's clock: when the sweep called the Doer (its gate opened and its
-// goroutine ran), the record's Start (the request built), the
+// client's clock: when the sweep called the Doer's Send (its gate opened
+// and its goroutine ran), the record's Start, the
 // httptrace stages of its round trip, and the server's arrival stamp of
 // it, matched by connection (Stages).
 type Stage struct {
@@ -243,8 +243,8 @@ type Stage struct {
 }
 
 // Tracer is a sweep.Doer around a client that records each request's
-// Stage (httptrace), and forwards WarmConns so that the level is warmed
-// as without it.
+// Stage (httptrace), and forwards WarmConns and Prepare so that the level
+// is warmed, and its requests built, as without it.
 type Tracer struct {
 	cl *client.Client
 	mu sync.Mutex
@@ -258,7 +258,18 @@ func (t *Tracer) Now() time.Duration { return t.cl.Now() }
 
 func (t *Tracer) WarmConns(ctx context.Context, n int) error { return t.cl.WarmConns(ctx, n) }
 
+// Prepare is the client's (sweep.Preparer): the request is built before
+// its instant, as without a Tracer.
+func (t *Tracer) Prepare(ctx context.Context, p client.Prompt) *client.Prepared {
+	return t.cl.Prepare(ctx, p)
+}
+
 func (t *Tracer) Do(ctx context.Context, p client.Prompt) client.Record {
+	return t.Send(ctx, t.cl.Prepare(ctx, p))
+}
+
+// Send sends pr, tracing its stages.
+func (t *Tracer) Send(ctx context.Context, pr *client.Prepared) client.Record {
 	var mu sync.Mutex // the transport calls WroteRequest from its writing goroutine
 	st := Stage{Called: t.cl.Now()}
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
@@ -276,7 +287,7 @@ func (t *Tracer) Do(ctx context.Context, p client.Prompt) client.Record {
 			st.WroteRequest = now
 		},
 	})
-	rec := t.cl.Do(ctx, p)
+	rec := t.cl.Send(ctx, pr)
 	mu.Lock()
 	st.Start = rec.Start
 	s := st
