@@ -16,6 +16,17 @@
 // busy the machine was during the level, beside the cores the client (and
 // serve-sim) took.
 //
+// Each line also says how long the client's threads (and serve-sim's)
+// waited for a CPU while runnable during the level (the kernel's
+// /proc/PID/task/*/schedstat) and the machine's steal time (the
+// hypervisor's), which tell the VM's CPU from the Go scheduler. With
+// -stages each request's round trip is traced (httptrace) and matched to
+// the server's stamp of it by connection (/debug/arrivals' remote_addrs),
+// and each arrival more than 1 ms late is listed with its stages: gate
+// (from its instant until the sweep called the client's Send), build,
+// conn (GotConn), write (WroteRequest) and server (to the stamp), and put
+// down to the longest.
+//
 // Each round runs every mode at every speed, one fresh simulator per
 // level; the modes alternate their order from round to round. It prints a
 // line per level (with the 1-minute load average) and, per mode and speed,
@@ -126,7 +137,7 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 			for _, sp := range speeds {
 				quiet := waitQuiet(quietWait)
 				idle0, total0 := procstat.MachineCPU()
-				wait0 := runDelay("self")
+				wait0, steal0 := runDelay("self"), steal()
 				st, cores, more, err := level(bin, m, rp, sp, step)
 				if err != nil {
 					return fmt.Errorf("round %d, %s, speed %g: %w", r+1, m, sp, err)
@@ -136,8 +147,12 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 				if total1 > total0 {
 					busy = 1 - float64(idle1-idle0)/float64(total1-total0)
 				}
-				fmt.Printf("round %d %-3s speed %g load %s, quiet before %v, machine %.0f%% busy, client %s, client threads waited %v for a CPU%s: %v\n",
-					r+1, m, sp, sendtiming.LoadAvg(), quiet, 100*busy, cores, (runDelay("self") - wait0).Round(time.Microsecond), more.wait, st)
+				stolen := 0.0
+				if total1 > total0 {
+					stolen = float64(steal()-steal0) / float64(total1-total0)
+				}
+				fmt.Printf("round %d %-3s speed %g load %s, quiet before %v, machine %.0f%% busy (%.1f%% stolen), client %s, client threads waited %v for a CPU%s: %v\n",
+					r+1, m, sp, sendtiming.LoadAvg(), quiet, 100*busy, 100*stolen, cores, runDelay("self").since(wait0), more.wait, st)
 				fmt.Print(more.stages)
 				k := key{m, sp}
 				if all[k] == nil {
@@ -200,7 +215,7 @@ func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration
 		return sendtiming.Timing{}, "", more, err
 	}
 	simCores := (procstat.CPUTime(strconv.Itoa(pid)) - c0).Seconds() / time.Since(t0).Seconds()
-	more.wait = fmt.Sprintf(", serve-sim's %v", (runDelay(strconv.Itoa(pid)) - w0).Round(time.Microsecond))
+	more.wait = ", serve-sim's " + runDelay(strconv.Itoa(pid)).since(w0)
 	arrivals, err := readArrivals(url)
 	if err != nil {
 		return sendtiming.Timing{}, "", more, err
@@ -224,6 +239,9 @@ func runLevel(ctx context.Context, rp *sweep.Replay, speed float64, url string) 
 	lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, url)
 	return lvl, epoch, nil, err
 }
+
+// maxLateLines bounds the late arrivals a level lists.
+const maxLateLines = 30
 
 // lateStages counts the arrivals more than 1 ms after their instant by
 // the stage that took longest (sendtiming.Stage.Late) and lists them, with
@@ -262,29 +280,69 @@ func lateStages(st []sendtiming.Stage) string {
 		}
 	}
 	b.WriteString("\n")
-	for _, s := range late {
+	for i, s := range late {
+		if i == maxLateLines {
+			fmt.Fprintf(&b, "    and %d more\n", len(late)-i)
+			break
+		}
 		fmt.Fprintf(&b, "    %v\n", s)
 	}
 	return b.String()
 }
 
+// steal is the machine's steal time in jiffies (/proc/stat's cpu line,
+// its eighth number): time the hypervisor ran something else while this
+// VM's CPUs had work; 0 where it cannot be read. procstat.MachineCPU's
+// total includes it.
+func steal() uint64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	if len(f) < 9 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[8], 10, 64)
+	return n
+}
+
 // runDelay is the time process pid's threads have spent runnable but
-// waiting for a CPU (the second field of /proc/PID/task/*/schedstat),
-// summed over its threads now; 0 where it cannot be read.
-func runDelay(pid string) time.Duration {
+// waiting for a CPU, and how many times they were given one (the second
+// and third fields of /proc/PID/task/*/schedstat), summed over its
+// threads now; zeros where it cannot be read.
+func runDelay(pid string) schedWait {
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%s/task/*/schedstat", pid))
-	var sum time.Duration
+	var sum schedWait
 	for _, t := range tasks {
 		b, err := os.ReadFile(t)
 		if err != nil {
 			continue
 		}
-		if f := strings.Fields(string(b)); len(f) >= 2 {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
 			ns, _ := strconv.ParseInt(f[1], 10, 64)
-			sum += time.Duration(ns)
+			n, _ := strconv.ParseInt(f[2], 10, 64)
+			sum.wait += time.Duration(ns)
+			sum.slices += n
 		}
 	}
 	return sum
+}
+
+// schedWait is runDelay's reading.
+type schedWait struct {
+	wait   time.Duration
+	slices int64
+}
+
+// since says how long the threads waited since w0, over how many
+// timeslices, and the mean wait per timeslice.
+func (w schedWait) since(w0 schedWait) string {
+	d, n := w.wait-w0.wait, w.slices-w0.slices
+	if n <= 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%v over %d timeslices (%v each)", d.Round(time.Millisecond), n, (d / time.Duration(n)).Round(100*time.Nanosecond))
 }
 
 // waitQuiet waits up to max for 2 s in which the machine was at least 95%
