@@ -64,23 +64,69 @@ func (c *Client) Check(ctx context.Context, p Prompt) (Record, error) {
 	return rec, nil
 }
 
-// exchange performs one request, reading at most limit events (0: all),
-// and fills rec. It returns the failure, or nil.
-func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit int) *RequestError {
+// Prepared is a request built ahead of its send (Prepare): its body
+// encoded, its *http.Request made and its record's token slots allocated,
+// so that Send does only the round trip. A Prepared is sent once.
+type Prepared struct {
+	p     Prompt
+	req   *http.Request // nil when building failed: err says why
+	err   string
+	bound int             // maxEvents of the request
+	chunk []time.Duration // the record's ChunkAt, empty, presized
+}
+
+// Prompt is the prompt pr was built from.
+func (pr *Prepared) Prompt() Prompt { return pr.p }
+
+// Prepare builds p's request, off the clock: a token-id prompt of
+// thousands of ids takes tens of microseconds to encode, and the
+// allocations to garbage-collect. Send(ctx, Prepare(ctx, p)) is Do(ctx, p).
+func (c *Client) Prepare(ctx context.Context, p Prompt) *Prepared {
 	maxTokens := c.cfg.MaxTokens
 	if p.MaxTokens > 0 {
 		maxTokens = p.MaxTokens
 	}
-	req, err := c.newRequest(parent, http.MethodPost, c.endpoint, c.body.build(p, maxTokens))
+	pr := &Prepared{p: p}
+	req, err := c.newRequest(ctx, http.MethodPost, c.endpoint, c.body.build(p, maxTokens))
 	if err != nil {
-		return c.failure(Connect, 0, c.showEndpoint, err.Error())
+		pr.err = err.Error()
+		return pr
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	bound := maxEvents(c.sentMaxTokens(maxTokens))
+	pr.req = req
+	pr.bound = maxEvents(c.sentMaxTokens(maxTokens))
 	if maxTokens <= 0 {
 		maxTokens = defaultChunkCap
 	}
-	rec.ChunkAt = make([]time.Duration, 0, min(maxTokens, maxChunkCap))
+	pr.chunk = make([]time.Duration, 0, min(maxTokens, maxChunkCap))
+	return pr
+}
+
+// Send sends a request built by Prepare and measures it, as Do does; its
+// Start is stamped here, when the round trip begins.
+func (c *Client) Send(ctx context.Context, pr *Prepared) Record {
+	rec := Record{PromptID: pr.p.ID}
+	if e := c.send(ctx, pr, &rec, 0); e != nil {
+		rec.ErrorClass = e.Class
+		rec.Error = e.format(false)
+	}
+	return rec
+}
+
+// exchange performs one request, reading at most limit events (0: all),
+// and fills rec. It returns the failure, or nil.
+func (c *Client) exchange(parent context.Context, p Prompt, rec *Record, limit int) *RequestError {
+	return c.send(parent, c.Prepare(parent, p), rec, limit)
+}
+
+// send is exchange's round trip, of a request built by Prepare.
+func (c *Client) send(parent context.Context, pr *Prepared, rec *Record, limit int) *RequestError {
+	if pr.req == nil {
+		return c.failure(Connect, 0, c.showEndpoint, pr.err)
+	}
+	p, req, bound := pr.p, pr.req, pr.bound
+	rec.ChunkAt = pr.chunk
+	*pr = Prepared{p: p, err: "a prepared request was sent twice"} // its body is read
 
 	// The timeout is armed after Start is stamped, so that a timed-out
 	// record's End - Start is never under Config.RequestTimeout.

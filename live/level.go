@@ -54,10 +54,15 @@ func (c levelCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Doer wraps d so that m sees each request leave and come back: the
-// in-flight gauge and the rate gauges. It passes connection warm-up through.
+// in-flight gauge and the rate gauges. It passes connection warm-up
+// through, and preparation (sweep.Preparer) where d has it: hidden, the
+// sweep would build each request after its instant.
 func (m *Metrics) Doer(d sweep.Doer) sweep.Doer {
 	if m == nil {
 		return d
+	}
+	if _, ok := d.(sweep.Preparer); ok {
+		return preparer{doer{Doer: d, m: m}}
 	}
 	return doer{Doer: d, m: m}
 }
@@ -70,17 +75,36 @@ type doer struct {
 var _ sweep.Warmer = doer{}
 
 func (d doer) Do(ctx context.Context, p client.Prompt) client.Record {
+	return d.round(func() client.Record { return d.Doer.Do(ctx, p) })
+}
+
+// round counts the request that do sends in flight, and the level's rates.
+func (d doer) round(do func() client.Record) client.Record {
 	lv := d.m.cur.Load()
 	if lv != nil {
 		lv.started.Add(1)
 	}
 	d.m.inFlight.Add(1)
-	r := d.Doer.Do(ctx, p)
+	r := do()
 	d.m.inFlight.Add(-1)
 	if lv != nil && r.ErrorClass != client.Canceled {
 		lv.finished.Add(1)
 	}
 	return r
+}
+
+// preparer is doer around a sweep.Preparer, which it forwards: without it
+// the sweep would build each request after its instant (Metrics.Doer).
+type preparer struct{ doer }
+
+var _ sweep.Preparer = preparer{}
+
+func (d preparer) Prepare(ctx context.Context, p client.Prompt) *client.Prepared {
+	return d.Doer.(sweep.Preparer).Prepare(ctx, p)
+}
+
+func (d preparer) Send(ctx context.Context, pr *client.Prepared) client.Record {
+	return d.round(func() client.Record { return d.Doer.(sweep.Preparer).Send(ctx, pr) })
 }
 
 // WarmConns implements sweep.Warmer when the wrapped Doer does.

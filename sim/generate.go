@@ -84,7 +84,7 @@ func (s *Server) drawFate() fate {
 func (s *Server) generate(a api) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.cfg.RecordArrivals {
-			s.arrivals.add(time.Now())
+			s.arrivals.addFrom(time.Now(), r.RemoteAddr)
 		}
 		var req genRequest
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes)).Decode(&req); err != nil {

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -77,6 +78,78 @@ func TestFeedHandsOverClearOfTheNextGate(t *testing.T) {
 		}
 		if want := sched[1] - handGuard; built[2] != want {
 			t.Errorf("request 2 built at %v, want %v (request 1's instant less %v)", built[2], want, handGuard)
+		}
+	})
+}
+
+// prepFake is a fakeDoer that is a Preparer (a real client's Prepare,
+// which only builds, and the fake's round trip), and logs on its clock
+// when each prompt was prepared and sent.
+type prepFake struct {
+	*fakeDoer
+	cl             *client.Client // for Prepare: nothing listens at its URL, nothing is sent there
+	mu             sync.Mutex
+	prepared, sent map[int]time.Duration // by prompt id
+	dos            int                   // Do calls: none, when the sweep prepares
+}
+
+func newPrepFake(t *testing.T, took time.Duration) *prepFake {
+	cl, err := client.New(client.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &prepFake{fakeDoer: newFake(took), cl: cl, prepared: map[int]time.Duration{}, sent: map[int]time.Duration{}}
+}
+
+func (f *prepFake) Prepare(ctx context.Context, p client.Prompt) *client.Prepared {
+	f.mu.Lock()
+	f.prepared[p.ID] = f.Now()
+	f.mu.Unlock()
+	return f.cl.Prepare(ctx, p)
+}
+
+func (f *prepFake) Send(ctx context.Context, pr *client.Prepared) client.Record {
+	f.mu.Lock()
+	f.sent[pr.Prompt().ID] = f.Now()
+	f.mu.Unlock()
+	return f.fakeDoer.Do(ctx, pr.Prompt())
+}
+
+func (f *prepFake) Do(ctx context.Context, p client.Prompt) client.Record {
+	f.mu.Lock()
+	f.dos++
+	f.mu.Unlock()
+	return f.fakeDoer.Do(ctx, p)
+}
+
+// A Doer that is a Preparer has each open-loop request built ahead of its
+// instant, sendLead before it, and only sent (Send, never Do) at it: the
+// record's Start is the instant itself on a fake clock.
+func TestOpenLoopPreparesAheadOfTheInstant(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ms := time.Millisecond
+		f := newPrepFake(t, ms)
+		rp := &Replay{MeanRate: 100, Prompt: func(i int, _ *ReplayTurn, _ uint64) client.Prompt { return client.Prompt{ID: i} }}
+		for _, at := range []time.Duration{0, 10 * ms, 30 * ms, 31 * ms} {
+			rp.Requests = append(rp.Requests, ReplayRequest{At: at, Parent: -1})
+		}
+		rp.Speeds = []float64{1}
+		cfg := Config{Mode: ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+		var lvl Level
+		if err := Run(context.Background(), cfg, f, func(l Level) error { lvl = l; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(lvl.Records) != len(rp.Requests) || f.dos != 0 {
+			t.Fatalf("%d records, %d sent by Do; want %d, none", len(lvl.Records), f.dos, len(rp.Requests))
+		}
+		for _, r := range lvl.Records {
+			id := r.PromptID
+			if f.sent[id] != r.Sched || r.Start != r.Sched {
+				t.Errorf("request %d sent at %v (started %v), want its instant %v", id, f.sent[id], r.Start, r.Sched)
+			}
+			if f.prepared[id] > r.Sched-sendLead {
+				t.Errorf("request %d prepared %v before its instant, want at least %v", id, r.Sched-f.prepared[id], sendLead)
+			}
 		}
 	})
 }

@@ -21,9 +21,19 @@ type Doer interface {
 }
 
 var (
-	_ Doer   = (*client.Client)(nil)
-	_ Warmer = (*client.Client)(nil)
+	_ Doer     = (*client.Client)(nil)
+	_ Warmer   = (*client.Client)(nil)
+	_ Preparer = (*client.Client)(nil)
 )
+
+// Preparer is a Doer that can build a request ahead of its send, so that
+// an open loop's request is built before its instant and only its round
+// trip follows the instant: Send(ctx, Prepare(ctx, p)) must be Do(ctx, p).
+// *client.Client is one; the sweep uses it where the Doer has it.
+type Preparer interface {
+	Prepare(ctx context.Context, p client.Prompt) *client.Prepared
+	Send(ctx context.Context, pr *client.Prepared) client.Record
+}
 
 // Warmer is a Doer that can open connections ahead of a level, so that no
 // measured request's TTFT includes a TCP or TLS handshake. The sweep opens
@@ -366,12 +376,23 @@ func (s *sender) Send(ctx context.Context, t Ticket, w int, sched time.Duration)
 // level's cap, and reports false, sending nothing, when the feeder stopped
 // or ctx ended first (the level then ended on its deadline, or was
 // canceled).
+//
+// A Preparer's request is built before the gate (the ticket's instant):
+// after it only the round trip.
 func (s *sender) sendAt(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, tg tags) (client.Record, bool) {
+	var pr *client.Prepared
+	pd, prepare := s.d.(Preparer)
+	if prepare {
+		pr = pd.Prepare(ctx, p)
+	}
 	if !t.gate.wait(ctx) {
 		s.tk.drop()
 		return client.Record{}, false
 	}
 	defer s.slots.take(ctx)()
+	if prepare {
+		return s.record(ctx, t, w, sched, pd.Send(ctx, pr), tg), true
+	}
 	return s.do(ctx, t, w, sched, p, tg), true
 }
 
@@ -384,7 +405,12 @@ type tags struct{ session, turn, traceIn, traceOut int }
 // which it returns with the streamed reply when p asked for it (the kept
 // copy drops it).
 func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, tg tags) client.Record {
-	rec := s.d.Do(ctx, p)
+	return s.record(ctx, t, w, sched, s.d.Do(ctx, p), tg)
+}
+
+// record keeps rec, the record of ticket t on lane w, tagged tg, as do
+// does, and returns it.
+func (s *sender) record(ctx context.Context, t Ticket, w int, sched time.Duration, rec client.Record, tg tags) client.Record {
 	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.Concurrency, s.spec.Load, s.repeat, w, t.Seq, t.Warmup
 	rec.Sched, rec.Session, rec.Turn = sched, tg.session, tg.turn
 	rec.TraceInput, rec.TraceOutput = tg.traceIn, tg.traceOut

@@ -7,12 +7,16 @@
 package sendtiming
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http/httptrace"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
@@ -99,15 +103,31 @@ func ServeSimArgs(addr string, step time.Duration) []string {
 // (http://HOST:PORT) with the completions API and returns the level and
 // the client's epoch, which its records' offsets count from.
 func RunLevel(ctx context.Context, rp *sweep.Replay, speed float64, baseURL string) (sweep.Level, time.Time, error) {
+	lvl, epoch, _, err := runLevel(ctx, rp, speed, baseURL, false)
+	return lvl, epoch, err
+}
+
+// RunTraced is RunLevel with each request's stages traced (Tracer).
+func RunTraced(ctx context.Context, rp *sweep.Replay, speed float64, baseURL string) (sweep.Level, time.Time, *Tracer, error) {
+	return runLevel(ctx, rp, speed, baseURL, true)
+}
+
+func runLevel(ctx context.Context, rp *sweep.Replay, speed float64, baseURL string, traced bool) (sweep.Level, time.Time, *Tracer, error) {
 	var lvl sweep.Level
 	cl, err := client.New(client.Config{BaseURL: baseURL + "/v1", Model: "m", API: client.Completions, RequestTimeout: 30 * time.Second, MaxConns: 512})
 	if err != nil {
-		return lvl, time.Time{}, err
+		return lvl, time.Time{}, nil, err
 	}
 	rp.Speeds = []float64{speed}
 	cfg := sweep.Config{Mode: sweep.ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
-	err = sweep.Run(ctx, cfg, cl, func(l sweep.Level) error { lvl = l; return nil })
-	return lvl, cl.Epoch(), err
+	var d sweep.Doer = cl
+	var tr *Tracer
+	if traced {
+		tr = NewTracer(cl)
+		d = tr
+	}
+	err = sweep.Run(ctx, cfg, d, func(l sweep.Level) error { lvl = l; return nil })
+	return lvl, cl.Epoch(), tr, err
 }
 
 // Timing is how well one replay level kept its schedule, on the client's
@@ -207,4 +227,136 @@ func LoadAvg() string {
 		return "?"
 	}
 	return strings.Fields(string(b) + " ?")[0]
+}
+
+// Stage is one request's path from its instant to the server, on the
+// client's clock: when the sweep called the Doer's Send (its gate opened
+// and its goroutine ran), the record's Start, the
+// httptrace stages of its round trip, and the server's arrival stamp of
+// it, matched by connection (Stages).
+type Stage struct {
+	Sched, Called, Start, GotConn, WroteRequest time.Duration
+	Local                                       string // the connection's local address
+	Reused                                      bool   // an idle connection (false: dialled on the clock)
+	Arrived                                     time.Duration
+	Matched                                     bool // Arrived is the server's stamp of this request
+}
+
+// Tracer is a sweep.Doer around a client that records each request's
+// Stage (httptrace), and forwards WarmConns and Prepare so that the level
+// is warmed, and its requests built, as without it.
+type Tracer struct {
+	cl *client.Client
+	mu sync.Mutex
+	st []Stage // Sched unset: Stages fills it from the records
+}
+
+// NewTracer wraps cl.
+func NewTracer(cl *client.Client) *Tracer { return &Tracer{cl: cl} }
+
+func (t *Tracer) Now() time.Duration { return t.cl.Now() }
+
+func (t *Tracer) WarmConns(ctx context.Context, n int) error { return t.cl.WarmConns(ctx, n) }
+
+// Prepare is the client's (sweep.Preparer): the request is built before
+// its instant, as without a Tracer.
+func (t *Tracer) Prepare(ctx context.Context, p client.Prompt) *client.Prepared {
+	return t.cl.Prepare(ctx, p)
+}
+
+func (t *Tracer) Do(ctx context.Context, p client.Prompt) client.Record {
+	return t.Send(ctx, t.cl.Prepare(ctx, p))
+}
+
+// Send sends pr, tracing its stages.
+func (t *Tracer) Send(ctx context.Context, pr *client.Prepared) client.Record {
+	var mu sync.Mutex // the transport calls WroteRequest from its writing goroutine
+	st := Stage{Called: t.cl.Now()}
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			now := t.cl.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			st.GotConn, st.Reused = now, i.Reused
+			st.Local = i.Conn.LocalAddr().String()
+		},
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			now := t.cl.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			st.WroteRequest = now
+		},
+	})
+	rec := t.cl.Send(ctx, pr)
+	mu.Lock()
+	st.Start = rec.Start
+	s := st
+	mu.Unlock()
+	t.mu.Lock()
+	t.st = append(t.st, s)
+	t.mu.Unlock()
+	return rec
+}
+
+// Stages pairs the traced requests with the level's records (by Start,
+// for their Sched) and with the server's arrivals (by connection: the k-th
+// request a connection carried is the k-th arrival from its address),
+// arrivals read on the client's clock against epoch as in Of. They are
+// returned in order of Sched.
+func (t *Tracer) Stages(recs []client.Record, arrivals []sim.Arrival, epoch time.Time) []Stage {
+	t.mu.Lock()
+	st := slices.Clone(t.st)
+	t.mu.Unlock()
+	sched := make(map[time.Duration]time.Duration, len(recs))
+	for _, r := range recs {
+		sched[r.Start] = r.Sched
+	}
+	byConn := map[string][]int{}
+	for i := range st {
+		st[i].Sched = sched[st[i].Start]
+		byConn[st[i].Local] = append(byConn[st[i].Local], i)
+	}
+	from := map[string][]time.Duration{}
+	for _, a := range arrivals {
+		from[a.RemoteAddr] = append(from[a.RemoteAddr], a.At.Sub(epoch))
+	}
+	for addr, idx := range byConn {
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(st[a].GotConn, st[b].GotConn) })
+		at := from[addr]
+		if addr == "" || len(at) != len(idx) {
+			continue // not a request each: leave them unmatched
+		}
+		for k, i := range idx {
+			st[i].Arrived, st[i].Matched = at[k], true
+		}
+	}
+	slices.SortFunc(st, func(a, b Stage) int { return cmp.Compare(a.Sched, b.Sched) })
+	return st
+}
+
+// Late is the stage that made s late: the longest of its gate and
+// goroutine (Sched to Called), building (to Start), connection (to
+// GotConn), writing (to WroteRequest) and the server's reading (to its
+// arrival stamp).
+func (s Stage) Late() (stage string, d time.Duration) {
+	parts := []struct {
+		name string
+		d    time.Duration
+	}{
+		{"gate", s.Called - s.Sched}, {"build", s.Start - s.Called}, {"conn", s.GotConn - s.Start},
+		{"write", s.WroteRequest - s.GotConn}, {"server", s.Arrived - s.WroteRequest},
+	}
+	for _, p := range parts {
+		if p.d > d || stage == "" {
+			stage, d = p.name, p.d
+		}
+	}
+	return stage, d
+}
+
+func (s Stage) String() string {
+	us := func(d time.Duration) string { return strconv.FormatInt(d.Microseconds(), 10) }
+	return fmt.Sprintf("at %.3fs: gate %s, build %s, conn %s (reused %v), write %s, server %s µs: arrival %s µs after the instant",
+		s.Sched.Seconds(), us(s.Called-s.Sched), us(s.Start-s.Called), us(s.GotConn-s.Start), s.Reused,
+		us(s.WroteRequest-s.GotConn), us(s.Arrived-s.WroteRequest), us(s.Arrived-s.Sched))
 }

@@ -16,6 +16,17 @@
 // busy the machine was during the level, beside the cores the client (and
 // serve-sim) took.
 //
+// Each line also says how long the client's threads (and serve-sim's)
+// waited for a CPU while runnable during the level (the kernel's
+// /proc/PID/task/*/schedstat) and the machine's steal time (the
+// hypervisor's), which tell the VM's CPU from the Go scheduler. With
+// -stages each request's round trip is traced (httptrace) and matched to
+// the server's stamp of it by connection (/debug/arrivals' remote_addrs),
+// and each arrival more than 1 ms late is listed with its stages: gate
+// (from its instant until the sweep called the client's Send), build,
+// conn (GotConn), write (WroteRequest) and server (to the stamp), and put
+// down to the longest.
+//
 // Each round runs every mode at every speed, one fresh simulator per
 // level; the modes alternate their order from round to round. It prints a
 // line per level (with the 1-minute load average) and, per mode and speed,
@@ -59,6 +70,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds of every mode at every speed")
 	step := flag.Duration("step", 2*time.Millisecond, "the simulator's decode step (the benchmark's replayStep)")
 	flag.DurationVar(&quietWait, "quiet-wait", 0, "before each level, wait up to this long for 2 s with the machine at least 95% idle (0: don't wait)")
+	flag.BoolVar(&stages, "stages", false, "trace each request's stages (httptrace) and attribute each arrival more than 1 ms late to its longest stage")
 	flag.Parse()
 	if err := run(*bin, strings.Split(*modes, ","), *speedList, *rounds, *step); err != nil {
 		fmt.Fprintln(os.Stderr, "sendtiming:", err)
@@ -73,7 +85,10 @@ func main() {
 // usageError is a bad flag: exit 2, as flag's own errors.
 type usageError struct{ error }
 
-var quietWait time.Duration
+var (
+	quietWait time.Duration
+	stages    bool
+)
 
 type key struct {
 	mode  string
@@ -122,7 +137,8 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 			for _, sp := range speeds {
 				quiet := waitQuiet(quietWait)
 				idle0, total0 := procstat.MachineCPU()
-				st, cores, err := level(bin, m, rp, sp, step)
+				wait0, steal0 := runDelay("self"), steal()
+				st, cores, more, err := level(bin, m, rp, sp, step)
 				if err != nil {
 					return fmt.Errorf("round %d, %s, speed %g: %w", r+1, m, sp, err)
 				}
@@ -131,8 +147,13 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 				if total1 > total0 {
 					busy = 1 - float64(idle1-idle0)/float64(total1-total0)
 				}
-				fmt.Printf("round %d %-3s speed %g load %s, quiet before %v, machine %.0f%% busy, client %s: %v\n",
-					r+1, m, sp, sendtiming.LoadAvg(), quiet, 100*busy, cores, st)
+				stolen := 0.0
+				if total1 > total0 {
+					stolen = float64(steal()-steal0) / float64(total1-total0)
+				}
+				fmt.Printf("round %d %-3s speed %g load %s, quiet before %v, machine %.0f%% busy (%.1f%% stolen), client %s, client threads waited %v for a CPU%s: %v\n",
+					r+1, m, sp, sendtiming.LoadAvg(), quiet, 100*busy, 100*stolen, cores, runDelay("self").since(wait0), more.wait, st)
+				fmt.Print(more.stages)
 				k := key{m, sp}
 				if all[k] == nil {
 					all[k] = &sendtiming.Timing{}
@@ -158,38 +179,170 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 	return nil
 }
 
+// extra is what a level reports beside its timing: serve-sim's threads'
+// wait for a CPU, and with -stages the late arrivals' stages.
+type extra struct{ wait, stages string }
+
 // level replays one level against a fresh simulator, in this process or
 // in its own, and returns its send timing and the cores the client
 // process (and serve-sim's) took over the level.
-func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration) (sendtiming.Timing, string, error) {
+func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration) (sendtiming.Timing, string, extra, error) {
 	ctx := context.Background()
+	var more extra
 	if mode == "in" || mode == "in0" {
 		cfg := sendtiming.SimConfig(step)
 		cfg.StampSendTime = mode == "in"
 		srv := simtest.NewServer(cfg)
 		defer srv.Close()
-		lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, srv.URL)
+		lvl, epoch, tr, err := runLevel(ctx, rp, speed, srv.URL)
 		if err != nil {
-			return sendtiming.Timing{}, "", err
+			return sendtiming.Timing{}, "", more, err
 		}
-		return sendtiming.Of(lvl.Records, srv.Arrivals(), epoch), fmt.Sprintf("and simulator %.2f cores", lvl.Health.CPUSeconds/lvl.Health.WallSeconds), nil
+		st := sendtiming.Of(lvl.Records, srv.Arrivals(), epoch)
+		if tr != nil {
+			more.stages = lateStages(tr.Stages(lvl.Records, srv.ArrivalsFrom(), epoch))
+		}
+		return st, fmt.Sprintf("and simulator %.2f cores", lvl.Health.CPUSeconds/lvl.Health.WallSeconds), more, nil
 	}
 	url, pid, stop, err := startServeSim(bin, step)
 	if err != nil {
-		return sendtiming.Timing{}, "", err
+		return sendtiming.Timing{}, "", more, err
 	}
 	defer stop()
-	t0, c0 := time.Now(), procstat.CPUTime(strconv.Itoa(pid))
-	lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, url)
+	t0, c0, w0 := time.Now(), procstat.CPUTime(strconv.Itoa(pid)), runDelay(strconv.Itoa(pid))
+	lvl, epoch, tr, err := runLevel(ctx, rp, speed, url)
 	if err != nil {
-		return sendtiming.Timing{}, "", err
+		return sendtiming.Timing{}, "", more, err
 	}
 	simCores := (procstat.CPUTime(strconv.Itoa(pid)) - c0).Seconds() / time.Since(t0).Seconds()
+	more.wait = ", serve-sim's " + runDelay(strconv.Itoa(pid)).since(w0)
 	arrivals, err := readArrivals(url)
 	if err != nil {
-		return sendtiming.Timing{}, "", err
+		return sendtiming.Timing{}, "", more, err
 	}
-	return sendtiming.Of(lvl.Records, arrivals, epoch), fmt.Sprintf("%.2f cores, serve-sim %.2f", lvl.Health.CPUSeconds/lvl.Health.WallSeconds, simCores), nil
+	at := make([]time.Time, len(arrivals))
+	for i, a := range arrivals {
+		at[i] = a.At
+	}
+	if tr != nil {
+		more.stages = lateStages(tr.Stages(lvl.Records, arrivals, epoch))
+	}
+	return sendtiming.Of(lvl.Records, at, epoch), fmt.Sprintf("%.2f cores, serve-sim %.2f", lvl.Health.CPUSeconds/lvl.Health.WallSeconds, simCores), more, nil
+}
+
+// runLevel is sendtiming.RunLevel, traced with -stages (nil Tracer
+// without).
+func runLevel(ctx context.Context, rp *sweep.Replay, speed float64, url string) (sweep.Level, time.Time, *sendtiming.Tracer, error) {
+	if stages {
+		return sendtiming.RunTraced(ctx, rp, speed, url)
+	}
+	lvl, epoch, err := sendtiming.RunLevel(ctx, rp, speed, url)
+	return lvl, epoch, nil, err
+}
+
+// maxLateLines bounds the late arrivals a level lists.
+const maxLateLines = 30
+
+// lateStages counts the arrivals more than 1 ms after their instant by
+// the stage that took longest (sendtiming.Stage.Late) and lists them, with
+// the level's stage medians and 99th percentiles.
+func lateStages(st []sendtiming.Stage) string {
+	var b strings.Builder
+	count := map[string]int{}
+	unmatched, dialled := 0, 0
+	var late []sendtiming.Stage
+	var gate, build, conn, write, server []time.Duration
+	for _, s := range st {
+		if !s.Matched {
+			unmatched++
+			continue
+		}
+		if !s.Reused {
+			dialled++
+		}
+		gate, build, conn = append(gate, s.Called-s.Sched), append(build, s.Start-s.Called), append(conn, s.GotConn-s.Start)
+		write, server = append(write, s.WroteRequest-s.GotConn), append(server, s.Arrived-s.WroteRequest)
+		if s.Arrived-s.Sched > time.Millisecond {
+			stage, _ := s.Late()
+			count[stage]++
+			late = append(late, s)
+		}
+	}
+	pq := func(d []time.Duration) string {
+		slices.Sort(d)
+		return fmt.Sprintf("%d/%d", sendtiming.P(d, 50).Microseconds(), sendtiming.P(d, 99).Microseconds())
+	}
+	fmt.Fprintf(&b, "  stages p50/p99 µs: gate %s, build %s, conn %s, write %s, server %s; %d dialled, %d unmatched; late by stage:",
+		pq(gate), pq(build), pq(conn), pq(write), pq(server), dialled, unmatched)
+	for _, k := range []string{"gate", "build", "conn", "write", "server"} {
+		if count[k] > 0 {
+			fmt.Fprintf(&b, " %s %d", k, count[k])
+		}
+	}
+	b.WriteString("\n")
+	for i, s := range late {
+		if i == maxLateLines {
+			fmt.Fprintf(&b, "    and %d more\n", len(late)-i)
+			break
+		}
+		fmt.Fprintf(&b, "    %v\n", s)
+	}
+	return b.String()
+}
+
+// steal is the machine's steal time in jiffies (/proc/stat's cpu line,
+// its eighth number): time the hypervisor ran something else while this
+// VM's CPUs had work; 0 where it cannot be read. procstat.MachineCPU's
+// total includes it.
+func steal() uint64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	if len(f) < 9 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[8], 10, 64)
+	return n
+}
+
+// runDelay is the time process pid's threads have spent runnable but
+// waiting for a CPU, and how many times they were given one (the second
+// and third fields of /proc/PID/task/*/schedstat), summed over its
+// threads now; zeros where it cannot be read.
+func runDelay(pid string) schedWait {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%s/task/*/schedstat", pid))
+	var sum schedWait
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			n, _ := strconv.ParseInt(f[2], 10, 64)
+			sum.wait += time.Duration(ns)
+			sum.slices += n
+		}
+	}
+	return sum
+}
+
+// schedWait is runDelay's reading.
+type schedWait struct {
+	wait   time.Duration
+	slices int64
+}
+
+// since says how long the threads waited since w0, over how many
+// timeslices, and the mean wait per timeslice.
+func (w schedWait) since(w0 schedWait) string {
+	d, n := w.wait-w0.wait, w.slices-w0.slices
+	if n <= 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%v over %d timeslices (%v each)", d.Round(time.Millisecond), n, (d / time.Duration(n)).Round(100*time.Nanosecond))
 }
 
 // waitQuiet waits up to max for 2 s in which the machine was at least 95%
@@ -252,8 +405,9 @@ func startServeSim(bin string, step time.Duration) (url string, pid int, stop fu
 }
 
 // readArrivals reads serve-sim's GET /debug/arrivals as wall-clock
-// instants (no monotonic reading: compared on the wall clock).
-func readArrivals(url string) ([]time.Time, error) {
+// instants (no monotonic reading: compared on the wall clock), with the
+// address each came from.
+func readArrivals(url string) ([]sim.Arrival, error) {
 	resp, err := http.Get(url + "/debug/arrivals")
 	if err != nil {
 		return nil, err
@@ -266,9 +420,12 @@ func readArrivals(url string) ([]time.Time, error) {
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		return nil, fmt.Errorf("GET /debug/arrivals: %w", err)
 	}
-	at := make([]time.Time, len(r.UnixNano))
+	at := make([]sim.Arrival, len(r.UnixNano))
 	for i, ns := range r.UnixNano {
-		at[i] = time.Unix(0, ns)
+		at[i].At = time.Unix(0, ns)
+		if i < len(r.RemoteAddrs) {
+			at[i].RemoteAddr = r.RemoteAddrs[i]
+		}
 	}
 	return at, nil
 }
