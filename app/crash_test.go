@@ -4,7 +4,6 @@ package app
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,7 +22,7 @@ func TestKill9RecoversLevel(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "soak")
-	cmd := exec.Command(bin, "sweep", "--sim", "--levels", "2", "--duration", "60s", "--max-tokens", "32", "--out", out)
+	cmd := toksweepCmd(bin, "sweep", "--sim", "--levels", "2", "--duration", "60s", "--max-tokens", "32", "--out", out)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +52,16 @@ func TestKill9RecoversLevel(t *testing.T) {
 	lines := strings.Count(string(onDisk), "\n") // whole records on disk, warm-up none
 
 	for run := range 2 {
-		rep := exec.Command(bin, "report", out)
+		rep := toksweepCmd(bin, "report", out) // SVG charts only, as runCLI has them
 		b, err := rep.CombinedOutput()
 		if err != nil {
 			t.Fatalf("report %d: %v\n%s", run+1, err, b)
 		}
 		if !strings.Contains(string(b), "recovered from "+rundir.LevelFile) {
 			t.Errorf("report %d does not say the level was recovered:\n%s", run+1, b)
+		}
+		if pngs, _ := filepath.Glob(filepath.Join(out, "charts", "*.png")); len(pngs) > 0 {
+			t.Errorf("report %d rendered PNG charts %v, want SVG only (issue 20)", run+1, pngs)
 		}
 		rows := readLevels(t, out)
 		if len(rows) != 1 {

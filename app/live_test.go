@@ -20,26 +20,15 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/rawserver"
 )
-
-// freeAddr is a loopback address with a port nothing listens on now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
 
 // scrapeDuring runs the sweep args (plus --listen) and scrapes its
 // endpoint every 50 ms until the sweep returns; it returns the exit status,
 // stderr and every scrape's text.
 func scrapeDuring(t *testing.T, args ...string) (code int, stderr string, scrapes []string) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := rawserver.Free(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/rawserver"
 )
 
-// closedURL is the base URL of a loopback port nothing listens on.
+// closedURL is the base URL of a loopback port that refuses connections
+// for the whole test (rawserver.Closed).
 func closedURL(t *testing.T) string {
 	t.Helper()
-	return "http://" + freeAddr(t) + "/v1"
+	return "http://" + rawserver.Closed(t) + "/v1"
 }
 
 // lines splits s into its non-empty lines.
@@ -439,8 +441,9 @@ func TestTransientPreflightFailureIsCounted(t *testing.T) {
 // that already existed is kept.
 func TestFailedChecksLeaveNoRunDir(t *testing.T) {
 	t.Parallel()
+	url := closedURL(t)
 	fresh := filepath.Join(t.TempDir(), "run")
-	code, _, _ := runCLI(t, context.Background(), "sweep", "--url", "http://127.0.0.1:1/v1", "--out", fresh, "--connect-timeout", "1s")
+	code, _, _ := runCLI(t, context.Background(), "sweep", "--url", url, "--out", fresh, "--connect-timeout", "1s")
 	if code != ExitFailure {
 		t.Fatalf("exit %d, want 1", code)
 	}
@@ -448,7 +451,7 @@ func TestFailedChecksLeaveNoRunDir(t *testing.T) {
 		t.Errorf("the failed run left %s behind (%v)", fresh, err)
 	}
 	existing := t.TempDir()
-	runCLI(t, context.Background(), "sweep", "--url", "http://127.0.0.1:1/v1", "--out", existing, "--connect-timeout", "1s")
+	runCLI(t, context.Background(), "sweep", "--url", url, "--out", existing, "--connect-timeout", "1s")
 	if _, err := os.Stat(existing); err != nil {
 		t.Errorf("an existing --out directory was removed: %v", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/rawserver"
 )
 
 // The planted secrets: none may appear in anything toksweep writes.
@@ -166,7 +168,8 @@ func TestURLQuerySecretNotPrinted(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	assertNoSecrets(t, stdout, stderr, out)
-	for _, bad := range []string{"http://127.0.0.1:1/v1?api-key=" + plantedKey, "http://user:" + plantedURLPw + "@127.0.0.1:1/v1"} {
+	dead := rawserver.Closed(t)
+	for _, bad := range []string{"http://" + dead + "/v1?api-key=" + plantedKey, "http://user:" + plantedURLPw + "@" + dead + "/v1"} {
 		code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", bad, "--levels", "1", "--out", t.TempDir(), "--connect-timeout", "1s")
 		if code != ExitFailure {
 			t.Errorf("%s: exit %d, want 1", bad, code)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/internal/rawserver"
 	"github.com/toksweep/toksweep/internal/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 )
@@ -22,7 +23,7 @@ import (
 func TestServeSimRecordArrivals(t *testing.T) {
 	t.Parallel()
 	for _, record := range []bool{true, false} {
-		addr := freePort(t)
+		addr := rawserver.Free(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		args := []string{"serve-sim", "--addr", addr, "--preset", "fast", "--model", "m"}
 		if record {

@@ -9,13 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/rawserver"
 )
 
 // startServeSim runs `toksweep serve-sim` with args on a free port until
 // the test ends and returns its base URL once it answers /health.
 func startServeSim(t *testing.T, args ...string) string {
 	t.Helper()
-	addr := freePort(t)
+	addr := rawserver.Free(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {

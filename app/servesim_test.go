@@ -8,25 +8,16 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
+	"github.com/toksweep/toksweep/internal/rawserver"
+)
 
 // TestServeSimDrivenLikeCurl starts `toksweep serve-sim`, drives it the way
 // the curl example of docs/guide.md ("The built-in simulator") does (stream with include_usage), and stops it
 // with a cancel, as Ctrl-C would: serve-sim exits 0.
 func TestServeSimDrivenLikeCurl(t *testing.T) {
 	t.Parallel()
-	addr := freePort(t)
+	addr := rawserver.Free(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {

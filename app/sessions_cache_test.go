@@ -26,11 +26,20 @@ import (
 //
 // The times compared are the server's: each request's first token by the
 // simulator's send stamp, less its start, so a busy client does not blur
-// them. The opening's prefill is 50 ms at the 20k tok/s configured here,
-// and the checks ask for half of it; a run that misses is retried.
+// them. A busy machine can only add to each of them (a late handler, a
+// late step), never take from one. At the 10k tok/s of prefill configured
+// here the opening's prefill is about 100 ms and a cached later turn's
+// about 7 ms, so with caching turn 1 leads by about 93 ms and the check
+// asks for half the opening's prefill (50 ms): the later turns' median
+// must be held up 43 ms more than turn 1's to miss. Without caching a
+// later turn's median prompt is about 500 tokens longer, so it trails turn
+// 1 by about 50 ms and misses only if turn 1's median is held up that much
+// more. (At 20k tok/s those margins were 21 and 26 ms.) Decode steps of
+// 0.25 ms keep each 200-token reply at 50 ms. A run that misses is
+// retried.
 func TestSessionsShowPrefixCaching(t *testing.T) {
 	t.Parallel()
-	const out, prefillRate = 200, 20000.0
+	const out, prefillRate = 200, 10000.0
 	for _, caching := range []bool{true, false} {
 		t.Run(fmt.Sprintf("caching=%v", caching), func(t *testing.T) {
 			t.Parallel() // each against a simulator of its own, timed by its stamps
@@ -51,7 +60,7 @@ func TestSessionsShowPrefixCaching(t *testing.T) {
 func sessionCacheRun(t *testing.T, caching bool, out int, prefillRate float64) error {
 	t.Helper()
 	url := steadySim(t, func(c *sim.Config) {
-		c.DecodeBase, c.PrefillTokensPerSec, c.NoPrefixCaching = time.Millisecond, prefillRate, !caching
+		c.DecodeBase, c.PrefillTokensPerSec, c.NoPrefixCaching = 250*time.Microsecond, prefillRate, !caching
 	})
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", url, "--levels", "1", "--requests", "16",

@@ -3,7 +3,6 @@ package promscrape
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/rawserver"
 	"github.com/toksweep/toksweep/sim"
 )
 
@@ -101,12 +101,7 @@ func TestSamplerCountsFailures(t *testing.T) {
 	}
 	// Nothing listening: the transport's error, without the URL's
 	// credentials (which *url.Error would quote).
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://user:secret@" + ln.Addr().String() + "/metrics"
-	ln.Close()
+	dead := "http://user:secret@" + rawserver.Closed(t) + "/metrics"
 	if m := (&Sampler{URL: dead, Interval: time.Hour}).Start(context.Background())(); m.Failures != 2 || !strings.Contains(m.Error, "refused") || strings.Contains(m.Error, "secret") {
 		t.Errorf("nothing listening: %d failures, error %q", m.Failures, m.Error)
 	}

@@ -37,29 +37,52 @@ func TestSleepLastsItsSpan(t *testing.T) {
 
 // A goroutine sleeping on a Timer is parked in the network poller ("IO
 // wait"), as on a socket, so its P runs the others or polls; a nanosleep
-// would show as "syscall", its thread holding the P.
+// would show as "syscall", its thread holding the P. The sleeper sleeps
+// 100 ms after 100 ms until the test has its verdict, and the stacks are
+// dumped every 10 ms, at most 100 times, until one shows it in IO wait: a
+// dump may come before it first sleeps, between two sleeps or while it
+// arms the timer (one dump 50 ms into one 300 ms sleep, judged alone,
+// missed the sleep on a busy machine). An implementation that never parks
+// in the poller shows no IO wait in any dump.
 func TestSleepParksInThePoller(t *testing.T) {
 	tm := New()
 	if tm == nil {
 		t.Skip("no precise wait on " + runtime.GOOS)
 	}
 	defer tm.Close()
-	stacks := make(chan string, 1)
+	stop, slept := make(chan struct{}), make(chan bool, 1)
 	go func() {
-		time.Sleep(50 * time.Millisecond)
-		buf := make([]byte, 1<<20)
-		stacks <- string(buf[:runtime.Stack(buf, true)])
-	}()
-	if !tm.Sleep(300 * time.Millisecond) {
-		t.Fatal("Sleep failed")
-	}
-	for _, g := range strings.Split(<-stacks, "\n\n") {
-		if strings.Contains(g, "nap.(*timer).sleep") {
-			if head, _, _ := strings.Cut(g, "\n"); !strings.Contains(head, "[IO wait") {
-				t.Errorf("the sleeper is %s, want in IO wait:\n%s", head, g)
+		for {
+			if !tm.Sleep(100 * time.Millisecond) {
+				slept <- false
+				return
 			}
-			return
+			select {
+			case <-stop:
+				slept <- true
+				return
+			default:
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		if !<-slept {
+			t.Error("Sleep failed")
+		}
+	}()
+	buf := make([]byte, 1<<20)
+	seen := "no sleeping goroutine among the stacks"
+	for range 100 {
+		time.Sleep(10 * time.Millisecond)
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, "nap.(*timer).sleep") {
+				if head, _, _ := strings.Cut(g, "\n"); strings.Contains(head, "[IO wait") {
+					return
+				}
+				seen = "the sleeper is " + g
+			}
 		}
 	}
-	t.Error("no sleeping goroutine among the stacks")
+	t.Errorf("in 100 dumps the sleeper was never in IO wait; last seen: %s", seen)
 }

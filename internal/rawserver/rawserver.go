@@ -3,7 +3,9 @@
 // all: what a client does with a malformed reply cannot be tested with
 // net/http/httptest, whose server always speaks HTTP. Like
 // httptest.NewServer, New returns a started server and the caller closes
-// it.
+// it. Closed is the opposite: an address that refuses every connection for
+// a test's whole life; Free is an address kept for the code under test to
+// listen on.
 package rawserver
 
 import (
