@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -39,6 +40,9 @@ type genRequest struct {
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+	// ids is the completions prompt when decodeRequest read it by hand (a
+	// plain list of token ids), and then Prompt is nil.
+	ids []uint32
 }
 
 // chatMessage is one chat turn; content is a string, null, or a list of
@@ -87,7 +91,13 @@ func (s *Server) generate(a api) http.HandlerFunc {
 			s.arrivals.addFrom(time.Now(), r.RemoteAddr)
 		}
 		var req genRequest
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes)).Decode(&req); err != nil {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		if err == nil {
+			err = decodeRequest(body, &req)
+		} else { // as a decoder reading the body would: its first value, or the read's error
+			err = json.NewDecoder(io.MultiReader(bytes.NewReader(body), failingReader{err})).Decode(&req)
+		}
+		if err != nil {
 			writeError(w, newAPIError(http.StatusBadRequest, "Invalid JSON in request body: %v", err))
 			return
 		}
@@ -205,6 +215,9 @@ func (s *Server) checkLengths(prompt, maxTokens, minTokens int) *apiError {
 // text, nil for a completions prompt of token ids.
 func promptIDs(a api, req *genRequest) ([]uint32, *promptText, *apiError) {
 	if a != chatAPI {
+		if req.ids != nil {
+			return req.ids, nil, nil
+		}
 		return completionPromptIDs(req.Prompt)
 	}
 	if len(req.Messages) == 0 {

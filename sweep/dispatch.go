@@ -21,8 +21,9 @@ import (
 //     token-id prompts are thousands of numbers), after the instant.
 //
 // So the feeder claims each request sendLead before its instant and starts
-// its goroutine then, which builds the prompt and waits on the request's
-// gate; the feeder itself waits for the instant (waitUntil: on a timer
+// its goroutine then, which builds the prompt and, with a Preparer (the
+// client), the request's body and *http.Request, and waits on the
+// request's gate; the feeder itself waits for the instant (waitUntil: on a timer
 // until spinWindow before it, then napping (internal/nap: a timerfd read
 // through the network poller) until nap.Margin before it, then yielding
 // until the clock reaches it) and opens the gate. One goroutine, the

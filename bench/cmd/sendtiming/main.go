@@ -16,6 +16,10 @@
 // busy the machine was during the level, beside the cores the client (and
 // serve-sim) took.
 //
+// -modes timer sends nothing: it times only the feeder's wait for each
+// instant (a timer, a nap, a yield, as sweep's dispatcher waits), the
+// floor under the gate stage of the other modes on the same machine.
+//
 // Each line also says how long the client's threads (and serve-sim's)
 // waited for a CPU while runnable during the level (the kernel's
 // /proc/PID/task/*/schedstat) and the machine's steal time (the
@@ -49,6 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +61,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/bench/internal/procstat"
+	"github.com/toksweep/toksweep/internal/nap"
 	"github.com/toksweep/toksweep/internal/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/simtest"
@@ -65,7 +71,7 @@ import (
 
 func main() {
 	bin := flag.String("toksweep", "", "toksweep binary for -modes out (go build -o /tmp/toksweep .)")
-	modes := flag.String("modes", "in,out", "simulator in this process (in), the same without its events' send stamps (in0), or in its own process (out), in this order on odd rounds")
+	modes := flag.String("modes", "in,out", "simulator in this process (in), the same without its events' send stamps (in0), in its own process (out), or no requests, only the feeder's wait for each instant (timer), in this order on odd rounds")
 	speedList := flag.String("speeds", "1,2,4", "replay speeds")
 	rounds := flag.Int("rounds", 3, "rounds of every mode at every speed")
 	step := flag.Duration("step", 2*time.Millisecond, "the simulator's decode step (the benchmark's replayStep)")
@@ -105,8 +111,8 @@ func run(bin string, modes []string, speedList string, rounds int, step time.Dur
 		speeds = append(speeds, v)
 	}
 	for _, m := range modes {
-		if m != "in" && m != "in0" && m != "out" {
-			return usageError{fmt.Errorf("-modes: %q is not in, in0 or out", m)}
+		if m != "in" && m != "in0" && m != "out" && m != "timer" {
+			return usageError{fmt.Errorf("-modes: %q is not in, in0, out or timer", m)}
 		}
 		if m == "out" && bin == "" {
 			return usageError{errors.New("-modes out needs -toksweep BIN")}
@@ -189,6 +195,9 @@ type extra struct{ wait, stages string }
 func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration) (sendtiming.Timing, string, extra, error) {
 	ctx := context.Background()
 	var more extra
+	if mode == "timer" {
+		return timerLevel(rp, speed), "sending nothing", more, nil
+	}
 	if mode == "in" || mode == "in0" {
 		cfg := sendtiming.SimConfig(step)
 		cfg.StampSendTime = mode == "in"
@@ -228,6 +237,38 @@ func level(bin, mode string, rp *sweep.Replay, speed float64, step time.Duration
 		more.stages = lateStages(tr.Stages(lvl.Records, arrivals, epoch))
 	}
 	return sendtiming.Of(lvl.Records, at, epoch), fmt.Sprintf("%.2f cores, serve-sim %.2f", lvl.Health.CPUSeconds/lvl.Health.WallSeconds, simCores), more, nil
+}
+
+// timerLevel is the floor under a level's gate stage: the feeder's wait
+// for each of the level's instants (sweep's waitUntil: a timer until 2 ms
+// before, a nap (internal/nap) until nap.Margin before, then yielding),
+// with no request sent. Its Timing's Dispatch and Arrival are both how
+// late each wait returned.
+func timerLevel(rp *sweep.Replay, speed float64) sendtiming.Timing {
+	tm := nap.New()
+	defer tm.Close()
+	t0 := time.Now()
+	now := func() time.Duration { return time.Since(t0) }
+	start := now() + 5*time.Millisecond
+	var st sendtiming.Timing
+	for _, r := range rp.Requests {
+		at := start + time.Duration(float64(r.At)/speed)
+		if d := at - 2*time.Millisecond - now(); d > 0 {
+			time.Sleep(d)
+		}
+		for now() < at {
+			runtime.Gosched()
+			if d := at - nap.Margin - now(); d > 0 {
+				tm.Sleep(d)
+			}
+		}
+		late := now() - at
+		st.Dispatch = append(st.Dispatch, late)
+		st.Arrival = append(st.Arrival, late)
+	}
+	slices.Sort(st.Dispatch)
+	slices.Sort(st.Arrival)
+	return st
 }
 
 // runLevel is sendtiming.RunLevel, traced with -stages (nil Tracer
