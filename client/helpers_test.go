@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/rawserver"
 )
 
 // Fixture directories, relative to the package.
@@ -192,14 +194,10 @@ func newClient(t testing.TB, url string, cfg Config) *Client {
 	return c
 }
 
-// closedPort returns an address on 127.0.0.1 where nothing listens.
+// closedPort returns an address on 127.0.0.1 where nothing listens, held
+// refusing for the test's life (rawserver.Closed: a port picked and closed
+// could be taken by a parallel test's server before the client dials it).
 func closedPort(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
+	return rawserver.Closed(t)
 }
