@@ -120,46 +120,57 @@ func TestSavedSLORoundTrips(t *testing.T) {
 }
 
 // TestSweepSLOFailsMidSweep: on a simulator whose decode step takes 6 ms
-// plus 2 ms per running stream, per-stream decode is 1/8ms = 125 tok/s at
-// C=1, 1/10ms = 100 tok/s at C=2 and 1/38ms ≈ 26 tok/s at C=16 (each level
-// runs at least C requests, so all 16 stream at once). A 50 tok/s SLO
-// passes the low levels by 2× or more and fails C=16 by almost 2×: which
-// level fails is the simulator's arithmetic, and a busy machine, which
-// only slows streams, cannot make C=16 pass; to fail C=2 it would have to
-// add 10 ms to every step. (On the default preset's ~3 ms steps, ~317 and
-// ~300 tok/s against 200, a starved run failed C=1.) The recommendation
-// must name the highest level that passes with all below it, and the
-// first failure, as levels.csv records them.
+// plus 3 ms per running stream, per-stream decode is 1/9ms = 111 tok/s at
+// C=1, 1/12ms = 83 tok/s at C=2 and 1/54ms ≈ 18.5 tok/s at C=16 (each
+// level runs at least C requests, so all 16 stream at once). A 40 tok/s
+// SLO passes the low levels by 2× or more and fails C=16 by 2×: which level
+// fails is the simulator's arithmetic. A busy machine only slows streams,
+// and to fail C=2 it must stall one of its 48-token streams by 0.6 s or
+// more (the p10 of 4 requests is the slowest); that has happened beside
+// other tests' load (a 16-token stream of 4 read 27.9 tok/s at C=1 after
+// one 451 ms gap), so an attempt whose verdicts differ is run again, up to
+// 3 times, when the run says it was starved (runStarved) or its levels
+// were flagged client-limited, and fails at once otherwise. The
+// recommendation must name the highest level that passes with all below
+// it, and the first failure, as levels.csv records them.
 func TestSweepSLOFailsMidSweep(t *testing.T) {
 	t.Parallel()
-	url := steadySim(t, func(c *sim.Config) { c.DecodeBase, c.DecodePerSeq = 6*time.Millisecond, 2*time.Millisecond })
-	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", url,
-		"--levels", "1,2,16", "--requests", "4", "--max-tokens", "16", "--out", out,
-		"--slo-decode-tps", "50", "--metrics-url", "off")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	best, firstFail := 0, 0
-	for _, row := range readLevels(t, out) {
-		c := int(num(t, row, "concurrency"))
-		switch {
-		case row["slo_pass"] == "true" && firstFail == 0:
-			best = c
-		case row["slo_pass"] == "false" && firstFail == 0:
-			firstFail = c
+	url := steadySim(t, func(c *sim.Config) { c.DecodeBase, c.DecodePerSeq = 6*time.Millisecond, 3*time.Millisecond })
+	for attempt := 1; ; attempt++ {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", url,
+			"--levels", "1,2,16", "--requests", "4", "--max-tokens", "48", "--out", out,
+			"--slo-decode-tps", "40", "--metrics-url", "off")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
 		}
-	}
-	if best != 2 || firstFail != 16 {
-		t.Fatalf("want C=1,2 to pass and C=16 to fail, got best %d first fail %d\n%s", best, firstFail, stdout)
-	}
-	for _, want := range []string{
-		fmt.Sprintf("This server serves %s with", usersText(best)),
-		fmt.Sprintf("At %s the SLO fails: decode_tps_p10 ", usersText(firstFail)),
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		best, firstFail, limited := 0, 0, false
+		for _, row := range readLevels(t, out) {
+			c := int(num(t, row, "concurrency"))
+			limited = limited || row["client_limited"] == "true"
+			switch {
+			case row["slo_pass"] == "true" && firstFail == 0:
+				best = c
+			case row["slo_pass"] == "false" && firstFail == 0:
+				firstFail = c
+			}
 		}
+		if best != 2 || firstFail != 16 {
+			if (limited || runStarved(t, out)) && attempt < 3 {
+				t.Logf("attempt %d: best %d first fail %d on a starved or client-limited run; again", attempt, best, firstFail)
+				continue
+			}
+			t.Fatalf("want C=1,2 to pass and C=16 to fail, got best %d first fail %d (attempt %d)\n%s", best, firstFail, attempt, stdout)
+		}
+		for _, want := range []string{
+			fmt.Sprintf("This server serves %s with", usersText(best)),
+			fmt.Sprintf("At %s the SLO fails: decode_tps_p10 ", usersText(firstFail)),
+		} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, stdout)
+			}
+		}
+		return
 	}
 }
 
