@@ -195,8 +195,8 @@ type Words struct {
 	// Open-loop modes only, for the closing paragraph's sentences
 	// (report's recommendation). Load names a level's load in a sentence:
 	// with offered, the rate the level realised (0: not known), and a
-	// note for the brackets ("": none): the rate mode's "16 req/s" and
-	// "23.9 req/s offered (nominal 25 req/s, open loop)", a replay's
+	// note for the brackets ("": none): the rate mode's RateText, "23.93
+	// req/s offered (nominal 25)" (it leaves the note out), a replay's
 	// "speed 2×" and "speed 2× (offered 24.3 req/s, open loop)". Level
 	// and Levels are what the levels are, one and many: "rate", "rates".
 	// (Open-loop modes only, as the above.)
