@@ -60,12 +60,15 @@ func (l rateLevels) timeLeft(p sweepPlan, done int, perRequest time.Duration) ti
 }
 
 // perRequest: an open-loop level lasts its arrivals, then the last
-// request's time, whatever the server does.
+// request's time, whatever the server does. A level that ended within its
+// arrivals' time (a --duration bound reached, or a schedule that ran
+// early) measures none: its last request's time is not seen.
 func (rateLevels) perRequest(p sweepPlan, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
 	if !k.IsOpen() || !(k.Load > 0) {
 		return 0, false
 	}
-	return max(elapsed-p.rateLevelTime(k.Load, 0), 0), true
+	per := elapsed - p.rateLevelTime(k.Load, 0)
+	return per, per > 0
 }
 
 // alone: an open loop's request time is what the server gives at the

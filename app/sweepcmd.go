@@ -197,7 +197,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	if r.mode.note != nil {
 		line += r.mode.note(l, s)
 	}
-	r.progress.levelEnded(line, goesOn)
+	r.progress.levelEnded(line, s.OfferedRPS, goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}
