@@ -202,6 +202,12 @@ type Words struct {
 	// (Open-loop modes only, as the above.)
 	Load          func(k LevelKey, offered float64, note string) string
 	Level, Levels string
+	// Running is what a closed-loop level of the mode holds running, one
+	// of them, as the closing paragraph counts its levels ("serves N …",
+	// "still growing at N …"): sessions' "concurrent session"; empty: the
+	// closed loop's "concurrent user" (its users) and "concurrent request"
+	// (its knee).
+	Running string
 	// Head is the heading of the tables' load column: a closed loop's
 	// concurrency column ("C", sessions' "sessions"), an open loop's load
 	// column ("rate/s", "speed×"; its concurrency column, the cap, is "C").

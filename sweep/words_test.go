@@ -50,6 +50,15 @@ func TestModeWords(t *testing.T) {
 	if !(LevelKey{}).IsZero() {
 		t.Error("the zero key is not IsZero")
 	}
+	// What a closed-loop level holds running, in the closing paragraph:
+	// sessions count sessions; the closed loop keeps report's users and
+	// requests (empty).
+	if got := sess.Words().Running; got != "concurrent session" {
+		t.Errorf("sessions' Running %q, want \"concurrent session\"", got)
+	}
+	if got := closed.Words().Running; got != "" {
+		t.Errorf("the closed loop's Running %q, want none", got)
+	}
 
 	// Open-loop loads in a sentence: nominal alone, with a note, and with
 	// the offered rate the level realised.
