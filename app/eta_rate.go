@@ -62,13 +62,14 @@ func (l rateLevels) timeLeft(p sweepPlan, done int, perRequest time.Duration) ti
 // perRequest: an open-loop level lasts its arrivals, then the last
 // request's time, whatever the server does. A level that ended within its
 // arrivals' time (a --duration bound reached, or a schedule that ran
-// early) measures none: its last request's time is not seen.
+// early) gives 0: it measured none (the re-estimate line then says none
+// and keeps the last time measured; the live line's projection adds no
+// request time).
 func (rateLevels) perRequest(p sweepPlan, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
 	if !k.IsOpen() || !(k.Load > 0) {
 		return 0, false
 	}
-	per := elapsed - p.rateLevelTime(k.Load, 0)
-	return per, per > 0
+	return max(elapsed-p.rateLevelTime(k.Load, 0), 0), true
 }
 
 // alone: an open loop's request time is what the server gives at the

@@ -182,13 +182,13 @@ func (p *progress) levelDone(line string) {
 // OfferedRPS; 0: none, a closed loop): the line names an open-loop level
 // by its mode's Words.Load, "18.2 req/s offered (nominal 16)". A level
 // that measured no time per request (an open loop that ended within its
-// arrivals' time, whose last request's time is not seen) says none: the
-// estimate keeps the last one measured, or the assumed one.
+// arrivals' time, whose last request's time is not seen: 0) says none:
+// the estimate keeps the last one measured, or the assumed one.
 func (p *progress) levelEnded(line string, offered float64, more bool) {
 	p.mu.Lock()
 	est := p.plan.estimate()
 	measured := ""
-	if per, ok := est.perRequest(p.plan, p.key, time.Since(p.started)); ok && !p.started.IsZero() {
+	if per, ok := est.perRequest(p.plan, p.key, time.Since(p.started)); ok && per > 0 && !p.started.IsZero() {
 		p.perReq = per
 		at := p.key.Name()
 		if load := p.key.Words().Load; load != nil {

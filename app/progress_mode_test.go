@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -70,7 +71,17 @@ func TestRateLevelWithinItsArrivalsMeasuresNoRequestTime(t *testing.T) {
 		assumed := p.perReq
 		p.start(0, 0, 40)
 		p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 1})
-		time.Sleep(39 * time.Second) // ended a second before its 40 arrivals' time
+		time.Sleep(20 * time.Second)
+		for range 20 {
+			p.observe(client.Record{})
+		}
+		p.mu.Lock()
+		live := p.liveLine() // half done at 20 s: the level projects to its arrivals' 40 s
+		p.mu.Unlock()
+		if !strings.Contains(live, "sweep ~") {
+			t.Errorf("the live line within the arrivals' time lost the sweep's time left: %q", live)
+		}
+		time.Sleep(19 * time.Second) // ended a second before its 40 arrivals' time
 		p.levelEnded("level rate=1/s done", 1.02, true)
 		got := buf.String()
 		if strings.Contains(got, "measured") {
