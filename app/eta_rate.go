@@ -60,7 +60,11 @@ func (l rateLevels) timeLeft(p sweepPlan, done int, perRequest time.Duration) ti
 }
 
 // perRequest: an open-loop level lasts its arrivals, then the last
-// request's time, whatever the server does.
+// request's time, whatever the server does. A level that ended within its
+// arrivals' time (a --duration bound reached, or a schedule that ran
+// early) gives 0: it measured none (the re-estimate line then says none
+// and keeps the last time measured; the live line's projection adds no
+// request time).
 func (rateLevels) perRequest(p sweepPlan, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
 	if !k.IsOpen() || !(k.Load > 0) {
 		return 0, false

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Action: given[bool](&f.SimNoPrefixSet), Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
 		&cli.StringFlag{Name: "model", Destination: &o.Model, Usage: "model name; when omitted, the one model /v1/models lists"},
 		&cli.StringFlag{Name: "api", Value: "chat", Destination: &f.API, Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
-		&cli.IntFlag{Name: "requests", DefaultText: "auto", Destination: &o.Requests, Action: given[int](&f.RequestsSet), Usage: "measured requests per level; auto is 4 per worker, at least 8 (with --duration alone: unbounded)"},
+		&cli.IntFlag{Name: "requests", DefaultText: "auto", Destination: &o.Requests, Action: given[int](&f.RequestsSet), Usage: requestsUsage},
 		&cli.DurationFlag{Name: "duration", DefaultText: "none", Destination: &o.Duration, Action: given[time.Duration](&f.DurationSet), Usage: "bound on each level's measured phase, e.g. 2m: no request starts after it"},
 		&cli.DurationFlag{Name: "drain-timeout", Value: sweep.DefaultDrainTimeout, Destination: &o.DrainTimeout, Usage: "with --duration: how long requests in flight at the end may finish before they are canceled (err_canceled)"},
 		&cli.IntFlag{Name: "warmup", Destination: &o.Warmup, Usage: "warm-up requests per level, sent first and left out of every figure"},
@@ -92,3 +93,12 @@ func deref[T any](p *T) T {
 	}
 	return v
 }
+
+// requestsUsage is --requests' help: each mode's auto count, from the
+// functions that count it (sweep.AutoRequests for the closed loop and
+// sessions, sweep.AutoRateRequests for the rate mode; a replay sends its
+// trace).
+var requestsUsage = fmt.Sprintf("measured requests per level; auto is %d per worker, at least %d; "+
+	"at a rate, %ds of arrivals, at least %d; a trace replay: the trace's requests less the warm-up "+
+	"(with --duration alone: unbounded)",
+	sweep.AutoRequests(1000)/1000, sweep.AutoRequests(0), sweep.AutoRateRequests(1000)/1000, sweep.AutoRateRequests(0))

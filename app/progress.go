@@ -178,18 +178,30 @@ func (p *progress) levelDone(line string) {
 // levelEnded prints the finished level's summary, then, when the sweep
 // goes on (more is set: the level was not interrupted or aborted),
 // re-estimates the rest of it from the level's measured time per request.
-func (p *progress) levelEnded(line string, more bool) {
+// offered is the rate the level's plan offered (report.LevelStats.
+// OfferedRPS; 0: none, a closed loop): the line names an open-loop level
+// by its mode's Words.Load, "18.2 req/s offered (nominal 16)". A level
+// that measured no time per request (an open loop that ended within its
+// arrivals' time, whose last request's time is not seen: 0) says none:
+// the estimate keeps the last one measured, or the assumed one.
+func (p *progress) levelEnded(line string, offered float64, more bool) {
 	p.mu.Lock()
 	est := p.plan.estimate()
-	if per, ok := est.perRequest(p.plan, p.key, time.Since(p.started)); ok && !p.started.IsZero() {
+	measured := ""
+	if per, ok := est.perRequest(p.plan, p.key, time.Since(p.started)); ok && per > 0 && !p.started.IsZero() {
 		p.perReq = per
+		at := p.key.Name()
+		if load := p.key.Words().Load; load != nil {
+			at = load(p.key, offered, "")
+		}
+		measured = fmt.Sprintf(" (measured %s a request at %s)", roundDur(per), at)
 	}
-	left, run, name := p.plan.timeLeft(p.run, est.alone(p.plan, p.key, p.perReq)), p.run, p.key.Name()
+	left, run := p.plan.timeLeft(p.run, est.alone(p.plan, p.key, p.perReq)), p.run
 	p.mu.Unlock()
 	p.levelDone(line)
 	if n := p.plan.runs(); more && n > run {
-		p.levelDone(fmt.Sprintf("toksweep: %s left for %s (measured %s a request at %s)",
-			about(left), english.Plural(n-run, "more level run"), roundDur(p.perReq), name))
+		p.levelDone(fmt.Sprintf("toksweep: %s left for %s%s",
+			about(left), english.Plural(n-run, "more level run"), measured))
 	}
 }
 

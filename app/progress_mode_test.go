@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -27,7 +28,7 @@ func TestProgressNamesTheLevelByItsMode(t *testing.T) {
 	p = newProgress(&buf, sweepPlan{est: closedLevels{4, 8}, repeat: 1, requests: 8, tokens: 10}, nil)
 	p.start(4, 0, 8)
 	p.starting(sweep.Level{Mode: sweep.ClosedMode, Concurrency: 4})
-	p.levelEnded("level C=4 done", true)
+	p.levelEnded("level C=4 done", 0, true)
 	if got := buf.String(); !strings.Contains(got, "a request at C=4)\n") {
 		t.Errorf("closed level's re-estimate: %q", got)
 	}
@@ -44,14 +45,53 @@ func TestRateRunIsReestimated(t *testing.T) {
 		p.start(0, 0, 40)
 		p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 1})
 		time.Sleep(42 * time.Second) // 40 arrivals at 1 req/s, then 2 s for the last request
-		p.levelEnded("level rate=1/s done", true)
-		// rate 4: 40 arrivals in 10 s, then 2 s: 12 s, said to 5 s.
-		want := "level rate=1/s done\ntoksweep: about 10 seconds left for 1 more level run (measured 2s a request at rate=1/s)\n"
+		p.levelEnded("level rate=1/s done", 0.98, true)
+		// rate 4: 40 arrivals in 10 s, then 2 s: 12 s, said to 5 s. The
+		// level is named by the rate its plan offered (sweep.RateText).
+		want := "level rate=1/s done\ntoksweep: about 10 seconds left for 1 more level run (measured 2s a request at " + sweep.RateText(0.98, 1) + ")\n"
 		if got := buf.String(); got != want {
 			t.Errorf("re-estimate\n got %q\nwant %q", got, want)
 		}
 		if left := p.plan.timeLeft(1, 2*time.Second); left != 12*time.Second {
 			t.Errorf("time left after the first rate: %v, want 12s", left)
+		}
+	})
+}
+
+// A rate level that ends within its arrivals' time measured no time per
+// request (elapsed less the arrivals' is not positive): the re-estimate
+// says none rather than "measured 0s a request", and keeps the assumed
+// one.
+func TestRateLevelWithinItsArrivalsMeasuresNoRequestTime(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		plan := sweepPlan{est: rateLevels{rates: []float64{1, 4}}, repeat: 1, requests: 40, tokens: 10}
+		p := newProgress(&buf, plan, nil)
+		assumed := p.perReq
+		p.start(0, 0, 40)
+		p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 1})
+		time.Sleep(20 * time.Second)
+		for range 20 {
+			p.observe(client.Record{})
+		}
+		p.mu.Lock()
+		live := p.liveLine() // half done at 20 s: the level projects to its arrivals' 40 s
+		p.mu.Unlock()
+		if !strings.Contains(live, "sweep ~") {
+			t.Errorf("the live line within the arrivals' time lost the sweep's time left: %q", live)
+		}
+		time.Sleep(19 * time.Second) // ended a second before its 40 arrivals' time
+		p.levelEnded("level rate=1/s done", 1.02, true)
+		got := buf.String()
+		if strings.Contains(got, "measured") {
+			t.Errorf("a level that measured no request time says it did: %q", got)
+		}
+		if !strings.Contains(got, "left for 1 more level run\n") {
+			t.Errorf("re-estimate: %q", got)
+		}
+		if p.perReq != assumed {
+			t.Errorf("request time %v, want the assumed %v kept", p.perReq, assumed)
 		}
 	})
 }

@@ -70,7 +70,7 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 		// request measured (1s), so the C=8 level's 40 rounds take 40 s.
 		time.Sleep(60*time.Second + 99*time.Millisecond)
 		n := len(redraws(buf.String()))
-		p.levelEnded("level C=4 done", true)
+		p.levelEnded("level C=4 done", 0, true)
 		got := redraws(buf.String())[n:]
 		if len(got) != 2 || got[0] != "level C=4 done\n" || got[1] != "toksweep: about 40 seconds left for 1 more level run (measured 1s a request at C=4)\n" {
 			t.Errorf("at the level's end drew %q", got)
@@ -107,10 +107,10 @@ func TestProgressPlainReestimateIsMeasured(t *testing.T) {
 		p := newProgress(&buf, closedPlan([]int{1, 2, 4}, 8, 100), nil)
 		p.start(1, 0, 8)
 		time.Sleep(3 * time.Second)
-		p.levelEnded("level C=1 done", true)
+		p.levelEnded("level C=1 done", 0, true)
 		p.start(2, 0, 8)
 		time.Sleep(80 * time.Second) // 20 s a request: 2 rounds of C=4 left, 40 s
-		p.levelEnded("level C=2 done", true)
+		p.levelEnded("level C=2 done", 0, true)
 		p.stop()
 		want := "level C=1 done\n" +
 			"toksweep: a few seconds left for 2 more level runs (measured 400ms a request at C=1)\n" +

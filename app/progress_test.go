@@ -54,7 +54,7 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	p := newProgress(&buf, plan, &streamed)
 	p.live = true
 	p.start(4, 0, 32)
-	p.levelEnded("level C=4 done", true)
+	p.levelEnded("level C=4 done", 0, true)
 	p.start(8, 0, 32)
 	for range 3 {
 		p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
@@ -117,9 +117,9 @@ func TestProgressPlainReestimate(t *testing.T) {
 	var buf syncBuffer
 	p := newProgress(&buf, sweepPlan{levels: []int{1, 2, 4}, repeat: 1, requests: 8, tokens: 100}, nil)
 	p.start(1, 0, 8)
-	p.levelEnded("level C=1 done", true)
+	p.levelEnded("level C=1 done", 0, true)
 	p.start(2, 0, 8)
-	p.levelEnded("level C=2 done", false)
+	p.levelEnded("level C=2 done", 0, false)
 	p.stop()
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	if len(lines) != 3 || lines[0] != "level C=1 done" || lines[2] != "level C=2 done" ||

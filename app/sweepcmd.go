@@ -197,7 +197,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	if r.mode.note != nil {
 		line += r.mode.note(l, s)
 	}
-	r.progress.levelEnded(line, goesOn)
+	r.progress.levelEnded(line, s.OfferedRPS, goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}
@@ -324,13 +324,18 @@ func anySuccess(stats []report.LevelStats) bool {
 }
 
 // levelLine is the one status line printed on stderr as each level ends;
-// an open-loop level's says its load as its plan offered it (Words.Load:
-// "18.2 req/s offered (nominal 16)").
+// an open-loop level's says its load as its plan offered it, naming the
+// level once (Words.Offered, else Words.Load: "18.2 req/s offered
+// (nominal 16)", a replay's "offered 2.4 req/s" after "speed=2×").
 func levelLine(s report.LevelStats) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "level %s done (%s): ", report.LevelName(s), s.EndReason)
-	if k := s.Key(); k.Words().Load != nil {
-		fmt.Fprintf(&b, "%s, ", k.Words().Load(k, s.OfferedRPS, ""))
+	if k, w := s.Key(), s.Key().Words(); w.Offered != nil {
+		if load := w.Offered(k, s.OfferedRPS); load != "" {
+			fmt.Fprintf(&b, "%s, ", load)
+		}
+	} else if w.Load != nil {
+		fmt.Fprintf(&b, "%s, ", w.Load(k, s.OfferedRPS, ""))
 	}
 	fmt.Fprintf(&b, "%d ok, %d failed", s.RequestsOK, s.RequestsFailed)
 	fmt.Fprintf(&b, ", decode p50 %s tok/s, aggregate %s tok/s", fmtRate(s.DecodeTPSP50), fmtRate(s.AggregateOutputTPS))

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -211,12 +212,12 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		case r.Recommended.IsZero() && r.FirstFail.IsZero():
 			fmt.Fprintf(&b, "No level can be judged against the SLO (%s): C=%d cannot bear a verdict.", r.SLO, r.Unjudged.Concurrency)
 		case r.Recommended.IsZero():
-			fmt.Fprintf(&b, "No level meets the SLO (%s): at %s %s.", r.SLO, users(r.FirstFail.Concurrency), strings.Join(r.FirstFailWhy, "; "))
+			fmt.Fprintf(&b, "No level meets the SLO (%s): at %s %s.", r.SLO, users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
 		default:
-			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended.Concurrency), r.SLO, levelFigures(stats, r.Recommended.Concurrency))
+			fmt.Fprintf(&b, "This server serves %s with %s: there %s.", users(r.Recommended), r.SLO, levelFigures(stats, r.Recommended.Concurrency))
 			switch {
 			case !r.FirstFail.IsZero():
-				fmt.Fprintf(&b, " At %s the SLO fails: %s.", users(r.FirstFail.Concurrency), strings.Join(r.FirstFailWhy, "; "))
+				fmt.Fprintf(&b, " At %s the SLO fails: %s.", users(r.FirstFail), strings.Join(r.FirstFailWhy, "; "))
 			case !r.Unjudged.IsZero():
 				fmt.Fprintf(&b, " C=%d cannot bear a verdict, so the limit above %d is not known.", r.Unjudged.Concurrency, r.Recommended.Concurrency)
 			default:
@@ -228,9 +229,9 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 	trusted := r.trustedStats(stats)
 	switch {
 	case !r.Knee.IsZero() && r.Knee == r.Recommended:
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee.Concurrency), KneeGain*100)
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%), the recommended level.", requests(r.Knee), KneeGain*100)
 	case !r.Knee.IsZero():
-		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee.Concurrency), KneeGain*100, levelFigures(stats, r.Knee.Concurrency))
+		fmt.Fprintf(&b, "Aggregate throughput saturates beyond %s (doubling adds < %.0f%%): there %s.", requests(r.Knee), KneeGain*100, levelFigures(stats, r.Knee.Concurrency))
 	case len(GroupByKey(trusted)) == 1:
 		b.WriteString("One level cannot show a knee (run levels a doubling apart, e.g. --levels 1,2,4,8, to find one)")
 		r.figuresAt(&b, stats, trusted[0].Concurrency, "; at %s %s.")
@@ -238,7 +239,7 @@ func (r Recommendation) Sentence(stats []LevelStats) string {
 		b.WriteString("No two levels a doubling apart delivered throughput, so no knee can be found.")
 	default:
 		c := maxLevel(trusted)
-		fmt.Fprintf(&b, "Aggregate throughput was still growing at %s (no knee within the levels run)", requests(c))
+		fmt.Fprintf(&b, "Aggregate throughput was still growing at %s (no knee within the levels run)", requests(levelAt(trusted, c)))
 		r.figuresAt(&b, stats, c, ": there %[2]s.")
 	}
 	if len(r.Excluded) > 0 {
@@ -260,7 +261,7 @@ func (r Recommendation) figuresAt(b *strings.Builder, stats []LevelStats, c int,
 		b.WriteString(".")
 		return
 	}
-	fmt.Fprintf(b, format, requests(c), levelFigures(stats, c))
+	fmt.Fprintf(b, format, requests(levelAt(stats, c)), levelFigures(stats, c))
 }
 
 // levelFigures says what one user gets at concurrency c and what the
@@ -295,11 +296,29 @@ func msText(ms float64) string {
 	return Num(ms, 0) + " ms"
 }
 
-// users is "1 concurrent user" or "N concurrent users".
-func users(n int) string { return english.Plural(n, "concurrent user") }
+// users counts a closed-loop level's users in its mode's words (Words.
+// Running): "1 concurrent user", "4 concurrent sessions".
+func users(k sweep.LevelKey) string {
+	return english.Plural(k.Concurrency, cmp.Or(k.Words().Running, "concurrent user"))
+}
 
-// requests is "1 concurrent request" or "N concurrent requests".
-func requests(n int) string { return english.Plural(n, "concurrent request") }
+// requests counts what a closed-loop level holds in flight, for the knee
+// sentences, in its mode's words: "4 concurrent requests", "4 concurrent
+// sessions".
+func requests(k sweep.LevelKey) string {
+	return english.Plural(k.Concurrency, cmp.Or(k.Words().Running, "concurrent request"))
+}
+
+// levelAt is the key of stats' level at concurrency c (a closed-loop
+// mode's); a closed-loop key at c when none is there.
+func levelAt(stats []LevelStats, c int) sweep.LevelKey {
+	for _, s := range stats {
+		if s.Concurrency == c {
+			return s.Key()
+		}
+	}
+	return sweep.LevelKey{Mode: sweep.ClosedMode, Concurrency: c}
+}
 
 // trustedStats is stats without the levels r excluded.
 func (r Recommendation) trustedStats(stats []LevelStats) []LevelStats {

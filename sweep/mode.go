@@ -202,6 +202,17 @@ type Words struct {
 	// (Open-loop modes only, as the above.)
 	Load          func(k LevelKey, offered float64, note string) string
 	Level, Levels string
+	// Offered is an open-loop level's load on its level line, after its
+	// Name, which says the mode's own load: a replay's "offered 2.4 req/s"
+	// (the name says the speed; "": nothing to add); nil: Load's words
+	// (the rate mode's RateText, its nominal rate in the brackets).
+	Offered func(k LevelKey, offered float64) string
+	// Running is what a closed-loop level of the mode holds running, one
+	// of them, as the closing paragraph counts its levels ("serves N …",
+	// "still growing at N …"): sessions' "concurrent session"; empty: the
+	// closed loop's "concurrent user" (its users) and "concurrent request"
+	// (its knee).
+	Running string
 	// Head is the heading of the tables' load column: a closed loop's
 	// concurrency column ("C", sessions' "sessions"), an open loop's load
 	// column ("rate/s", "speed×"; its concurrency column, the cap, is "C").

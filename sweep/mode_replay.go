@@ -55,7 +55,14 @@ func init() {
 			Aggregate:     "at the replay speed",
 			Caption:       "at each replay speed of the trace; where doubling the speed adds little, it has saturated (the knee)",
 			ClientLimited: "were", ClientLimitedOne: "was",
-			Load:  replayLoad,
+			Load: replayLoad,
+			// The level line's name says the speed: only the rate.
+			Offered: func(_ LevelKey, offered float64) string {
+				if !(offered > 0) {
+					return ""
+				}
+				return fmt.Sprintf("offered %.3g req/s", offered)
+			},
 			Level: "replay speed", Levels: "replay speeds",
 			Head: "speed×",
 		},

@@ -36,6 +36,7 @@ func init() {
 			ClientLimited: "may have been",
 			List:          closedList,
 			Head:          "sessions",
+			Running:       "concurrent session",
 		},
 	})
 }

@@ -50,6 +50,24 @@ func TestModeWords(t *testing.T) {
 	if !(LevelKey{}).IsZero() {
 		t.Error("the zero key is not IsZero")
 	}
+	// What a closed-loop level holds running, in the closing paragraph:
+	// sessions count sessions; the closed loop keeps report's users and
+	// requests (empty).
+	if got := sess.Words().Running; got != "concurrent session" {
+		t.Errorf("sessions' Running %q, want \"concurrent session\"", got)
+	}
+	if got := closed.Words().Running; got != "" {
+		t.Errorf("the closed loop's Running %q, want none", got)
+	}
+	// A level line's load after its name: a replay's name says its
+	// speed, so only the offered rate (none when not recorded); the rate
+	// mode keeps Load (nil).
+	if off := replay.Words().Offered; off == nil || off(replay, 2.41) != "offered 2.41 req/s" || off(replay, 0) != "" {
+		t.Errorf("replay's Offered does not say the offered rate alone")
+	}
+	if rate.Words().Offered != nil {
+		t.Error("the rate mode's level line should keep Load (RateText)")
+	}
 
 	// Open-loop loads in a sentence: nominal alone, with a note, and with
 	// the offered rate the level realised.
