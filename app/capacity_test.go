@@ -124,42 +124,57 @@ func TestSavedSLORoundTrips(t *testing.T) {
 // C=1, 1/10ms = 100 tok/s at C=2 and 1/38ms ≈ 26 tok/s at C=16 (each level
 // runs at least C requests, so all 16 stream at once). A 50 tok/s SLO
 // passes the low levels by 2× or more and fails C=16 by almost 2×: which
-// level fails is the simulator's arithmetic, and a busy machine, which
-// only slows streams, cannot make C=16 pass; to fail C=2 it would have to
-// add 10 ms to every step. (On the default preset's ~3 ms steps, ~317 and
-// ~300 tok/s against 200, a starved run failed C=1.) The recommendation
-// must name the highest level that passes with all below it, and the
-// first failure, as levels.csv records them.
+// level fails is the simulator's arithmetic, not the machine's speed (on
+// the default preset's ~3 ms steps, ~317 and ~300 tok/s against 200, a
+// busy run failed C=1). The decode rate is the client's, though, and a
+// client held up 400 ms in mid-stream read C=2 at 30 tok/s once: a run
+// that misses is run again, up to timingAttempts, and is excused only
+// when the machine starved every attempt (runStarved), as the timing
+// tests are. The recommendation must name the highest level that passes
+// with all below it, and the first failure, as levels.csv records them.
 func TestSweepSLOFailsMidSweep(t *testing.T) {
 	t.Parallel()
 	url := steadySim(t, func(c *sim.Config) { c.DecodeBase, c.DecodePerSeq = 6*time.Millisecond, 2*time.Millisecond })
-	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", url,
-		"--levels", "1,2,16", "--requests", "4", "--max-tokens", "16", "--out", out,
-		"--slo-decode-tps", "50", "--metrics-url", "off")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	best, firstFail := 0, 0
-	for _, row := range readLevels(t, out) {
-		c := int(num(t, row, "concurrency"))
+	starved := true // every attempt so far missed on a starved machine
+	for attempt := 1; ; attempt++ {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", url,
+			"--levels", "1,2,16", "--requests", "4", "--max-tokens", "16", "--out", out,
+			"--slo-decode-tps", "50", "--metrics-url", "off")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		best, firstFail := 0, 0
+		for _, row := range readLevels(t, out) {
+			c := int(num(t, row, "concurrency"))
+			switch {
+			case row["slo_pass"] == "true" && firstFail == 0:
+				best = c
+			case row["slo_pass"] == "false" && firstFail == 0:
+				firstFail = c
+			}
+		}
+		if best == 2 && firstFail == 16 {
+			for _, want := range []string{
+				fmt.Sprintf("This server serves %s with", usersText(best)),
+				fmt.Sprintf("At %s the SLO fails: decode_tps_p10 ", usersText(firstFail)),
+			} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			return
+		}
+		miss := fmt.Sprintf("want C=1,2 to pass and C=16 to fail, got best %d first fail %d", best, firstFail)
+		starved = starved && runStarved(t, out)
 		switch {
-		case row["slo_pass"] == "true" && firstFail == 0:
-			best = c
-		case row["slo_pass"] == "false" && firstFail == 0:
-			firstFail = c
+		case attempt >= timingAttempts && starved:
+			t.Logf("not judged: the machine starved every attempt; last: %s", miss)
+			return
+		case attempt >= timingAttempts:
+			t.Fatalf("%s\n%s", miss, stdout)
 		}
-	}
-	if best != 2 || firstFail != 16 {
-		t.Fatalf("want C=1,2 to pass and C=16 to fail, got best %d first fail %d\n%s", best, firstFail, stdout)
-	}
-	for _, want := range []string{
-		fmt.Sprintf("This server serves %s with", usersText(best)),
-		fmt.Sprintf("At %s the SLO fails: decode_tps_p10 ", usersText(firstFail)),
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
+		t.Logf("attempt %d: %s", attempt, miss)
 	}
 }
 
