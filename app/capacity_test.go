@@ -123,19 +123,21 @@ func TestSavedSLORoundTrips(t *testing.T) {
 // plus 3 ms per running stream, per-stream decode is 1/9ms = 111 tok/s at
 // C=1, 1/12ms = 83 tok/s at C=2 and 1/54ms ≈ 18.5 tok/s at C=16 (each
 // level runs at least C requests, so all 16 stream at once). A 40 tok/s
-// SLO passes the low levels by 2× or more and fails C=16 by 2×: which level
-// fails is the simulator's arithmetic. A busy machine only slows streams,
-// and to fail C=2 it must stall one of its 48-token streams by 0.6 s or
-// more (the p10 of 4 requests is the slowest); that has happened beside
-// other tests' load (a 16-token stream of 4 read 27.9 tok/s at C=1 after
-// one 451 ms gap), so an attempt whose verdicts differ is run again, up to
-// 3 times, when the run says it was starved (runStarved) or its levels
-// were flagged client-limited, and fails at once otherwise. The
-// recommendation must name the highest level that passes with all below
-// it, and the first failure, as levels.csv records them.
+// SLO passes the low levels by 2× or more and fails C=16 by 2×: which
+// level fails is the simulator's arithmetic, not the machine's speed (on
+// the default preset's ~3 ms steps, ~317 and ~300 tok/s against 200, a
+// busy run failed C=1). The decode rate is the client's, though, and a
+// client held up in mid-stream has read one of four 16-token streams at
+// 27.9–48.8 tok/s against 50 (one gap of 190–451 ms); with 48 tokens a
+// C=2 stream must be held up 0.6 s to fail. A run that misses is run
+// again, up to timingAttempts, and is excused only when every attempt
+// was starved (runStarved) or flagged client-limited, as the timing tests
+// are. The recommendation must name the highest level that passes with
+// all below it, and the first failure, as levels.csv records them.
 func TestSweepSLOFailsMidSweep(t *testing.T) {
 	t.Parallel()
 	url := steadySim(t, func(c *sim.Config) { c.DecodeBase, c.DecodePerSeq = 6*time.Millisecond, 3*time.Millisecond })
+	starved := true // every attempt so far missed on a starved machine
 	for attempt := 1; ; attempt++ {
 		out := t.TempDir()
 		code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", url,
@@ -155,22 +157,27 @@ func TestSweepSLOFailsMidSweep(t *testing.T) {
 				firstFail = c
 			}
 		}
-		if best != 2 || firstFail != 16 {
-			if (limited || runStarved(t, out)) && attempt < 3 {
-				t.Logf("attempt %d: best %d first fail %d on a starved or client-limited run; again", attempt, best, firstFail)
-				continue
+		if best == 2 && firstFail == 16 {
+			for _, want := range []string{
+				fmt.Sprintf("This server serves %s with", usersText(best)),
+				fmt.Sprintf("At %s the SLO fails: decode_tps_p10 ", usersText(firstFail)),
+			} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
 			}
-			t.Fatalf("want C=1,2 to pass and C=16 to fail, got best %d first fail %d (attempt %d)\n%s", best, firstFail, attempt, stdout)
+			return
 		}
-		for _, want := range []string{
-			fmt.Sprintf("This server serves %s with", usersText(best)),
-			fmt.Sprintf("At %s the SLO fails: decode_tps_p10 ", usersText(firstFail)),
-		} {
-			if !strings.Contains(stdout, want) {
-				t.Errorf("stdout lacks %q:\n%s", want, stdout)
-			}
+		miss := fmt.Sprintf("want C=1,2 to pass and C=16 to fail, got best %d first fail %d", best, firstFail)
+		starved = starved && (limited || runStarved(t, out))
+		switch {
+		case attempt >= timingAttempts && starved:
+			t.Logf("not judged: the machine starved every attempt; last: %s", miss)
+			return
+		case attempt >= timingAttempts:
+			t.Fatalf("%s\n%s", miss, stdout)
 		}
-		return
+		t.Logf("attempt %d: %s", attempt, miss)
 	}
 }
 
