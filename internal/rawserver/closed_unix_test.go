@@ -36,21 +36,7 @@ func TestClosedStaysClosed(t *testing.T) {
 		}
 		// Listeners on free ports never get it, nor do the connections
 		// to them (their ephemeral ports).
-		for range 200 {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := net.Dial("tcp", ln.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ln.Addr().String() == addr || c.LocalAddr().String() == addr {
-				t.Fatalf("%s was handed out while reserved", addr)
-			}
-			c.Close()
-			ln.Close()
-		}
+		notHandedOut(t, addr, 200)
 		refused("after 200 other listeners")
 	})
 	ln, err := net.Listen("tcp", addr)
@@ -58,4 +44,25 @@ func TestClosedStaysClosed(t *testing.T) {
 		t.Fatalf("once the test ended, %s is still held: %v", addr, err)
 	}
 	ln.Close()
+}
+
+// notHandedOut opens n listeners on free ports, each with a connection to
+// it, and fails if any of them, or a connection's ephemeral port, is addr.
+func notHandedOut(t *testing.T, addr string, n int) {
+	t.Helper()
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ln.Addr().String() == addr || c.LocalAddr().String() == addr {
+			t.Fatalf("%s was handed out while held", addr)
+		}
+		c.Close()
+		ln.Close()
+	}
 }

@@ -19,21 +19,7 @@ func TestFreeIsKeptForTheCode(t *testing.T) {
 	} else if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("dial %s: %v, want connection refused", addr, err)
 	}
-	for range 200 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ln.Addr().String() == addr || c.LocalAddr().String() == addr {
-			t.Fatalf("%s was handed out while kept", addr)
-		}
-		c.Close()
-		ln.Close()
-	}
+	notHandedOut(t, addr, 200)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatalf("the code under test cannot listen on %s: %v", addr, err)
