@@ -31,6 +31,11 @@ func (c *Client) ListModels(ctx context.Context) ([]Model, error) {
 		return nil, c.failure(Connect, 0, c.showModels, err.Error())
 	}
 	req.Header.Set("Accept", "application/json")
+	// The list's connection is not put back in the pool: a server that
+	// writes more than the list on it (a hostile one, or a broken proxy)
+	// would have the next request, the pre-flight, read those bytes as its
+	// own answer. One connection more per pre-flight is all it costs.
+	req.Close = true
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return nil, c.transportFailure(parent, ctx, err, c.showModels)
