@@ -3,6 +3,7 @@
 package rawserver
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 	"testing"
@@ -39,25 +40,18 @@ func reserve(t testing.TB, reuseAddr bool) string {
 		syscall.CloseOnExec(fd)
 	}
 	syscall.ForkLock.RUnlock()
-	if err != nil {
-		t.Fatalf("rawserver: socket: %v", err)
-	}
 	t.Cleanup(func() { _ = syscall.Close(fd) })
+	// Every step runs and any failure fails the test once (a step after a
+	// failed one fails too, on the bad descriptor: no harm).
+	errs := []error{err}
 	if reuseAddr {
-		if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1); err != nil {
-			t.Fatalf("rawserver: SO_REUSEADDR: %v", err)
-		}
+		errs = append(errs, syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1))
 	}
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatalf("rawserver: bind: %v", err)
-	}
+	errs = append(errs, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
 	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatalf("rawserver: getsockname: %v", err)
-	}
-	in4, ok := sa.(*syscall.SockaddrInet4)
-	if !ok || in4.Port == 0 {
-		t.Fatalf("rawserver: bound to %v, want a 127.0.0.1 port", sa)
+	in4, _ := sa.(*syscall.SockaddrInet4)
+	if err := errors.Join(append(errs, err)...); err != nil || in4 == nil || in4.Port == 0 {
+		t.Fatalf("rawserver: reserving a 127.0.0.1 port (SO_REUSEADDR %v): %v; bound to %v", reuseAddr, err, sa)
 	}
 	return fmt.Sprintf("127.0.0.1:%d", in4.Port)
 }
