@@ -24,9 +24,10 @@ import (
 func TestRateRunSentencesQuoteTheOfferedRate(t *testing.T) {
 	t.Parallel()
 	// The closing paragraph's sentences below are those of a run whose
-	// levels were all stable and whose 16 req/s level met the SLO and was
-	// not client-limited.
-	// A starved machine can make the level unstable or client-limited
+	// levels were all stable and whose 16 req/s level met the SLO (a
+	// client-limited level is still answered on, with a caution; in a
+	// whole-suite run both levels are flagged client-limited every time).
+	// A starved machine can make a level unstable
 	// (seen in whole-package -race runs: the answer fell back to 8 req/s),
 	// so a run that says so is run again, at most 3 times; the last one's
 	// level lines, plan and words are judged whatever it says, and its
@@ -46,10 +47,10 @@ func TestRateRunSentencesQuoteTheOfferedRate(t *testing.T) {
 		// unstable 8 req/s level bears no verdict (plan exits 1).
 		for _, row := range readLevels(t, dir) {
 			top := num(t, row, "rate") == 16
-			if row["unstable"] != "false" || top && (row["client_limited"] != "false" || row["slo_pass"] != "true") {
+			if row["unstable"] != "false" || top && row["slo_pass"] != "true" {
 				held = false
-				t.Logf("attempt %d: rate=%s/s unstable %s, client-limited %s, SLO pass %s: the machine was busy",
-					attempt, row["rate"], row["unstable"], row["client_limited"], row["slo_pass"])
+				t.Logf("attempt %d: rate=%s/s unstable %s, SLO pass %s: the machine was busy",
+					attempt, row["rate"], row["unstable"], row["slo_pass"])
 			}
 		}
 	}
