@@ -28,12 +28,7 @@ const (
 // PromptID and the measurements; Concurrency, Worker, Seq and Warmup are the
 // caller's. Config.RequestTimeout bounds the whole request.
 func (c *Client) Do(ctx context.Context, p Prompt) Record {
-	rec := Record{PromptID: p.ID}
-	if e := c.exchange(ctx, p, &rec, 0); e != nil {
-		rec.ErrorClass = e.Class
-		rec.Error = e.format(false)
-	}
-	return rec
+	return c.Send(ctx, c.Prepare(ctx, p))
 }
 
 // Probe is the check to run before any load. It sends the real request (the
