@@ -18,8 +18,6 @@ type arrivalLog struct {
 	from []string // from[i] sent at[i]
 }
 
-func (l *arrivalLog) add(t time.Time) { l.addFrom(t, "") }
-
 func (l *arrivalLog) addFrom(t time.Time, remote string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -61,10 +59,11 @@ func (s *Server) ArrivalsFrom() []Arrival {
 // busy machine, for tens of milliseconds) appends its stamp after later
 // ones.
 func (s *Server) Arrivals() []time.Time {
-	s.arrivals.mu.Lock()
-	at := slices.Clone(s.arrivals.at)
-	s.arrivals.mu.Unlock()
-	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+	from := s.ArrivalsFrom()
+	at := make([]time.Time, len(from))
+	for i, a := range from {
+		at[i] = a.At
+	}
 	return at
 }
 

@@ -95,7 +95,7 @@ func TestArrivalsAreSorted(t *testing.T) {
 	var s Server
 	t0 := time.Now()
 	for _, ms := range []int{0, 30, 3, 27, 31} {
-		s.arrivals.add(t0.Add(time.Duration(ms) * time.Millisecond))
+		s.arrivals.addFrom(t0.Add(time.Duration(ms)*time.Millisecond), "")
 	}
 	got := s.Arrivals()
 	var off []int
