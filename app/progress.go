@@ -190,11 +190,7 @@ func (p *progress) levelEnded(line string, offered float64, more bool) {
 	measured := ""
 	if per, ok := est.perRequest(p.plan, p.key, time.Since(p.started)); ok && per > 0 && !p.started.IsZero() {
 		p.perReq = per
-		at := p.key.Name()
-		if load := p.key.Words().Load; load != nil {
-			at = load(p.key, offered, "")
-		}
-		measured = fmt.Sprintf(" (measured %s a request at %s)", roundDur(per), at)
+		measured = fmt.Sprintf(" (measured %s a request at %s)", roundDur(per), p.key.Said(offered))
 	}
 	left, run := p.plan.timeLeft(p.run, est.alone(p.plan, p.key, p.perReq)), p.run
 	p.mu.Unlock()

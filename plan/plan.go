@@ -232,14 +232,11 @@ func groups(stats []report.LevelStats, levels []sweep.Level) []group {
 	}
 	slices.SortStableFunc(gs, func(a, b group) int { return a.key.Compare(b.key) })
 	for i := range gs {
-		gs[i].said = gs[i].name
-		if load := gs[i].key.Words().Load; load != nil {
-			var offered float64
-			for _, r := range gs[i].runs {
-				offered += stats[r].OfferedRPS / float64(len(gs[i].runs))
-			}
-			gs[i].said = load(gs[i].key, offered, "")
+		var offered float64
+		for _, r := range gs[i].runs {
+			offered += stats[r].OfferedRPS / float64(len(gs[i].runs))
 		}
+		gs[i].said = gs[i].key.Said(offered)
 	}
 	return gs
 }

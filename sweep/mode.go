@@ -43,6 +43,16 @@ func (k LevelKey) At() string { return k.mode().Words.At(k) }
 // String is Name.
 func (k LevelKey) String() string { return k.Name() }
 
+// Said is the level as a sentence names it with the rate its plan offered:
+// an open-loop mode's Words.Load ("18.2 req/s offered (nominal 16)"), a
+// closed loop's Name ("C=4").
+func (k LevelKey) Said(offered float64) string {
+	if load := k.Words().Load; load != nil {
+		return load(k, offered, "")
+	}
+	return k.Name()
+}
+
 // Words are the mode's words.
 func (k LevelKey) Words() Words { return k.mode().Words }
 
