@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toksweep/toksweep/internal/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 )
 
 // TestGarbageReplyIsNamed: a server that accepts connections and answers

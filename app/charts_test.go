@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toksweep/toksweep/htmlreport"
+	"github.com/toksweep/toksweep/report/htmlreport"
 )
 
 // TestChartsFlag: sweep and report write the chart files --charts names,

@@ -13,9 +13,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/compare"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/rundir"
 )
 

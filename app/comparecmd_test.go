@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
 )

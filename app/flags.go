@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/toksweep/toksweep/chart"
+	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/sweep"
 )
 

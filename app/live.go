@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/live"
+	"github.com/toksweep/toksweep/internal/live"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/internal/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 )
 
 // scrapeDuring runs the sweep args (plus --listen) and scrapes its

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/toksweep/toksweep/atomicfile"
+	"github.com/toksweep/toksweep/internal/atomicfile"
 	"github.com/toksweep/toksweep/rundir"
 )
 

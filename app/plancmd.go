@@ -15,8 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/plan"
+	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/rundir"
 )
 

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/plan"
+	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/rundir"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 	"github.com/toksweep/toksweep/report"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/toksweep/toksweep/atomicfile"
-	"github.com/toksweep/toksweep/htmlreport"
+	"github.com/toksweep/toksweep/internal/atomicfile"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toksweep/toksweep/chart"
-	"github.com/toksweep/toksweep/htmlreport"
+	"github.com/toksweep/toksweep/report/chart"
+	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/internal/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 )
 
 // closedURL is the base URL of a loopback port that refuses connections

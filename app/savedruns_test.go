@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/htmlreport"
+	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/internal/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 )
 
 // The planted secrets: none may appear in anything toksweep writes.

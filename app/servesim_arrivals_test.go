@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/toksweep/toksweep/internal/rawserver"
-	"github.com/toksweep/toksweep/internal/sendtiming"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/internal/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 )
 
 // startServeSim runs `toksweep serve-sim` with args on a free port until

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/internal/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 )
 
 // TestServeSimDrivenLikeCurl starts `toksweep serve-sim`, drives it the way

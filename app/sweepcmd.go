@@ -15,8 +15,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/htmlreport"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"

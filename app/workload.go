@@ -16,7 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/atomicfile"
-	"github.com/toksweep/toksweep/htmlreport"
+	"github.com/toksweep/toksweep/internal/atomicfile"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/report/htmlreport"
 )
 
 // checkFailedOutput checks a sweep whose charts or report.html could not

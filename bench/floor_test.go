@@ -11,7 +11,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/toksweep/toksweep/internal/benchstream"
+	"github.com/toksweep/toksweep/internal/testkit/benchstream"
 )
 
 // floorChunks is the chunk count of client's benchmark stream, so that

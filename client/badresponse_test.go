@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/internal/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 )
 
 // rawServer serves reply to every request (see rawserver.New) until the

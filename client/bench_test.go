@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/internal/benchstream"
+	"github.com/toksweep/toksweep/internal/testkit/benchstream"
 )
 
 // benchChunks is the number of token chunks in the benchmark stream.

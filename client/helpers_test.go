@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/internal/rawserver"
+	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 )
 
 // Fixture directories, relative to the package.

@@ -3,7 +3,7 @@ package report
 import (
 	"time"
 
-	"github.com/toksweep/toksweep/internal/recordtest"
+	"github.com/toksweep/toksweep/internal/testkit/recordtest"
 )
 
 const msec = time.Millisecond

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 )
 
 // ServerStats is the server's own account of a level, from its Prometheus

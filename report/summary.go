@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 	"github.com/toksweep/toksweep/sweep"
 )
 

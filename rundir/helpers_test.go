@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/internal/recordtest"
+	"github.com/toksweep/toksweep/internal/testkit/recordtest"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/atomicfile"
 )
 
 // LevelFile is the hidden file in a run directory that holds the records

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/toksweep/toksweep/atomicfile"
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/atomicfile"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )

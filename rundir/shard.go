@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/toksweep/toksweep/atomicfile"
+	"github.com/toksweep/toksweep/internal/atomicfile"
 )
 
 // ShardFile is the file a shard of a sharded sweep writes beside its run's

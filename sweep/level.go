@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 )
 
 // EndReason says why a level stopped issuing requests.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/internal/sendtiming"
+	"github.com/toksweep/toksweep/internal/testkit/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/simtest"
 	"github.com/toksweep/toksweep/sweep"

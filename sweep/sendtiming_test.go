@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/internal/sendtiming"
+	"github.com/toksweep/toksweep/internal/testkit/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/simtest"
 	"github.com/toksweep/toksweep/sweep"

@@ -3,7 +3,7 @@ package sweep
 import (
 	"context"
 
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 )
 
 // ServerSampler observes the server itself while a level runs, through the

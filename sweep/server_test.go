@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 )
 
 // TestServerSamplerBracketsEachLevel checks that the sampler starts before

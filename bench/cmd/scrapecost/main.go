@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 )
 
 // Result is what scrapecost prints.

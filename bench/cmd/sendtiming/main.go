@@ -62,7 +62,7 @@ import (
 
 	"github.com/toksweep/toksweep/bench/internal/procstat"
 	"github.com/toksweep/toksweep/internal/nap"
-	"github.com/toksweep/toksweep/internal/sendtiming"
+	"github.com/toksweep/toksweep/internal/testkit/sendtiming"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/simtest"
 	"github.com/toksweep/toksweep/sweep"

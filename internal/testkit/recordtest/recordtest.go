@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/promscrape"
+	"github.com/toksweep/toksweep/client/promscrape"
 	"github.com/toksweep/toksweep/sweep"
 )
 

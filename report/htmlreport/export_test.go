@@ -3,8 +3,8 @@ package htmlreport
 import (
 	"io"
 
-	"github.com/toksweep/toksweep/chart"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/report/chart"
 )
 
 // Write writes report.html to w, as WriteAll does beside the charts: the

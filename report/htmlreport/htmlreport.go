@@ -14,9 +14,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/toksweep/toksweep/atomicfile"
-	"github.com/toksweep/toksweep/chart"
+	"github.com/toksweep/toksweep/internal/atomicfile"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/report/chart"
 
 	_ "embed"
 )

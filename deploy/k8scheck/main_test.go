@@ -11,7 +11,7 @@ import (
 // naming it (issue 25, item 23: none of them were there and k8scheck said
 // nothing).
 func TestManifestsAreHardened(t *testing.T) {
-	const dir = "../../deploy/kubernetes"
+	const dir = "../kubernetes"
 	if _, err := checkDir(dir); err != nil {
 		t.Fatal(err)
 	}

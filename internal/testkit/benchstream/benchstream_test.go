@@ -8,7 +8,7 @@ import (
 )
 
 func TestBuild(t *testing.T) {
-	s := Load(t, filepath.Join("..", ".."))
+	s := Load(t, filepath.Join("..", "..", ".."))
 	var data [][]byte
 	for _, line := range bytes.Split(s, []byte("\n")) {
 		if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {

@@ -5,11 +5,11 @@
 #
 # Opt-in: it is not part of `go test ./...`. Usage:
 #
-#   scripts/interop.sh            build the simulator if it is not cached, then run
-#   scripts/interop.sh --cached   run only if the simulator is already cached;
+#   .ci/interop.sh            build the simulator if it is not cached, then run
+#   .ci/interop.sh --cached   run only if the simulator is already cached;
 #                                 otherwise print SKIP and exit 0 (for CI)
 #
-# The simulator is built from the tools module in tools/interop (its go.mod
+# The simulator is built from the tools module in .ci/interop (its go.mod
 # pins v0.10.2), so toksweep's own go.mod stays lean. A cold build downloads
 # about 1.7 GB of modules and takes 5 to 10 minutes; the binary is cached as
 # $TOKSWEEP_CACHE/llm-d-inference-sim-v0.10.2 (default ~/.cache/toksweep)
@@ -52,12 +52,12 @@ esac
 
 if [ ! -x "$SIMBIN" ]; then
   if $cached_only; then
-    echo "interop: SKIP: $SIMBIN is not built (run scripts/interop.sh once to build it)"
+    echo "interop: SKIP: $SIMBIN is not built (run .ci/interop.sh once to build it)"
     exit 0
   fi
   echo "interop: building llm-d-inference-sim $VERSION into $SIMBIN (cold: 5-10 min, ~1.7 GB of modules)"
   mkdir -p "$CACHE"
-  (cd tools/interop && go build -o "$SIMBIN.tmp" github.com/llm-d/llm-d-inference-sim/cmd/llm-d-inference-sim)
+  (cd .ci/interop && go build -o "$SIMBIN.tmp" github.com/llm-d/llm-d-inference-sim/cmd/llm-d-inference-sim)
   mv "$SIMBIN.tmp" "$SIMBIN"
 fi
 

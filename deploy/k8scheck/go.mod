@@ -1,7 +1,7 @@
 // Tools module of the Kubernetes manifest check (.ci/run): it decodes
 // deploy/kubernetes/*.yaml into the Kubernetes API types, so that k8s.io
 // stays out of toksweep's go.mod.
-module github.com/toksweep/toksweep/tools/k8scheck
+module github.com/toksweep/toksweep/deploy/k8scheck
 
 go 1.26.8
 

@@ -15,7 +15,7 @@ import (
 // endpoint exports (a histogram by its _bucket, _sum or _count series).
 func TestDashboardQueriesExportedMetrics(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../deploy/grafana/toksweep-dashboard.json")
+	b, err := os.ReadFile("../../deploy/grafana/toksweep-dashboard.json")
 	if err != nil {
 		t.Fatal(err)
 	}

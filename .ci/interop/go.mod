@@ -1,11 +1,11 @@
-// Tools module of scripts/interop.sh: it pins llm-d-inference-sim v0.10.2,
+// Tools module of .ci/interop.sh: it pins llm-d-inference-sim v0.10.2,
 // the third-party vLLM simulator toksweep is checked against, so that its
 // dependencies (about 1.7 GB of modules) stay out of toksweep's go.mod.
-// scripts/interop.sh builds it with
+// .ci/interop.sh builds it with
 //   go build -o ~/.cache/toksweep/llm-d-inference-sim-v0.10.2 \
 //     github.com/llm-d/llm-d-inference-sim/cmd/llm-d-inference-sim
 
-module github.com/toksweep/toksweep/tools/interop
+module github.com/toksweep/toksweep/.ci/interop
 
 go 1.26.8
 
