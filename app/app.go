@@ -16,6 +16,9 @@ import (
 	"unicode"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/mode"
+	_ "github.com/toksweep/toksweep/mode/builtin" // the built-in modes register themselves
 )
 
 // Exit statuses, documented in the README.
@@ -29,13 +32,9 @@ const (
 
 // UsageError is a mistake in the command line. It is reported in one line
 // and exits with status 2.
-type UsageError struct{ Msg string }
+type UsageError = mode.UsageError
 
-func (e *UsageError) Error() string { return e.Msg }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
-}
+func usagef(format string, args ...any) error { return mode.Usagef(format, args...) }
 
 // ErrInterrupted is the cancellation cause main sets on SIGINT, SIGTERM or
 // SIGHUP.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/workload"
 )
 
@@ -15,7 +16,7 @@ import (
 // after 16 MiB, not read until memory runs out.
 func TestInputBoundsAreUsageErrors(t *testing.T) {
 	t.Parallel()
-	levels := make([]string, maxLevelList+1)
+	levels := make([]string, closed.MaxLevelList+1)
 	for i := range levels {
 		levels[i] = fmt.Sprint(i + 1)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
@@ -100,7 +101,7 @@ func TestSweepAutoLevelsWithSim(t *testing.T) {
 
 func TestSavedSLORoundTrips(t *testing.T) {
 	t.Parallel()
-	o := &options{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: new(0.01), MaxGapP95: 1200 * time.Millisecond}}
+	o := &options{Line: mode.Line{SLO: report.SLO{DecodeTPS: 40, TTFTP95: 1500 * time.Millisecond, ErrorRate: new(0.01), MaxGapP95: 1200 * time.Millisecond}}}
 	b, err := json.Marshal(o.runConfig())
 	if err != nil {
 		t.Fatal(err)

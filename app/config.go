@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,12 +17,16 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/sim"
 )
 
 // options is a checked sweep command line.
 type options struct {
+	// Line is what the modes read of the command line: the per-level
+	// counts, the SLO, the warnings and each mode's own settings.
+	mode.Line
+
 	URL            string
 	Sim            bool
 	SimPreset      string
@@ -31,12 +34,7 @@ type options struct {
 	ReadingSpeed   float64
 	Model          string
 	API            client.API
-	Levels         []int
-	Requests       int
-	Duration       time.Duration
 	DrainTimeout   time.Duration // after Duration, before in-flight requests are canceled
-	Warmup         int
-	Repeat         int
 	MaxTokens      int
 	Temperature    *float64
 	Prompt         string
@@ -51,17 +49,10 @@ type options struct {
 	RequestTimeout time.Duration
 	ConnectTimeout time.Duration
 	Insecure       bool
-	Warnings       []string // non-fatal remarks about the flags, printed before the run
 
 	// streamed is the client's live token-chunk counter (progress.go),
 	// set by runSweep; nil outside a sweep.
 	streamed *atomic.Int64
-
-	// The closed loop's adaptive search (mode_closed.go).
-	Auto            bool // --levels auto: adaptive search instead of Levels
-	AutoMax         int
-	AutoGranularity int
-	SLO             report.SLO // capacity.go
 
 	Work   workSettings   // prompt set, output length and server metrics (workload.go)
 	Open   rateSettings   // open loop: --rates and its flags (rates.go)
@@ -75,10 +66,6 @@ type options struct {
 	Live  liveSettings // --listen and the SLO exit status (live.go)
 
 	Flags sweepFlagValues // the flags as given, bound by sweepFlags
-
-	// modes holds the settings of a mode that has no field here, by the
-	// mode's name (modeSettings); the built-in modes' are above.
-	modes map[string]any
 }
 
 // sweepFlagValues are the sweep flags that parseOptions turns into the
@@ -87,7 +74,6 @@ type options struct {
 // was given, where an absent flag and its default differ.
 type sweepFlagValues struct {
 	API                string
-	Levels             string
 	ExtraBody          string
 	Header             []string
 	Prompt             string
@@ -130,7 +116,6 @@ type sweepFlagValues struct {
 	MaxConcurrency     int
 	MaxConcurrencySet  bool
 	Percentiles        string
-	LevelsSet          bool
 	SimNoPrefixSet     bool
 }
 
@@ -229,13 +214,7 @@ func (o *options) counts() error {
 	return nil
 }
 
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
-}
+func joinInts(ns []int) string { return mode.JoinInts(ns) }
 
 // body parses --extra-body. Numbers are kept as written (json.Number): a
 // float64 would turn "seed": 9007199254740993 into 9007199254740992.

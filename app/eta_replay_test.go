@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/workload/trace"
 )
 
@@ -16,15 +17,15 @@ func TestReplayUpFront(t *testing.T) {
 	r.sum = trace.Summary{Requests: 41, Span: 2 * time.Second}
 	r.sum.Output.Max = 40 // 1 s at 40 tok/s
 	// (2s/1 + 1s) + (2s/2 + 1s) = 5s a run, × 2 runs: about 10 seconds.
-	p := sweepPlan{repeat: 2, warmup: 1, est: replayLevels{r}}
+	p := mode.Timing{Repeat: 2, Warmup: 1, Est: replayLevels{r}}
 	want := "the sweep takes about 10 seconds: 2 speeds × 2 runs × 40 requests of the trace over its 2s span / the speed (up to 40 output tokens each, 1s a request at an assumed 40 tok/s per stream)"
-	if got := p.upFront(); got != want {
+	if got := p.UpFront(); got != want {
 		t.Errorf("upFront\n got %q\nwant %q", got, want)
 	}
-	p.requests = 10
+	p.Requests = 10
 	r.auto = true
 	want = "speeds are chosen as the sweep goes; a level replays 10 requests of the trace over its 2s span / the speed (up to 40 output tokens each, 1s a request at an assumed 40 tok/s per stream)"
-	if got := p.upFront(); got != want {
+	if got := p.UpFront(); got != want {
 		t.Errorf("upFront auto\n got %q\nwant %q", got, want)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -42,25 +44,25 @@ func TestClosedLoopETAIsTheSweepsTime(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		const per = 250 * time.Millisecond
-		o := &options{Levels: []int{1, 3, 4}, Requests: 8, Warmup: 2, Repeat: 2, MaxTokens: 100}
-		plan := newSweepPlan(o, nil)
+		o := withLevels(&options{Line: mode.Line{Requests: 8, Warmup: 2, Repeat: 2}, MaxTokens: 100}, 1, 3, 4)
+		plan := newTiming(o, nil)
 		t0 := time.Now()
 		var starts []time.Duration
-		cfg := sweep.Config{Levels: o.Levels, Requests: o.Requests, Warmup: o.Warmup, Repeat: o.Repeat,
+		cfg := sweep.Config{Load: closed.Load{Levels: closed.Of(&o.Line).Levels}, Requests: o.Requests, Warmup: o.Warmup, Repeat: o.Repeat,
 			Prompt:  sweep.Cycle([]client.Prompt{{Text: "p"}}),
 			Started: func(int, int, int) { starts = append(starts, time.Since(t0)) }}
 		if err := sweep.Run(context.Background(), cfg, &steadyDoer{epoch: time.Now(), took: per}, func(sweep.Level) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		total := time.Since(t0)
-		if want := 2 * 17 * per; total != want || plan.timeLeft(0, per) != want {
-			t.Errorf("the sweep took %v, estimated %v; want both %v", total, plan.timeLeft(0, per), want)
+		if want := 2 * 17 * per; total != want || plan.TimeLeft(0, per) != want {
+			t.Errorf("the sweep took %v, estimated %v; want both %v", total, plan.TimeLeft(0, per), want)
 		}
 		if len(starts) != 6 {
 			t.Fatalf("%d level runs, want 6", len(starts))
 		}
 		for k, at := range starts {
-			if left := plan.timeLeft(k, per); left != total-at {
+			if left := plan.TimeLeft(k, per); left != total-at {
 				t.Errorf("at run %d (%v in): estimated %v left, the sweep took %v more", k+1, at, left, total-at)
 			}
 		}

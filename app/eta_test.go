@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -13,54 +12,9 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/sim"
 )
-
-// The default sweep (levels 1..64, auto requests, 2048 tokens) against a
-// server at the assumed 40 tok/s per stream: C=1 runs 8 requests in a row,
-// every other level 4 per worker, each request 2048/40 s.
-func TestUpFrontEstimateOfTheDefaultSweep(t *testing.T) {
-	t.Parallel()
-	plan := sweepPlan{levels: []int{1, 2, 4, 8, 16, 32, 64}, repeat: 1, tokens: 2048}
-	perRequest := time.Duration(2048 * float64(time.Second) / assumedStreamTPS)
-	total := time.Duration(8+6*4) * perRequest
-	want := fmt.Sprintf("the sweep takes about %.0f minutes: 7 levels × 4–8 requests per worker (up to 2048 output tokens each), "+
-		"at an assumed 40 tok/s per stream (%s a request); re-estimated after each level", total.Minutes(), perRequest.Round(time.Second))
-	if got := plan.upFront(); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	if left := plan.timeLeft(1, perRequest); left != total-8*perRequest {
-		t.Errorf("after C=1: %v left, want %v", left, total-8*perRequest)
-	}
-}
-
-func TestEstimates(t *testing.T) {
-	t.Parallel()
-	const sec = time.Second
-	cases := []struct {
-		name string
-		plan sweepPlan
-		want string
-	}{
-		{"repeats and warm-up", sweepPlan{levels: []int{2, 4}, repeat: 3, requests: 8, warmup: 4, tokens: 40},
-			// C=2: (8+4)/2 = 6, C=4: (8+4)/4 = 3 requests per worker of 1s, three runs each: 27s.
-			"the sweep takes about 25 seconds: 2 levels × 3 runs × 3–6 requests per worker"},
-		{"duration bounds the level", sweepPlan{levels: []int{1}, repeat: 1, duration: 2 * time.Minute, tokens: 400},
-			// 10s a request: 120s, then the last request drains: 130s.
-			"the sweep takes about 2 minutes: 1 level × up to 2m0s (--duration) or 8 requests per worker"},
-		{"adaptive", sweepPlan{repeat: 1, tokens: 2400},
-			// 60s a request, 4 per worker.
-			"levels are chosen as the sweep goes; a level takes about 4 minutes: 4 requests per worker"},
-	}
-	for _, tc := range cases {
-		if got := tc.plan.upFront(); !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%s: got %s\nwant prefix %s", tc.name, got, tc.want)
-		}
-	}
-	if d := (sweepPlan{levels: []int{1}, repeat: 1, duration: 2 * time.Minute}).levelTime(1, 10*sec); d != 130*sec {
-		t.Errorf("duration-bounded level: %v, want 130s", d)
-	}
-}
 
 // The estimate before level 1 rests on the pre-flight's measured speed:
 // 8 chunks 10 ms apart after a 100 ms TTFT is 10 ms a token, so a request
@@ -72,19 +26,19 @@ func TestUpFrontFromThePreflight(t *testing.T) {
 	for i := range 8 {
 		rec.ChunkAt = append(rec.ChunkAt, 100*ms+time.Duration(i)*10*ms)
 	}
-	o := &options{Levels: []int{1}, Requests: 4, MaxTokens: 2048}
+	o := withLevels(&options{Line: mode.Line{Requests: 4}, MaxTokens: 2048}, 1)
 	o.check.rec, o.check.measured = rec, true
-	plan := newSweepPlan(o, []client.Prompt{{Text: "a"}})
-	if per := plan.assumedPerRequest(); per != 100*ms+2048*10*ms {
+	plan := newTiming(o, []client.Prompt{{Text: "a"}})
+	if per := plan.AssumedPerRequest(); per != 100*ms+2048*10*ms {
 		t.Errorf("one request: %v, want 20.58s", per)
 	}
 	want := "the sweep takes about 1 minute: 1 level × 4 requests per worker (up to 2048 output tokens each), " +
 		"at the pre-flight request's 100 tok/s per stream after a TTFT of 100ms (21s a request, alone on the server); re-estimated after each level"
-	if got := plan.upFront(); got != want {
+	if got := plan.UpFront(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	plan = newSweepPlan(o, []client.Prompt{{Text: "a", MaxTokens: 100}, {Text: "b", MaxTokens: 300}})
-	if got := plan.upFront(); !strings.Contains(got, "(a mean of 200 output tokens each)") {
+	plan = newTiming(o, []client.Prompt{{Text: "a", MaxTokens: 100}, {Text: "b", MaxTokens: 300}})
+	if got := plan.UpFront(); !strings.Contains(got, "(a mean of 200 output tokens each)") {
 		t.Errorf("varied targets: %s", got)
 	}
 }
@@ -109,18 +63,6 @@ func TestPreflightSpeedFromTheServersStamps(t *testing.T) {
 	rec.SendLag = nil // unstamped: the arrivals are all there is
 	if _, per := preflightSpeed(rec); per != 100*time.Microsecond {
 		t.Errorf("unstamped: per token %v, want 100µs", per)
-	}
-}
-
-func TestAbout(t *testing.T) {
-	t.Parallel()
-	for d, want := range map[time.Duration]string{
-		9 * time.Second: "a few seconds", 23 * time.Second: "about 25 seconds", 59 * time.Second: "about 60 seconds", 80 * time.Second: "about 1 minute",
-		27 * time.Minute: "about 27 minutes", 150 * time.Minute: "about 2.5 hours",
-	} {
-		if got := about(d); got != want {
-			t.Errorf("about(%v) = %q, want %q", d, got, want)
-		}
 	}
 }
 
@@ -155,17 +97,17 @@ func TestScaleQueuesBeyondTheSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := sweepPlan{tokens: 128, slots: cfg.MaxNumSeqs, step: simStep(cfg, 128)}
-	batch := float64(p.step(32)) / float64(p.step(1))
+	p := mode.Timing{Tokens: 128, Slots: cfg.MaxNumSeqs, Step: simStep(cfg, 128)}
+	batch := float64(p.Step(32)) / float64(p.Step(1))
 	for c, want := range map[int]float64{1: 1, 32: batch, 64: 2 * batch} {
-		if got := p.scale(c); math.Abs(got-want) > 1e-9 {
+		if got := p.Scale(c); math.Abs(got-want) > 1e-9 {
 			t.Errorf("scale(%d) = %.3f, want %.3f", c, got, want)
 		}
 	}
-	if got := p.alone(64, time.Duration(2*batch*float64(time.Second))); (got - time.Second).Abs() > time.Microsecond {
+	if got := p.Alone(64, time.Duration(2*batch*float64(time.Second))); (got - time.Second).Abs() > time.Microsecond {
 		t.Errorf("alone(64) = %v, want 1s", got)
 	}
-	if (sweepPlan{}).scale(64) != 1 {
+	if (mode.Timing{}).Scale(64) != 1 {
 		t.Error("nothing known of the server: scale must be 1")
 	}
 }
@@ -254,14 +196,14 @@ func upFrontLine(stderr string) string {
 	return ""
 }
 
-// upFrontSeconds reads every form about() writes: "about 1 minute" read
+// upFrontSeconds reads every form mode.About() writes: "about 1 minute" read
 // as no estimate at all before, and failed TestETAOfTheReadmeCommands.
 func TestUpFrontSecondsReadsEveryForm(t *testing.T) {
 	t.Parallel()
 	for d, want := range map[time.Duration]float64{9 * time.Second: 5, 23 * time.Second: 25, 80 * time.Second: 60,
 		27 * time.Minute: 27 * 60, 150 * time.Minute: 2.5 * 3600} {
-		if got, ok := upFrontSeconds("toksweep: the sweep takes " + about(d) + ": 1 level"); !ok || got != want {
-			t.Errorf("%q: %v %v, want %v", about(d), got, ok, want)
+		if got, ok := upFrontSeconds("toksweep: the sweep takes " + mode.About(d) + ": 1 level"); !ok || got != want {
+			t.Errorf("%q: %v %v, want %v", mode.About(d), got, ok, want)
 		}
 	}
 }

@@ -10,7 +10,7 @@ const fdMargin = 64
 // maxConcurrency is the highest number of streams the sweep will hold open
 // (the chosen mode's streams; 0 when it is not known before the sweep).
 func (o *options) maxConcurrency() int {
-	return o.modeInt(func(m *mode) func(*options) int { return m.streams }, 0)
+	return o.mode().Streams(&o.Line)
 }
 
 // fdNeed is the descriptors a sweep at concurrency c needs: one socket per

@@ -3,6 +3,8 @@ package app
 import (
 	"strings"
 	"testing"
+
+	"github.com/toksweep/toksweep/mode/closed"
 )
 
 func TestCheckFDs(t *testing.T) {
@@ -53,10 +55,12 @@ func itoa(n uint64) string {
 
 func TestMaxConcurrency(t *testing.T) {
 	t.Parallel()
-	if got := (&options{Levels: []int{4, 64, 16}}).maxConcurrency(); got != 64 {
+	if got := withLevels(&options{}, 4, 64, 16).maxConcurrency(); got != 64 {
 		t.Errorf("levels 4,64,16: %d, want 64", got)
 	}
-	if got := (&options{Auto: true, AutoMax: 512, Levels: []int{1}}).maxConcurrency(); got != 512 {
+	auto := withLevels(&options{}, 1)
+	closed.Of(&auto.Line).Auto, closed.Of(&auto.Line).AutoMax = true, 512
+	if got := auto.maxConcurrency(); got != 512 {
 		t.Errorf("auto up to 512: %d, want 512", got)
 	}
 }

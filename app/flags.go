@@ -14,7 +14,6 @@ import (
 
 // Defaults that the README documents.
 const (
-	defaultLevels         = "1,2,4,8,16,32,64"
 	defaultMaxTokens      = 2048 // the seed story's methodology
 	defaultSimMaxTokens   = 128  // --sim without --max-tokens: keeps the demo sweep short
 	defaultRequestTimeout = 10 * time.Minute

@@ -21,6 +21,8 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/testkit/rawserver"
+	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/closed"
 )
 
 // scrapeDuring runs the sweep args (plus --listen) and scrapes its
@@ -234,7 +236,7 @@ func TestFailOnSLONeedsObjective(t *testing.T) {
 func TestShareDone(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		p := newProgress(io.Discard, sweepPlan{levels: []int{1, 2}, repeat: 1, requests: 4}, nil)
+		p := newProgress(io.Discard, mode.Timing{Est: closed.Estimate([]int{1, 2}), Repeat: 1, Requests: 4}, nil)
 		if got := p.shareDone(2); got != 0 {
 			t.Errorf("before any level: %v, want 0", got)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/search"
@@ -13,7 +14,7 @@ import (
 // rateMode is the open loop at offered request rates (sweep.RateMode):
 // --rates, a list or auto (search.Rates), with its arrival process and
 // cap (rates.go). The trace replay rides on its settings (mode_replay.go).
-var rateMode = &mode{
+var rateMode = &legacyMode{
 	name: sweep.RateMode, rank: 20, helpOrder: 2,
 	flags:    rateFlags,
 	check:    (*options).rates,
@@ -23,7 +24,7 @@ var rateMode = &mode{
 	levels:   func(o *options) int { return len(o.Open.Rates) },
 	conns:    func(o *options) int { return o.Open.MaxConcurrency },
 	record:   func(o *options, rc *report.RunConfig) { rc.OpenLoop = o.Open.config() },
-	estimate: func(o *options) estimate { return rateLevels{rates: o.Open.Rates, auto: o.Open.Auto} },
+	estimate: func(o *options) mode.Estimate { return rateLevels{rates: o.Open.Rates, auto: o.Open.Auto} },
 	// One level per rate, each shard sending its part of the plan's
 	// arrivals with its part of the cap.
 	shard: &modeShard{
@@ -40,7 +41,7 @@ var rateMode = &mode{
 		if !o.Open.Auto {
 			return modeRun{}
 		}
-		rates := search.NewRates(search.JudgeRates(s.stats, o.SLO, sweep.LevelKey{Mode: sweep.RateMode, Concurrency: cfg.MaxConcurrency}), maxRate)
+		rates := search.NewRates(mode.JudgeRates(s.stats, o.SLO, sweep.LevelKey{Mode: sweep.RateMode, Concurrency: cfg.MaxConcurrency}), maxRate)
 		cfg.RatePlan = rates
 		return modeRun{search: rates}
 	},

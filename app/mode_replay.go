@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -15,7 +16,7 @@ import (
 // which is why it ranks before the rate mode. It has no shard split: every
 // shard would send the whole trace.
 func init() {
-	registerMode(&mode{
+	registerMode(&legacyMode{
 		name: sweep.ReplayMode, rank: 10, helpOrder: 3,
 		flags:    replayFlags,
 		parse:    (*options).replayConflicts,
@@ -27,7 +28,7 @@ func init() {
 		conns:    rateMode.conns,
 		record:   rateMode.record,
 		summary:  func(o *options, sum *report.Summary) { sum.Trace = &o.Replay.sum },
-		estimate: func(o *options) estimate { return replayLevels{&o.Replay} },
+		estimate: func(o *options) mode.Estimate { return replayLevels{&o.Replay} },
 		start: func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun {
 			r := &s.o.Replay
 			s.o.Open.apply(cfg)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/mode/closed"
 )
 
 // Every registered mode's flags are sweep flags, each once, and the
@@ -15,13 +17,11 @@ func TestModeFlagsAreSweepFlags(t *testing.T) {
 	for _, f := range sweepFlags(&options{}) {
 		names = append(names, f.Names()[0])
 	}
-	for _, m := range modes {
-		if m.flags == nil {
-			continue
-		}
-		for _, f := range m.flags(&options{}) {
+	o := &options{}
+	for _, m := range modes(o) {
+		for _, f := range m.Flags(&o.Line) {
 			if n := countOf(names, f.Names()[0]); n != 1 {
-				t.Errorf("mode %s: --%s is %d times among the sweep flags", m.name, f.Names()[0], n)
+				t.Errorf("mode %s: --%s is %d times among the sweep flags", m.Name(), f.Names()[0], n)
 			}
 		}
 	}
@@ -68,8 +68,14 @@ func TestChosenMode(t *testing.T) {
 		{&options{Open: rateSettings{Auto: true}, Replay: replaySettings{File: "t.jsonl"}}, "replay"},
 	}
 	for _, tc := range cases {
-		if got := tc.o.mode().name; got != tc.want {
+		if got := tc.o.mode().Name(); got != tc.want {
 			t.Errorf("%+v: mode %s, want %s", tc.o.Open, got, tc.want)
 		}
 	}
+}
+
+// withLevels gives o the closed loop's checked --levels.
+func withLevels(o *options, levels ...int) *options {
+	closed.Of(&o.Line).Levels = levels
+	return o
 }

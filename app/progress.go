@@ -13,6 +13,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/english"
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -27,7 +28,7 @@ const progressEvery = 250 * time.Millisecond
 type progress struct {
 	w    io.Writer
 	live bool
-	plan sweepPlan
+	plan mode.Timing
 	// streamed is the client's live count of token chunks (client.Config.
 	// Streamed): unlike finished requests, it moves from the first token.
 	streamed *atomic.Int64
@@ -46,11 +47,11 @@ type progress struct {
 	done, failed atomic.Int64
 }
 
-func newProgress(w io.Writer, plan sweepPlan, streamed *atomic.Int64) *progress {
+func newProgress(w io.Writer, plan mode.Timing, streamed *atomic.Int64) *progress {
 	if streamed == nil {
 		streamed = new(atomic.Int64)
 	}
-	return &progress{w: w, live: isTerminal(w), plan: plan, streamed: streamed, perReq: plan.assumedPerRequest()}
+	return &progress{w: w, live: isTerminal(w), plan: plan, streamed: streamed, perReq: plan.AssumedPerRequest()}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -125,19 +126,19 @@ func (p *progress) liveLine() string {
 	rate := float64(tokens) / max(elapsed.Seconds(), 1e-9)
 	var b strings.Builder
 	fmt.Fprintf(&b, "level %s", p.key.Name())
-	if n := p.plan.runs(); n > 0 {
+	if n := p.plan.Runs(); n > 0 {
 		fmt.Fprintf(&b, " (run %d of %d)", p.run, n)
 	}
 	fmt.Fprintf(&b, ": %d/%s requests, %d tokens streamed, %.0f tok/s, %d errors, %s",
 		p.done.Load(), planned, tokens, rate, p.failed.Load(), elapsed.Round(time.Second))
 	if left, ok := p.levelLeft(elapsed, tokens); ok {
-		fmt.Fprintf(&b, "; level ~%s left", roundDur(left).Round(time.Second))
-		if p.run < p.plan.runs() {
+		fmt.Fprintf(&b, "; level ~%s left", mode.RoundDur(left).Round(time.Second))
+		if p.run < p.plan.Runs() {
 			// The level so far measures a request's time better than the
 			// last level or the assumption did.
-			est := p.plan.estimate()
-			if per, ok := est.perRequest(p.plan, p.key, elapsed+left); ok {
-				fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.timeLeft(p.run, est.alone(p.plan, p.key, per))).Round(time.Second))
+			est := p.plan.Estimate()
+			if per, ok := est.PerRequest(p.plan, p.key, elapsed+left); ok {
+				fmt.Fprintf(&b, ", sweep ~%s left", (left + p.plan.TimeLeft(p.run, est.Alone(p.plan, p.key, per))).Round(time.Second))
 			}
 		}
 	}
@@ -152,11 +153,11 @@ func (p *progress) levelLeft(elapsed time.Duration, tokens int64) (time.Duration
 	switch {
 	case p.planned > 0:
 		f = float64(p.done.Load()) / float64(p.planned)
-		if want := float64(p.planned+p.plan.warmup) * p.plan.tokens; want > 0 {
+		if want := float64(p.planned+p.plan.Warmup) * p.plan.Tokens; want > 0 {
 			f = max(f, float64(tokens)/want)
 		}
-	case p.plan.duration > 0:
-		f = elapsed.Seconds() / p.plan.duration.Seconds()
+	case p.plan.Duration > 0:
+		f = elapsed.Seconds() / p.plan.Duration.Seconds()
 	}
 	if !(f > 0) {
 		return 0, false
@@ -186,18 +187,18 @@ func (p *progress) levelDone(line string) {
 // the estimate keeps the last one measured, or the assumed one.
 func (p *progress) levelEnded(line string, offered float64, more bool) {
 	p.mu.Lock()
-	est := p.plan.estimate()
+	est := p.plan.Estimate()
 	measured := ""
-	if per, ok := est.perRequest(p.plan, p.key, time.Since(p.started)); ok && per > 0 && !p.started.IsZero() {
+	if per, ok := est.PerRequest(p.plan, p.key, time.Since(p.started)); ok && per > 0 && !p.started.IsZero() {
 		p.perReq = per
-		measured = fmt.Sprintf(" (measured %s a request at %s)", roundDur(per), p.key.Said(offered))
+		measured = fmt.Sprintf(" (measured %s a request at %s)", mode.RoundDur(per), p.key.Said(offered))
 	}
-	left, run := p.plan.timeLeft(p.run, est.alone(p.plan, p.key, p.perReq)), p.run
+	left, run := p.plan.TimeLeft(p.run, est.Alone(p.plan, p.key, p.perReq)), p.run
 	p.mu.Unlock()
 	p.levelDone(line)
-	if n := p.plan.runs(); more && n > run {
+	if n := p.plan.Runs(); more && n > run {
 		p.levelDone(fmt.Sprintf("toksweep: %s left for %s%s",
-			about(left), english.Plural(n-run, "more level run"), measured))
+			mode.About(left), english.Plural(n-run, "more level run"), measured))
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -15,7 +17,7 @@ import (
 // level is "rate=16/s", not "C=0"; a closed loop's stays "C=4".
 func TestProgressNamesTheLevelByItsMode(t *testing.T) {
 	t.Parallel()
-	p := newProgress(&bytes.Buffer{}, sweepPlan{est: rateLevels{rates: []float64{16}}, repeat: 1, tokens: 10}, nil)
+	p := newProgress(&bytes.Buffer{}, mode.Timing{Est: rateLevels{rates: []float64{16}}, Repeat: 1, Tokens: 10}, nil)
 	p.start(0, 0, 40)
 	p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 16})
 	p.mu.Lock()
@@ -25,7 +27,7 @@ func TestProgressNamesTheLevelByItsMode(t *testing.T) {
 		t.Errorf("rate level's live line: %q", line)
 	}
 	var buf bytes.Buffer
-	p = newProgress(&buf, sweepPlan{est: closedLevels{4, 8}, repeat: 1, requests: 8, tokens: 10}, nil)
+	p = newProgress(&buf, mode.Timing{Est: closed.Estimate{4, 8}, Repeat: 1, Requests: 8, Tokens: 10}, nil)
 	p.start(4, 0, 8)
 	p.starting(sweep.Level{Mode: sweep.ClosedMode, Concurrency: 4})
 	p.levelEnded("level C=4 done", 0, true)
@@ -41,7 +43,7 @@ func TestRateRunIsReestimated(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		p := newProgress(&buf, sweepPlan{est: rateLevels{rates: []float64{1, 4}}, repeat: 1, requests: 40, tokens: 10}, nil)
+		p := newProgress(&buf, mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Requests: 40, Tokens: 10}, nil)
 		p.start(0, 0, 40)
 		p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 1})
 		time.Sleep(42 * time.Second) // 40 arrivals at 1 req/s, then 2 s for the last request
@@ -52,7 +54,7 @@ func TestRateRunIsReestimated(t *testing.T) {
 		if got := buf.String(); got != want {
 			t.Errorf("re-estimate\n got %q\nwant %q", got, want)
 		}
-		if left := p.plan.timeLeft(1, 2*time.Second); left != 12*time.Second {
+		if left := p.plan.TimeLeft(1, 2*time.Second); left != 12*time.Second {
 			t.Errorf("time left after the first rate: %v, want 12s", left)
 		}
 	})
@@ -66,7 +68,7 @@ func TestRateLevelWithinItsArrivalsMeasuresNoRequestTime(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		plan := sweepPlan{est: rateLevels{rates: []float64{1, 4}}, repeat: 1, requests: 40, tokens: 10}
+		plan := mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Requests: 40, Tokens: 10}
 		p := newProgress(&buf, plan, nil)
 		assumed := p.perReq
 		p.start(0, 0, 40)

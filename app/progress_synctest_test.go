@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
 )
 
 // Timer tests of the progress line and its estimates, in fake time
@@ -18,8 +19,8 @@ import (
 // closedPlan is the estimates' view of a closed-loop sweep of levels, with
 // requests measured requests per level of tokens output tokens each (built
 // from options, as the sweep command builds it).
-func closedPlan(levels []int, requests, tokens int) sweepPlan {
-	return newSweepPlan(&options{Levels: levels, Requests: requests, MaxTokens: tokens, Repeat: 1}, nil)
+func closedPlan(levels []int, requests, tokens int) mode.Timing {
+	return newTiming(withLevels(&options{Line: mode.Line{Requests: requests, Repeat: 1}, MaxTokens: tokens}, levels...), nil)
 }
 
 // redraws splits live output into the lines drawn after "\r\033[K".

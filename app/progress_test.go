@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/closed"
 )
 
 // syncBuffer is a bytes.Buffer safe for the redraw goroutine.
@@ -33,7 +35,7 @@ func (s *syncBuffer) String() string {
 func TestProgressPlainWritesOneLinePerLevel(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	p := newProgress(&buf, sweepPlan{}, nil)
+	p := newProgress(&buf, mode.Timing{}, nil)
 	if p.live {
 		t.Fatal("a buffer is not a terminal")
 	}
@@ -50,7 +52,7 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
 	var streamed atomic.Int64
-	plan := sweepPlan{levels: []int{4, 8}, repeat: 1, requests: 32, tokens: 100}
+	plan := mode.Timing{Est: closed.Estimate([]int{4, 8}), Repeat: 1, Requests: 32, Tokens: 100}
 	p := newProgress(&buf, plan, &streamed)
 	p.live = true
 	p.start(4, 0, 32)
@@ -85,7 +87,7 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 // larger of the requests' and the streamed tokens' share.
 func TestProgressLevelLeft(t *testing.T) {
 	t.Parallel()
-	p := newProgress(io.Discard, sweepPlan{levels: []int{4}, repeat: 1, tokens: 100, warmup: 4}, nil)
+	p := newProgress(io.Discard, mode.Timing{Est: closed.Estimate([]int{4}), Repeat: 1, Tokens: 100, Warmup: 4}, nil)
 	p.planned = 16
 	cases := []struct {
 		done, tokens int64
@@ -115,7 +117,7 @@ func TestProgressLevelLeft(t *testing.T) {
 func TestProgressPlainReestimate(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	p := newProgress(&buf, sweepPlan{levels: []int{1, 2, 4}, repeat: 1, requests: 8, tokens: 100}, nil)
+	p := newProgress(&buf, mode.Timing{Est: closed.Estimate([]int{1, 2, 4}), Repeat: 1, Requests: 8, Tokens: 100}, nil)
 	p.start(1, 0, 8)
 	p.levelEnded("level C=1 done", 0, true)
 	p.start(2, 0, 8)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
@@ -57,7 +59,7 @@ func (o *options) rates() error {
 		}
 		return nil
 	}
-	if f.LevelsSet {
+	if (closed.Mode{}).Given(&o.Line) {
 		return usagef("--rates and --levels are exclusive: --rates sweeps offered rates (open loop), --levels concurrencies (closed loop)")
 	}
 	if err := r.parse(f.Rates, &o.Warnings); err != nil {
@@ -76,11 +78,11 @@ func (o *options) rates() error {
 		return usagef("--burstiness applies to --arrival gamma (got --arrival %s)", r.Spec.Arrival)
 	}
 	// The closed-loop levels do not apply, nor what was said about them.
-	o.Levels = nil
+	closed.Of(&o.Line).Levels = nil
 	o.Warnings = slices.DeleteFunc(o.Warnings, func(w string) bool { return strings.HasPrefix(w, "--requests") })
 	r.MaxConcurrency = f.MaxConcurrency
-	if f.MaxConcurrencySet && (r.MaxConcurrency < 1 || r.MaxConcurrency > maxLevel) {
-		return usagef("invalid --max-concurrency %d: want an integer from 1 to %d", r.MaxConcurrency, maxLevel)
+	if f.MaxConcurrencySet && (r.MaxConcurrency < 1 || r.MaxConcurrency > mode.MaxLevel) {
+		return usagef("invalid --max-concurrency %d: want an integer from 1 to %d", r.MaxConcurrency, mode.MaxLevel)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/english"
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
@@ -97,7 +98,7 @@ func (o *options) replay() error {
 	switch {
 	case f.RatesSet:
 		return usagef("--trace and --rates are exclusive: a replay's levels are speeds (--replay-speed)")
-	case f.LevelsSet:
+	case closed.Mode{}.Given(&o.Line):
 		return usagef("--trace and --levels are exclusive: a replay's levels are speeds (--replay-speed)")
 	case f.ArrivalSet || f.BurstinessSet:
 		return usagef("--arrival and --burstiness do not apply to --trace: the trace's timestamps are the arrivals")

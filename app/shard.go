@@ -124,35 +124,22 @@ func (s *shardOptions) identity() error {
 	return nil
 }
 
-// shardMode is the chosen mode's shard checks (modeShard.check), once
+// shardMode is the chosen mode's shard checks (sharder.ShardCheck), once
 // every mode's own checks have run; a mode with no split is refused.
 func (o *options) shardMode() error {
 	if o.Shard.Count == 0 {
 		return nil
 	}
 	m := o.mode()
-	if m.shard == nil {
-		return usagef("--shard: the %s mode cannot be split across shards; run it as one process", m.name)
+	sh, ok := m.(sharder)
+	if !ok {
+		return usagef("--shard: the %s mode cannot be split across shards; run it as one process", m.Name())
 	}
-	if m.shard.check == nil {
-		return nil
-	}
-	return m.shard.check(o)
+	return sh.ShardCheck(&o.Line, o.Shard.part())
 }
 
-// shardLevels refuses what a sharded closed loop cannot split: a search,
-// and a level smaller than N (every shard runs every level).
-func (o *options) shardLevels() error {
-	if o.Auto {
-		return usagef("--shard needs fixed --levels: an adaptive search cannot be split across shards")
-	}
-	for _, c := range o.Levels {
-		if c < o.Shard.Count {
-			return usagef("--shard %d/%d: level %d is below the %d shards: every shard needs a worker at every level", o.Shard.Index, o.Shard.Count, c, o.Shard.Count)
-		}
-	}
-	return nil
-}
+// part is this shard's part of the run.
+func (s *shardOptions) part() sweep.Part { return sweep.Part{Index: s.Index, Of: s.Count} }
 
 // levelStart is the wall-clock instant at which level k starts.
 func (s *shardOptions) levelStart(k int) time.Time {
@@ -213,8 +200,8 @@ func (o *options) shardInfo(epoch time.Time) rundir.ShardInfo {
 		EpochUnixNS: epoch.UnixNano(), Clock: clockSync(),
 	}
 	var levels []int
-	if m := o.mode(); m.shard != nil {
-		levels = m.shard.levels(o, &info)
+	if sh, ok := o.mode().(sharder); ok {
+		levels = sh.ShardLevels(&o.Line, &info)
 	}
 	k := 0
 	for _, c := range levels {
@@ -232,9 +219,9 @@ func (o *options) shardInfo(epoch time.Time) rundir.ShardInfo {
 // single process would give the run's request q×N + i (in the open loop,
 // that is arrival q×N + i's own), so that the shards do not all send the
 // same first prompts.
-func (s *shardOptions) split(cfg *sweep.Config, m *mode) {
-	if m.shard != nil && m.shard.split != nil {
-		m.shard.split(sweep.Part{Index: s.Index, Of: s.Count}, cfg)
+func (s *shardOptions) split(cfg *sweep.Config, m commandMode) {
+	if sh, ok := m.(sharder); ok {
+		sh.ShardSplit(s.part(), cfg)
 	}
 	if p := cfg.Prompt; p != nil {
 		cfg.Prompt = func(seq int) client.Prompt { return p(seq*s.Count + s.Index) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -74,22 +75,23 @@ func TestShardFarStartIsBounded(t *testing.T) {
 func TestShardSplitTakesItsPart(t *testing.T) {
 	t.Parallel()
 	s := shardOptions{Index: 1, Count: 4}
-	for _, m := range []*mode{closedMode, rateMode} {
+	o := &options{}
+	for _, m := range []commandMode{closed.Mode{}, adapt(sweep.ModeNamed(sweep.RateMode), rateMode, o)} {
 		cfg := sweep.Config{Prompt: func(seq int) client.Prompt { return client.Prompt{ID: seq} }}
 		s.split(&cfg, m)
 		for i, want := range []int{1, 5, 9, 13} {
 			if got := cfg.Prompt(i).ID; got != want {
-				t.Errorf("%s: shard 1/4's request %d sends prompt %d, want %d", m.name, i, got, want)
+				t.Errorf("%s: shard 1/4's request %d sends prompt %d, want %d", m.Name(), i, got, want)
 			}
 		}
 		// The rate mode's split is its arrivals'; the closed loop's is
 		// only its workers' (beforeLevel).
 		want := sweep.Part{Index: 1, Of: 4}
-		if m == closedMode {
+		if m.Name() == sweep.ClosedMode {
 			want = sweep.Part{}
 		}
 		if cfg.Rate.Part != want {
-			t.Errorf("%s: shard 1/4 draws part %+v of the plans", m.name, cfg.Rate.Part)
+			t.Errorf("%s: shard 1/4 draws part %+v of the plans", m.Name(), cfg.Rate.Part)
 		}
 	}
 }

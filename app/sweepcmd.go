@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
@@ -117,30 +118,28 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 
 // sweepAndReport runs the levels and writes everything out.
 func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rundir.RunDir, stdout, stderr io.Writer) error {
-	plan := newSweepPlan(o, o.Work.Set.Prompts)
+	plan := newTiming(o, o.Work.Set.Prompts)
 	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr, plan, o.streamed)}
 	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.runConfig(),
 	}
 	m := o.mode()
-	if m.summary != nil {
-		m.summary(o, &run.sum)
-	}
+	m.Summary(&o.Line, &run.sum)
 	// An in-progress summary.json (no levels, no finish time) from the start,
 	// so that even a run killed during its first level leaves all three files.
 	if err := dir.WriteSummary(run.sum); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
-	fmt.Fprintf(stderr, "toksweep: %s\n", plan.upFront())
+	fmt.Fprintf(stderr, "toksweep: %s\n", plan.UpFront())
 	cfg := sweep.Config{
 		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
 		Started: run.progress.start, Starting: run.progress.starting, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
 		Record: dir.Record, // each record to disk as it finishes
 	}
 	cfg.Server = o.Work.serverSampler()
-	run.mode = m.start(ctx, modeStart{o: o, cl: cl, stderr: stderr, stats: &run.stats}, &cfg)
+	run.mode = m.Start(ctx, mode.Start{Line: &o.Line, Client: cl, Stderr: stderr, Stats: &run.stats}, &cfg)
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
 		o.Shard.split(&cfg, m)
@@ -172,7 +171,7 @@ type sweepRun struct {
 	stderr   io.Writer
 	progress *progress
 	stats    []report.LevelStats
-	mode     modeRun // what the chosen mode adds to the output
+	mode     mode.Run // what the chosen mode adds to the output
 	sum      report.Summary
 	sloFail  *SLOFailure // the first level that failed the SLO under --fail-on-slo
 }
@@ -194,8 +193,8 @@ func (r *sweepRun) level(l sweep.Level) error {
 	r.stats = append(r.stats, s)
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
 	line := levelLine(s) + r.o.levelNotes(s)
-	if r.mode.note != nil {
-		line += r.mode.note(l, s)
+	if r.mode.Note != nil {
+		line += r.mode.Note(l, s)
 	}
 	r.progress.levelEnded(line, s.OfferedRPS, goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
@@ -248,8 +247,8 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	if err := r.dir.WriteSummary(r.sum); err != nil {
 		runErr = r.outputFailed(ctx, runErr, err)
 	}
-	if r.mode.preface != nil {
-		if err := r.mode.preface(stdout); err != nil && runErr == nil {
+	if r.mode.Preface != nil {
+		if err := r.mode.Preface(stdout); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
@@ -260,11 +259,11 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			runErr = err
 		}
 		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
-		if r.mode.search != nil {
-			fmt.Fprintln(stdout, r.mode.search.Sentence())
+		if r.mode.Search != nil {
+			fmt.Fprintln(stdout, r.mode.Search.Sentence())
 		}
-		if r.mode.closing != nil {
-			fmt.Fprintln(stdout, r.mode.closing(r.stats))
+		if r.mode.Closing != nil {
+			fmt.Fprintln(stdout, r.mode.Closing(r.stats))
 		}
 	}
 	if errors.Is(runErr, ErrInterrupted) {

@@ -89,13 +89,11 @@ func (o *options) runConfig() *report.RunConfig {
 		SLO: report.NewSLOConfig(o.SLO), ReadingSpeed: o.readingConfig(),
 	}
 	m := o.mode()
-	r.Mode = m.name
+	r.Mode = m.Name()
 	if o.Sim {
 		r.SimPreset = o.SimPreset
 	}
-	if m.record != nil {
-		m.record(o, r)
-	}
+	m.Record(&o.Line, r)
 	r.Percentiles = o.Percentiles
 	if o.Duration > 0 {
 		r.Duration = o.Duration.String()

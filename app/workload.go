@@ -64,7 +64,6 @@ type workSettings struct {
 const (
 	maxRequests  = 1_000_000 // --requests and --warmup: each request is a Record held until its level is written
 	maxRepeat    = 1000
-	maxLevelList = 1000    // entries of --levels (mode_closed.go)
 	maxExtraBody = 1 << 20 // bytes of --extra-body
 )
 
@@ -98,9 +97,9 @@ func (o *options) prompt() error {
 		SharedPrefixTokens: f.SharedPrefixTokens, Seed: f.Seed,
 		IgnoreSourceMaxTokens: f.MaxTokensSet, DefaultPrompt: sim.EssayPrompt,
 	}
-	for _, m := range modes {
-		if m.prompts != nil {
-			m.prompts(o, &wo)
+	for _, m := range modes(o) {
+		if ps, ok := m.(promptShaper); ok {
+			ps.Prompts(&o.Line, &wo)
 		}
 	}
 	if raw := f.InputTokens; f.InputTokensSet {

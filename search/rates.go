@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -21,14 +22,6 @@ const (
 	rateAutoSaturated = 0.8  // an unstable level measured the maximum throughput only if achieved ≤ this share of offered
 )
 
-// RateVerdict is what the search needs of a finished rate level.
-type RateVerdict struct {
-	Pass     bool    // stable in every repeat and met the SLO
-	Unstable bool    // some repeat fell behind its arrivals
-	Achieved float64 // mean achieved completion rate (req/s); NaN if none
-	Offered  float64 // mean realised arrival rate (req/s); NaN if none
-}
-
 // Rates is the search of --rates auto (a sweep.RatePlanner). It
 // first runs a low, near-synchronous rate (1 req/s), then ramps ×4 while
 // levels pass, so that within a few levels one fails. A failing level that
@@ -39,7 +32,7 @@ type RateVerdict struct {
 // until they are within 10% of each other. It runs at most RateAutoLevels levels. Rates
 // are rounded to 3 significant digits.
 type Rates struct {
-	judge  func(rate float64) RateVerdict
+	judge  func(rate float64) mode.RateVerdict
 	max    float64 // the highest rate it may try
 	tried  []float64
 	lo, hi float64 // highest passing, lowest failing (0: none yet)
@@ -59,7 +52,7 @@ type Rates struct {
 	offered map[float64]float64
 }
 
-func NewRates(judge func(float64) RateVerdict, maxRate float64) *Rates {
+func NewRates(judge func(float64) mode.RateVerdict, maxRate float64) *Rates {
 	return &Rates{judge: judge, max: maxRate}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
@@ -56,7 +57,7 @@ func TestRatesSearchSequenceInFakeTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var stats []report.LevelStats
 		slo := report.SLO{TTFTP95: 55 * time.Millisecond}
-		rates := search.NewRates(search.JudgeRates(&stats, slo, sweep.LevelKey{Mode: sweep.RateMode}), 10000)
+		rates := search.NewRates(mode.JudgeRates(&stats, slo, sweep.LevelKey{Mode: sweep.RateMode}), 10000)
 		// The warm-up covers the ramp to the steady in-flight count (16
 		// at 64 req/s), so every measured request sees the steady state.
 		cfg := sweep.Config{RatePlan: rates, Warmup: 16, Rate: sweep.RateSpec{Arrival: sweep.Constant},

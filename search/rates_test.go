@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 )
 
@@ -16,11 +17,11 @@ import (
 // testMaxRate is --rates' bound (app's maxRate).
 const testMaxRate = 10000
 
-func scriptedRates(x, slo float64) func(float64) RateVerdict {
-	return func(r float64) RateVerdict {
+func scriptedRates(x, slo float64) func(float64) mode.RateVerdict {
+	return func(r float64) mode.RateVerdict {
 		achieved := min(r, x)
 		unstable := achieved < (1-report.ShortfallMax)*r
-		return RateVerdict{Pass: !unstable && r <= slo, Unstable: unstable, Achieved: achieved, Offered: r}
+		return mode.RateVerdict{Pass: !unstable && r <= slo, Unstable: unstable, Achieved: achieved, Offered: r}
 	}
 }
 
@@ -93,8 +94,8 @@ func TestRateAutoPlanBrackets(t *testing.T) {
 // brackets: a Poisson plan at 10 req/s that offered 9.57 is "9.57 req/s
 // offered (nominal 10)".
 func TestRatesAnswerQuotesOffered(t *testing.T) {
-	judge := func(r float64) RateVerdict {
-		return RateVerdict{Pass: r <= 10, Achieved: r, Offered: r * 0.957}
+	judge := func(r float64) mode.RateVerdict {
+		return mode.RateVerdict{Pass: r <= 10, Achieved: r, Offered: r * 0.957}
 	}
 	p := NewRates(judge, testMaxRate)
 	runRatePlan(p)

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -20,8 +21,8 @@ type Speeds struct {
 // judged on stats (the replay levels of cap maxConc, keyed by speed)
 // against slo, up to maxSpeed.
 func NewSpeeds(stats *[]report.LevelStats, slo report.SLO, maxConc int, mean, maxSpeed float64) *Speeds {
-	judge := JudgeRates(stats, slo, sweep.LevelKey{Mode: sweep.ReplayMode, Concurrency: maxConc})
-	r := NewRates(func(speed float64) RateVerdict {
+	judge := mode.JudgeRates(stats, slo, sweep.LevelKey{Mode: sweep.ReplayMode, Concurrency: maxConc})
+	r := NewRates(func(speed float64) mode.RateVerdict {
 		v := judge(speed)
 		v.Achieved, v.Offered = v.Achieved/mean, v.Offered/mean
 		return v

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -45,7 +46,7 @@ func runObserved(t *testing.T, c int, observe func(client.Record)) (report.Level
 	t.Helper()
 	d := &pacedDoer{epoch: time.Now(), took: 30 * time.Millisecond, gap: 5 * time.Millisecond}
 	cfg := sweep.Config{
-		Levels: []int{c}, Requests: 8 * c,
+		Load: closed.Load{Levels: []int{c}}, Requests: 8 * c,
 		Prompt: sweep.Cycle([]client.Prompt{{Text: "p"}}), Observe: observe,
 	}
 	var lvl sweep.Level

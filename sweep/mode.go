@@ -3,6 +3,7 @@ package sweep
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,20 +26,23 @@ type LevelKey struct {
 	Load float64
 }
 
-// Mode returns the key's registered mode; the closed loop for a mode not
+// mode is the key's registered mode; the closed loop for a mode not
 // registered.
-func (k LevelKey) mode() *Mode {
+func (k LevelKey) mode() Mode {
 	if m := ModeNamed(k.Mode); m != nil {
 		return m
 	}
-	return ModeNamed(ClosedMode)
+	if m := ModeNamed(ClosedMode); m != nil {
+		return m
+	}
+	return unregistered{}
 }
 
 // Name is the level's short name, for tables and charts: "C=4", "rate=16/s".
-func (k LevelKey) Name() string { return k.mode().Words.Name(k) }
+func (k LevelKey) Name() string { return k.mode().Words().Name(k) }
 
 // At is the level as a sentence names it: "concurrency 4", "rate 16 req/s".
-func (k LevelKey) At() string { return k.mode().Words.At(k) }
+func (k LevelKey) At() string { return k.mode().Words().At(k) }
 
 // String is Name.
 func (k LevelKey) String() string { return k.Name() }
@@ -54,17 +58,17 @@ func (k LevelKey) Said(offered float64) string {
 }
 
 // Words are the mode's words.
-func (k LevelKey) Words() Words { return k.mode().Words }
+func (k LevelKey) Words() Words { return k.mode().Words() }
 
 // Compare orders keys: by mode rank, then by the mode's load, then by
 // concurrency.
 func (k LevelKey) Compare(o LevelKey) int {
-	return cmp.Or(cmp.Compare(k.mode().Rank, o.mode().Rank), cmp.Compare(k.Load, o.Load), cmp.Compare(k.Concurrency, o.Concurrency))
+	return cmp.Or(cmp.Compare(k.mode().Rank(), o.mode().Rank()), cmp.Compare(k.Load, o.Load), cmp.Compare(k.Concurrency, o.Concurrency))
 }
 
 // IsOpen reports whether the key's mode is an open loop: arrivals do not
 // wait for replies, so its levels are judged by stability as well as the SLO.
-func (k LevelKey) IsOpen() bool { return k.mode().Open }
+func (k LevelKey) IsOpen() bool { return k.mode().Open() }
 
 // X is the level's place on its mode's load axis: an open-loop mode's
 // Load, else the concurrency. A knee's doubling is a doubling of X.
@@ -79,13 +83,12 @@ func (k LevelKey) X() float64 {
 // flight (Mode.Unbounded: an open loop without a cap), so that nothing but
 // its schedule holds its sender back and it has no C to show.
 func (k LevelKey) Unbounded() bool {
-	m := k.mode()
-	return m.Unbounded != nil && m.Unbounded(k)
+	return k.mode().Unbounded(k)
 }
 
 // RunsSessions reports whether the level runs multi-turn sessions (its
 // mode's Sessions): plan then sizes it in sessions too.
-func (k LevelKey) RunsSessions() bool { return k.mode().Sessions }
+func (k LevelKey) RunsSessions() bool { return k.mode().RunsSessions() }
 
 // NameList names keys in a sentence, each run of keys of one mode in its
 // mode's words (Words.List, else their Names): "C=2,4", "rate=8/s,
@@ -127,50 +130,66 @@ func LevelColumn(ks []LevelKey) (head string, label func(LevelKey) string) {
 // IsZero reports whether k is no level (an answer not found).
 func (k LevelKey) IsZero() bool { return k == LevelKey{} }
 
-// Mode is a load model. Each mode registers itself (RegisterMode) from its
-// own file, bringing how its levels arrive, how they are counted, and its
-// words; the sweep, report, plan and the renderers read them through a
-// LevelKey and never test a mode's settings themselves. app registers the
-// mode's flags and its search beside it (app/mode*.go).
-type Mode struct {
-	Name string // LevelKey.Mode
-	// Rank orders modes: when a sweep's Config is matched (Selects) and a
-	// saved level's mode recovered (Claims), lower ranks ask first; and
-	// Compare sorts by it.
-	Rank int
-	// Open: arrivals follow a schedule, not the replies (an open loop).
-	Open bool
-	// Marks: the sweep sets each record's Mode to the mode's name, so
-	// that a saved level is recognised by its records (ClaimMode) where
-	// its settings alone would be taken for another mode's.
-	Marks bool
-	// Selects reports whether cfg is a sweep of this mode (cfg.Mode, when
-	// set, decides instead).
-	Selects func(cfg *Config) bool
-	// Keys iterates over the sweep's level keys in run order.
-	Keys func(cfg *Config) func() (LevelKey, bool)
+// Mode is a load model's engine side: what the sweep, report, plan and
+// the renderers need to know of a level of the mode, found by its name
+// (a LevelKey's Mode, a saved level's), and never its settings. Each
+// mode is one type in its own package (mode/NAME), registered in its
+// init (Register); the same type is the mode's command side (app).
+type Mode interface {
+	// Name is the mode's LevelKey.Mode.
+	Name() string
+	// Rank orders modes: when a saved level's mode is recovered (Claims),
+	// lower ranks ask first; and Compare sorts by it. The command line
+	// asks the modes in the same order which one it chose.
+	Rank() int
+	// Open reports whether arrivals follow a schedule, not the replies
+	// (an open loop).
+	Open() bool
+	// Marks reports whether the sweep sets each record's Mode to the
+	// mode's name, so that a saved level is recognised by its records
+	// (ClaimMode) where its settings alone would be taken for another
+	// mode's.
+	Marks() bool
+	// RunsSessions reports whether the mode's levels run multi-turn
+	// sessions (the records' Session), so that plan sizes them in
+	// sessions as well as requests.
+	RunsSessions() bool
 	// Claims reports whether a level read back from its records is this
 	// mode's (its Mode field unset).
-	Claims func(l *Level) bool
-	// Measured is the planned number of measured requests of a level with
-	// a positive cfg.Requests, or with none and no Duration.
-	Measured func(cfg *Config, k LevelKey) int
-	// Arrivals is the level's arrival process; measured is Measured's
-	// count, or unlimited (Duration only).
-	Arrivals func(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, error)
-	// WarmConns is how many connections to open before the level.
-	WarmConns func(k LevelKey) int
-	// AbortAfter is how many requests must all fail with one client-side
-	// error before the level is aborted.
-	AbortAfter func(k LevelKey) int
+	Claims(l *Level) bool
 	// Unbounded reports whether level k sends with no bound on its
-	// requests in flight (an open loop without a cap); nil: never (a
-	// closed loop's workers bound them).
-	Unbounded func(k LevelKey) bool
-	// Sessions: the mode's levels run multi-turn sessions (the records'
-	// Session), so that plan sizes them in sessions as well as requests.
-	Sessions bool
-	Words    Words
+	// requests in flight (an open loop without a cap).
+	Unbounded(k LevelKey) bool
+	// Words are how the mode speaks of its levels.
+	Words() Words
+}
+
+// Load is what the chosen mode built for one sweep (Config.Load): its
+// levels and how each one's requests arrive.
+type Load interface {
+	// Mode is the name of the registered mode that built it.
+	Mode() string
+	// Keys iterates over the sweep's level keys in run order. Each call
+	// starts over: a sweep calls it once.
+	Keys() func() (LevelKey, bool)
+	// Measured is the planned number of measured requests of level k
+	// when cfg.Requests is positive, or when neither it nor cfg.Duration
+	// is.
+	Measured(cfg *Config, k LevelKey) int
+	// Arrivals is level k's arrival process; measured is Measured's
+	// count, or unlimited (Duration only).
+	Arrivals(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, error)
+	// WarmConns is how many connections to open before level k.
+	WarmConns(k LevelKey) int
+	// AbortAfter is how many requests of level k must all fail with one
+	// client-side error before the level is aborted.
+	AbortAfter(k LevelKey) int
+}
+
+// Prompter is a Load that brings its own prompts (multi-turn sessions),
+// so that the sweep needs no Config.Prompt.
+type Prompter interface {
+	OwnPrompts() bool
 }
 
 // Words are how a mode speaks of its levels: the console, report.html,
@@ -244,49 +263,35 @@ const ClosedMode = "closed"
 
 var (
 	modesMu sync.RWMutex
-	modes   []*Mode
+	modes   []Mode
 )
 
-// RegisterMode adds a mode; a second mode of one name panics.
-func RegisterMode(m *Mode) {
+// Register adds a mode; a second mode of one name panics.
+func Register(m Mode) {
 	modesMu.Lock()
 	defer modesMu.Unlock()
-	if slices.ContainsFunc(modes, func(o *Mode) bool { return o.Name == m.Name }) {
-		panic(fmt.Sprintf("sweep: mode %q registered twice", m.Name))
+	if slices.ContainsFunc(modes, func(o Mode) bool { return o.Name() == m.Name() }) {
+		panic(fmt.Sprintf("sweep: mode %q registered twice", m.Name()))
 	}
 	modes = append(modes, m)
-	slices.SortStableFunc(modes, func(a, b *Mode) int { return cmp.Compare(a.Rank, b.Rank) })
+	slices.SortStableFunc(modes, func(a, b Mode) int { return cmp.Compare(a.Rank(), b.Rank()) })
 }
 
 // Modes lists the registered modes by rank.
-func Modes() []*Mode {
+func Modes() []Mode {
 	modesMu.RLock()
 	defer modesMu.RUnlock()
 	return slices.Clone(modes)
 }
 
 // ModeNamed is the registered mode of that name; nil if none.
-func ModeNamed(name string) *Mode {
+func ModeNamed(name string) Mode {
 	for _, m := range Modes() {
-		if m.Name == name {
+		if m.Name() == name {
 			return m
 		}
 	}
 	return nil
-}
-
-// configMode is the mode of a sweep's Config: cfg.Mode, else the first
-// that selects it.
-func configMode(cfg *Config) *Mode {
-	if m := ModeNamed(cfg.Mode); m != nil {
-		return m
-	}
-	for _, m := range Modes() {
-		if m.Selects != nil && m.Selects(cfg) {
-			return m
-		}
-	}
-	return ModeNamed(ClosedMode)
 }
 
 // Key is the level's key: its Mode, or the first mode that claims its
@@ -300,7 +305,8 @@ func (l *Level) Key() LevelKey {
 }
 
 // ClaimMode is the name of the first mode that claims l: the mode its
-// first record names (Mode.Marks), else the first whose Claims takes it.
+// first record names (Mode.Marks), else the first whose Claims takes it;
+// the closed loop when none does.
 func ClaimMode(l *Level) string {
 	for r := range l.All() {
 		if r.Mode != "" && ModeNamed(r.Mode) != nil {
@@ -309,9 +315,25 @@ func ClaimMode(l *Level) string {
 		break
 	}
 	for _, m := range Modes() {
-		if m.Claims != nil && m.Claims(l) {
-			return m.Name
+		if m.Claims(l) {
+			return m.Name()
 		}
 	}
 	return ClosedMode
+}
+
+// unregistered is the mode of a key whose mode, and the closed loop, are
+// not registered (a test binary without the modes): plain words.
+type unregistered struct{}
+
+func (unregistered) Name() string            { return "" }
+func (unregistered) Rank() int               { return math.MaxInt }
+func (unregistered) Open() bool              { return false }
+func (unregistered) Marks() bool             { return false }
+func (unregistered) RunsSessions() bool      { return false }
+func (unregistered) Claims(*Level) bool      { return false }
+func (unregistered) Unbounded(LevelKey) bool { return false }
+func (unregistered) Words() Words {
+	name := func(k LevelKey) string { return fmt.Sprintf("%s C=%d load=%g", k.Mode, k.Concurrency, k.Load) }
+	return Words{Name: name, At: name}
 }

@@ -15,22 +15,22 @@ import (
 const RateMode = "rate"
 
 func init() {
-	RegisterMode(&Mode{
-		Name: RateMode, Rank: 10, Open: true,
-		Selects: func(cfg *Config) bool { return cfg.RatePlan != nil || len(cfg.Rates) > 0 },
-		Keys:    rateKeys,
-		Claims:  func(l *Level) bool { return l.Rate > 0 },
-		Measured: func(cfg *Config, k LevelKey) int {
+	Register(&legacyMode{
+		name: RateMode, rank: 10, open: true,
+		selects: func(cfg *Config) bool { return cfg.RatePlan != nil || len(cfg.Rates) > 0 },
+		keys:    rateKeys,
+		claims:  func(l *Level) bool { return l.Rate > 0 },
+		measured: func(cfg *Config, k LevelKey) int {
 			if cfg.Requests <= 0 {
 				return AutoRateRequests(k.Load)
 			}
 			return cfg.Requests
 		},
-		Arrivals:   rateArrivals,
-		WarmConns:  rateWarmConns,
-		AbortAfter: openAbortAfterOf,
-		Unbounded:  uncapped,
-		Words: Words{
+		arrivals:   rateArrivals,
+		warmConns:  rateWarmConns,
+		abortAfter: openAbortAfterOf,
+		unbounded:  uncapped,
+		words: Words{
 			Name:          rateName,
 			At:            func(k LevelKey) string { return fmt.Sprintf("rate %g req/s", k.Load) },
 			Unit:          "requests per second",

@@ -16,20 +16,20 @@ import (
 const ReplayMode = "replay"
 
 func init() {
-	RegisterMode(&Mode{
-		Name: ReplayMode, Rank: 20, Open: true, Marks: true,
-		Selects: func(cfg *Config) bool { return cfg.Mode == ReplayMode },
-		Keys:    replayKeys,
-		Claims: func(l *Level) bool {
+	Register(&legacyMode{
+		name: ReplayMode, rank: 20, open: true, marks: true,
+		selects: func(cfg *Config) bool { return cfg.Mode == ReplayMode },
+		keys:    replayKeys,
+		claims: func(l *Level) bool {
 			for r := range l.All() {
 				return r.Mode == ReplayMode
 			}
 			return false
 		},
-		Measured: func(cfg *Config, _ LevelKey) int {
+		measured: func(cfg *Config, _ LevelKey) int {
 			return replaySpec(cfg).measured(cfg.Warmup, cfg.Requests)
 		},
-		Arrivals: func(cfg *Config, k LevelKey, _, repeat int) (Arrivals, error) {
+		arrivals: func(cfg *Config, k LevelKey, _, repeat int) (Arrivals, error) {
 			rp := replaySpec(cfg)
 			if rp == nil || !(k.Load > 0) {
 				return nil, fmt.Errorf("sweep: replay level %s: no trace or no speed", k.Name())
@@ -38,15 +38,15 @@ func init() {
 		},
 		// The cap, else 64 (the rate mode's most): a trace's bursts then
 		// find their connections open, not dialled on the clock.
-		WarmConns: func(k LevelKey) int {
+		warmConns: func(k LevelKey) int {
 			if !uncapped(k) {
 				return k.Concurrency
 			}
 			return 64
 		},
-		AbortAfter: openAbortAfterOf,
-		Unbounded:  uncapped,
-		Words: Words{
+		abortAfter: openAbortAfterOf,
+		unbounded:  uncapped,
+		words: Words{
 			Name:          replayName,
 			At:            func(k LevelKey) string { return fmt.Sprintf("replay speed %g×", k.Load) },
 			Unit:          "replay speed",

@@ -51,24 +51,27 @@ func TestLevelKeys(t *testing.T) {
 	}
 }
 
-// The sweep's Config picks its mode: the rates, the sessions, else the
-// closed loop; Config.Mode overrides.
-func TestConfigMode(t *testing.T) {
+// The sweep's Load is Config.Load, else the legacy mode its fields
+// select: the rates, the sessions.
+func TestConfigLoad(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config
 		mode string
 	}{
-		{Config{Levels: []int{1}}, ClosedMode},
+		{Config{Load: ClosedLoad(1)}, ClosedMode},
 		{Config{Rates: []float64{2}}, RateMode},
 		{Config{Sessions: &Sessions{}}, SessionsMode},
-		{Config{Mode: ClosedMode, Rates: []float64{2}}, ClosedMode},
+		{Config{Load: ClosedLoad(1), Rates: []float64{2}}, ClosedMode},
 	} {
-		if got := configMode(&tc.cfg).Name; got != tc.mode {
+		if got := configLoad(&tc.cfg).Mode(); got != tc.mode {
 			t.Errorf("%+v: mode %q, want %q", tc.cfg, got, tc.mode)
 		}
 	}
-	next := levelSpecs(Config{Rates: []float64{2, 4}, MaxConcurrency: 3})
-	k, _ := next()
+	if configLoad(&Config{}) != nil {
+		t.Error("a Config with no load selects one")
+	}
+	cfg := Config{Rates: []float64{2, 4}, MaxConcurrency: 3}
+	k, _ := configLoad(&cfg).Keys()()
 	if k != (LevelKey{Mode: RateMode, Concurrency: 3, Load: 2}) {
 		t.Errorf("first rate key %+v", k)
 	}

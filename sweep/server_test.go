@@ -15,7 +15,7 @@ import (
 func TestServerSamplerBracketsEachLevel(t *testing.T) {
 	f := newFake(2 * time.Millisecond)
 	var started, stopped atomic.Int64
-	cfg := Config{Levels: []int{1, 3}, Requests: 6, Repeat: 2, Prompt: Cycle(prompts(1))}
+	cfg := Config{Load: ClosedLoad(1, 3), Requests: 6, Repeat: 2, Prompt: Cycle(prompts(1))}
 	cfg.Server = func(_ context.Context, c int) func() *promscrape.LevelMetrics {
 		started.Add(1)
 		if n := f.n.Load(); n%6 != 0 {
@@ -42,7 +42,7 @@ func TestServerSamplerBracketsEachLevel(t *testing.T) {
 		}
 	}
 	// Without a sampler there is no server view.
-	levels, err = collect(t, context.Background(), Config{Levels: []int{1}, Requests: 1, Prompt: Cycle(prompts(1))}, f)
+	levels, err = collect(t, context.Background(), Config{Load: ClosedLoad(1), Requests: 1, Prompt: Cycle(prompts(1))}, f)
 	if err != nil || levels[0].Server != nil {
 		t.Fatalf("err %v, Server %+v", err, levels[0].Server)
 	}

@@ -45,7 +45,10 @@ type Warmer interface {
 
 // Config says which levels to run and how long each lasts.
 type Config struct {
-	Levels []int // concurrency levels, run in this order
+	// Load is what the chosen mode built (its package's Load): the
+	// sweep's levels and their arrivals.
+	Load   Load
+	Levels []int // multi-turn sessions' concurrency levels (until their Load), run in this order
 	// Requests is the number of measured requests per level. Zero means
 	// AutoRequests(C). A level always gets at least C measured requests, so
 	// that every worker has one.
@@ -204,11 +207,15 @@ func (e *AbortError) Error() string {
 // *AbortError when a level was aborted, onLevel's error if it fails, and nil
 // otherwise. Failed requests are never an error here.
 func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) error {
-	if cfg.Prompt == nil && cfg.Sessions == nil {
+	load := configLoad(&cfg)
+	if load == nil {
+		return errors.New("sweep: no load (Config.Load)")
+	}
+	if p, ok := load.(Prompter); cfg.Prompt == nil && !(ok && p.OwnPrompts()) {
 		return errors.New("sweep: no prompts")
 	}
 	repeat := max(cfg.Repeat, 1)
-	next := levelSpecs(cfg)
+	next := load.Keys()
 	k := 0
 	for spec, ok := next(); ok; spec, ok = next() {
 		for r := range repeat {
@@ -222,7 +229,7 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 			k++
 			lspec := spec
 			lspec.Concurrency = workers // a shard runs its part of C
-			lvl, abort := runLevel(ctx, cfg, d, lspec, r)
+			lvl, abort := runLevel(ctx, cfg, load, d, lspec, r)
 			if err := onLevel(lvl); err != nil {
 				return err
 			}
@@ -237,11 +244,6 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 	return nil
 }
 
-// levelSpecs returns the iterator over the sweep's level keys, its mode's.
-func levelSpecs(cfg Config) func() (LevelKey, bool) {
-	return configMode(&cfg).Keys(&cfg)
-}
-
 // beforeLevel runs cfg.BeforeLevel, if any: the number of workers of
 // level k at concurrency c.
 func beforeLevel(ctx context.Context, cfg Config, k, c int) (int, error) {
@@ -253,19 +255,19 @@ func beforeLevel(ctx context.Context, cfg Config, k, c int) (int, error) {
 
 // measuredCount is the planned number of measured requests of a level
 // (unlimited: bounded by Duration only).
-func measuredCount(cfg Config, spec LevelKey) int {
+func measuredCount(cfg Config, load Load, spec LevelKey) int {
 	if cfg.Requests <= 0 && cfg.Duration > 0 {
 		return unlimited
 	}
-	return spec.mode().Measured(&cfg, spec)
+	return load.Measured(&cfg, spec)
 }
 
 // runLevel runs one level to its end and returns its records.
-func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int) (Level, *AbortError) {
+func runLevel(ctx context.Context, cfg Config, load Load, d Doer, spec LevelKey, repeat int) (Level, *AbortError) {
 	c := spec.Concurrency
 	mode := spec.mode()
-	measured := measuredCount(cfg, spec)
-	arr, err := mode.Arrivals(&cfg, spec, measured, repeat)
+	measured := measuredCount(cfg, load, spec)
+	arr, err := load.Arrivals(&cfg, spec, measured, repeat)
 	if err != nil {
 		// A plan that cannot be drawn is a bad Config: nothing is sent.
 		return Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat, EndReason: Aborted},
@@ -286,17 +288,17 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int
 	if cfg.Starting != nil {
 		cfg.Starting(Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat})
 	}
-	ab := newAborter(mode.AbortAfter(spec))
+	ab := newAborter(load.AbortAfter(spec))
 
 	if w, ok := d.(Warmer); ok {
-		_ = w.WarmConns(lctx, mode.WarmConns(spec))
+		_ = w.WarmConns(lctx, load.WarmConns(spec))
 	}
 
 	stopServer := cfg.Server.start(ctx, c)
 	mon := startMonitor(cfg.Late)
 	start := d.Now()
-	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks, prevEnd: map[int]time.Duration{}}
-	if mode.Open {
+	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks(), prevEnd: map[int]time.Duration{}}
+	if mode.Open() {
 		s.slots = newSlots(c)
 	}
 	arr.Arrive(rctx, s)

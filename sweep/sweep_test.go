@@ -77,7 +77,7 @@ func prompts(n int) []client.Prompt {
 func TestRunClosedLoopCountsAndOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(2 * time.Millisecond)
-		cfg := Config{Levels: []int{1, 3}, Requests: 7, Warmup: 2, Prompt: Cycle(prompts(3))}
+		cfg := Config{Load: ClosedLoad(1, 3), Requests: 7, Warmup: 2, Prompt: Cycle(prompts(3))}
 		levels, err := collect(t, context.Background(), cfg, f)
 		if err != nil {
 			t.Fatal(err)
@@ -119,7 +119,7 @@ func TestRunClosedLoopCountsAndOrder(t *testing.T) {
 
 func TestRunAtLeastOneRequestPerWorker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		levels, err := collect(t, context.Background(), Config{Levels: []int{4}, Requests: 1, Prompt: Cycle(prompts(1))}, newFake(time.Millisecond))
+		levels, err := collect(t, context.Background(), Config{Load: ClosedLoad(4), Requests: 1, Prompt: Cycle(prompts(1))}, newFake(time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestAutoRequests(t *testing.T) {
 func TestRunDurationEndsLevelOnDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(5 * time.Millisecond)
-		levels, err := collect(t, context.Background(), Config{Levels: []int{2}, Duration: 60 * time.Millisecond, Prompt: Cycle(prompts(1))}, f)
+		levels, err := collect(t, context.Background(), Config{Load: ClosedLoad(2), Duration: 60 * time.Millisecond, Prompt: Cycle(prompts(1))}, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,7 @@ func TestRunAbortsOnUniformClientError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(time.Millisecond)
 		f.fail = func(int64) (client.ErrorClass, int) { return client.HTTP4xx, 401 }
-		levels, err := collect(t, context.Background(), Config{Levels: []int{2, 4}, Requests: 50, Prompt: Cycle(prompts(1))}, f)
+		levels, err := collect(t, context.Background(), Config{Load: ClosedLoad(2, 4), Requests: 50, Prompt: Cycle(prompts(1))}, f)
 		var ab *AbortError
 		if !errors.As(err, &ab) || ab.Class != client.HTTP4xx || ab.Concurrency != 2 {
 			t.Fatalf("err = %v, want AbortError at C=2", err)
@@ -193,7 +193,7 @@ func TestRunKeepsGoingOnServerErrors(t *testing.T) {
 			}
 			return client.HTTP429, 429
 		}
-		levels, err := collect(t, context.Background(), Config{Levels: []int{1, 2}, Requests: 4, Prompt: Cycle(prompts(1))}, f)
+		levels, err := collect(t, context.Background(), Config{Load: ClosedLoad(1, 2), Requests: 4, Prompt: Cycle(prompts(1))}, f)
 		if err != nil || len(levels) != 2 {
 			t.Fatalf("err=%v levels=%d: 5xx and 429 are data, not a reason to stop", err, len(levels))
 		}
@@ -210,7 +210,7 @@ func TestRunMixedClientErrorsDoNotAbort(t *testing.T) {
 			}
 			return client.HTTP4xx, 400
 		}
-		if _, err := collect(t, context.Background(), Config{Levels: []int{2}, Requests: 6, Prompt: Cycle(prompts(1))}, f); err != nil {
+		if _, err := collect(t, context.Background(), Config{Load: ClosedLoad(2), Requests: 6, Prompt: Cycle(prompts(1))}, f); err != nil {
 			t.Fatalf("err = %v; a level with a success must not abort", err)
 		}
 	})
@@ -222,7 +222,7 @@ func TestRunCanceledLevelIsDelivered(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var once sync.Once
-		cfg := Config{Levels: []int{1, 2, 4}, Requests: 3, Prompt: Cycle(prompts(1))}
+		cfg := Config{Load: ClosedLoad(1, 2, 4), Requests: 3, Prompt: Cycle(prompts(1))}
 		cfg.Observe = func(r client.Record) {
 			if r.Concurrency == 2 {
 				once.Do(cancel) // the first request of level 2 ends: interrupt
@@ -249,7 +249,7 @@ func TestRunStopsWhenOnLevelFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		boom := errors.New("disk full")
 		n := 0
-		err := Run(context.Background(), Config{Levels: []int{1, 2}, Requests: 1, Prompt: Cycle(prompts(1))}, newFake(time.Millisecond),
+		err := Run(context.Background(), Config{Load: ClosedLoad(1, 2), Requests: 1, Prompt: Cycle(prompts(1))}, newFake(time.Millisecond),
 			func(Level) error { n++; return boom })
 		if !errors.Is(err, boom) || n != 1 {
 			t.Fatalf("err=%v after %d levels; want the write error after level 1", err, n)
@@ -261,7 +261,7 @@ func TestRunStopsWhenOnLevelFails(t *testing.T) {
 // take exactly 50 ms of wall time, and the timer probe is never late.
 func TestHealthIsMeasured(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		levels, err := collect(t, context.Background(), Config{Levels: []int{2}, Requests: 10, Prompt: Cycle(prompts(1))}, newFake(10*time.Millisecond))
+		levels, err := collect(t, context.Background(), Config{Load: ClosedLoad(2), Requests: 10, Prompt: Cycle(prompts(1))}, newFake(10*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ func TestHealthTickerPeriod(t *testing.T) {
 		t0 := time.Now()
 		var mu sync.Mutex
 		var at, late []time.Duration
-		cfg := Config{Levels: []int{1}, Requests: 1, Prompt: Cycle(prompts(1)), Late: func(d time.Duration) {
+		cfg := Config{Load: ClosedLoad(1), Requests: 1, Prompt: Cycle(prompts(1)), Late: func(d time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
 			at, late = append(at, time.Since(t0)), append(late, d)
@@ -322,7 +322,7 @@ func (w *warmFake) WarmConns(_ context.Context, n int) error {
 func TestRunWarmsConnectionsBeforeEachLevel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &warmFake{fakeDoer: newFake(time.Millisecond)}
-		if _, err := collect(t, context.Background(), Config{Levels: []int{1, 4}, Requests: 4, Prompt: Cycle(prompts(1))}, w); err != nil {
+		if _, err := collect(t, context.Background(), Config{Load: ClosedLoad(1, 4), Requests: 4, Prompt: Cycle(prompts(1))}, w); err != nil {
 			t.Fatal(err)
 		}
 		if len(w.warms) != 2 || w.warms[0] != 1 || w.warms[1] != 4 || w.first[0] != 0 || w.first[1] != 4 {
@@ -339,7 +339,7 @@ func TestRunDrainCancelsLongRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(time.Minute)
 		began := time.Now()
-		levels, err := collect(t, context.Background(), Config{Levels: []int{3}, Duration: 50 * time.Millisecond,
+		levels, err := collect(t, context.Background(), Config{Load: ClosedLoad(3), Duration: 50 * time.Millisecond,
 			DrainTimeout: 100 * time.Millisecond, Prompt: Cycle(prompts(1))}, f)
 		if err != nil {
 			t.Fatal(err)
@@ -371,7 +371,7 @@ func TestRunRecordSink(t *testing.T) {
 		f := newFake(time.Millisecond)
 		var mu sync.Mutex
 		seqs := map[int]bool{}
-		cfg := Config{Levels: []int{4}, Requests: 12, Warmup: 3, Prompt: Cycle(prompts(2)),
+		cfg := Config{Load: ClosedLoad(4), Requests: 12, Warmup: 3, Prompt: Cycle(prompts(2)),
 			Record: func(r *client.Record) {
 				mu.Lock()
 				defer mu.Unlock()

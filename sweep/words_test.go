@@ -127,8 +127,14 @@ func TestModeWords(t *testing.T) {
 // How many requests a level measures, how many connections it opens first
 // and after how many uniform failures it is aborted, for every mode.
 func TestModeCounts(t *testing.T) {
+	load := func(k LevelKey) Load {
+		if k.Mode == ClosedMode {
+			return ClosedLoad()
+		}
+		return legacyLoad{ModeNamed(k.Mode).(*legacyMode), &Config{}}
+	}
 	measured := func(k LevelKey, requests int) int {
-		return ModeNamed(k.Mode).Measured(&Config{Requests: requests}, k)
+		return load(k).Measured(&Config{Requests: requests}, k)
 	}
 	for _, tc := range []struct {
 		k         LevelKey
@@ -144,7 +150,7 @@ func TestModeCounts(t *testing.T) {
 		{LevelKey{Mode: RateMode, Load: 100}, 7, 7, 64, openAbortAfter},
 		{LevelKey{Mode: RateMode, Load: 100, Concurrency: 3}, 7, 7, 3, 3},
 	} {
-		m := ModeNamed(tc.k.Mode)
+		m := load(tc.k)
 		if got := measured(tc.k, tc.requests); got != tc.want {
 			t.Errorf("%v with %d requests: measures %d, want %d", tc.k, tc.requests, got, tc.want)
 		}
@@ -155,10 +161,10 @@ func TestModeCounts(t *testing.T) {
 			t.Errorf("%v: aborts after %d, want %d", tc.k, got, tc.abt)
 		}
 	}
-	if got := ModeNamed(ClosedMode).AbortAfter(LevelKey{Mode: ClosedMode}); got != 1 {
+	if got := ClosedLoad().AbortAfter(LevelKey{Mode: ClosedMode}); got != 1 {
 		t.Errorf("closed C=0 aborts after %d, want 1", got)
 	}
-	rp := ModeNamed(ReplayMode)
+	rp := load(LevelKey{Mode: ReplayMode})
 	if w, a := rp.WarmConns(LevelKey{Mode: ReplayMode, Load: 1}), rp.AbortAfter(LevelKey{Mode: ReplayMode, Load: 1}); w != 64 || a != openAbortAfter {
 		t.Errorf("uncapped replay warms %d, aborts after %d; want 64, %d", w, a, openAbortAfter)
 	}

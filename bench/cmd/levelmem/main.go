@@ -24,6 +24,7 @@ import (
 
 	"github.com/toksweep/toksweep/bench/internal/procstat"
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
@@ -150,7 +151,7 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 		prev = m
 	}
 	var mu sync.Mutex
-	cfg := sweep.Config{Levels: []int{c}, Requests: n, Prompt: sweep.Cycle([]client.Prompt{{Text: sim.EssayPrompt}}),
+	cfg := sweep.Config{Load: closed.Load{Levels: []int{c}}, Requests: n, Prompt: sweep.Cycle([]client.Prompt{{Text: sim.EssayPrompt}}),
 		Record: func(r *client.Record) {
 			dir.Record(r)
 			mu.Lock()

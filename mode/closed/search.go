@@ -1,10 +1,10 @@
-package search
+package closed
 
 import (
 	"github.com/toksweep/toksweep/report"
 )
 
-// Levels is the adaptive level search of --levels auto. It doubles the
+// Search is the adaptive level search of --levels auto. It doubles the
 // concurrency from 1 until a level fails the SLO, the aggregate throughput
 // saturates (doubling adds less than report.KneeGain), or Max is reached;
 // then, if a level failed, it bisects between the last passing and the first
@@ -12,7 +12,7 @@ import (
 // that delivers output passes, so it stops at saturation; a level that
 // delivers nothing (every request failed) fails. It needs about log2(Max) levels to
 // bracket the answer and log2(fail−pass) more to pin it down.
-type Levels struct {
+type Search struct {
 	max         int
 	granularity int
 	// judge returns the verdict of a finished level: whether every repeat of
@@ -27,12 +27,14 @@ type Levels struct {
 	done      bool
 }
 
-func NewLevels(maxLevel, granularity int, judge func(int) (bool, float64)) *Levels {
-	return &Levels{max: maxLevel, granularity: max(granularity, 1), judge: judge}
+// NewSearch is the search up to maxLevel, stopping at granularity, asking
+// judge for each finished level's verdict.
+func NewSearch(maxLevel, granularity int, judge func(int) (bool, float64)) *Search {
+	return &Search{max: maxLevel, granularity: max(granularity, 1), judge: judge}
 }
 
-// Next implements sweep.Planner.
-func (p *Levels) Next() (int, bool) {
+// Next implements Chooser.
+func (p *Search) Next() (int, bool) {
 	if p.done {
 		return 0, false
 	}
@@ -46,13 +48,13 @@ func (p *Levels) Next() (int, bool) {
 	return p.double(pass, agg)
 }
 
-func (p *Levels) hand(c int) (int, bool) {
+func (p *Search) hand(c int) (int, bool) {
 	p.last = c
 	return c, true
 }
 
 // double handles the doubling phase after level p.last finished.
-func (p *Levels) double(pass bool, agg float64) (int, bool) {
+func (p *Search) double(pass bool, agg float64) (int, bool) {
 	c := p.last
 	saturated := c > 1 && agg < (1+report.KneeGain)*p.lastAgg
 	p.lastAgg = agg
@@ -69,7 +71,7 @@ func (p *Levels) double(pass bool, agg float64) (int, bool) {
 }
 
 // bisect narrows [lo, hi] after the level p.last finished.
-func (p *Levels) bisect(pass bool) (int, bool) {
+func (p *Search) bisect(pass bool) (int, bool) {
 	if p.last != p.hi { // the level just run was a midpoint
 		if pass {
 			p.lo = p.last

@@ -1,4 +1,4 @@
-package search
+package mode
 
 import (
 	"math"
@@ -53,4 +53,12 @@ func JudgeRates(stats *[]report.LevelStats, slo report.SLO, at sweep.LevelKey) f
 		v.Achieved, v.Offered = sum/float64(n), offered/float64(n)
 		return v
 	}
+}
+
+// RateVerdict is what an open-loop search needs of a finished rate level.
+type RateVerdict struct {
+	Pass     bool    // stable in every repeat and met the SLO
+	Unstable bool    // some repeat fell behind its arrivals
+	Achieved float64 // mean achieved completion rate (req/s); NaN if none
+	Offered  float64 // mean realised arrival rate (req/s); NaN if none
 }

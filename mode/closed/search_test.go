@@ -1,4 +1,4 @@
-package search
+package closed
 
 import (
 	"math/bits"
@@ -14,7 +14,7 @@ func scripted(limit, sat int) func(int) (bool, float64) {
 	}
 }
 
-func runPlan(p *Levels) []int {
+func runPlan(p *Search) []int {
 	var levels []int
 	for c, ok := p.Next(); ok; c, ok = p.Next() {
 		levels = append(levels, c)
@@ -28,7 +28,7 @@ func runPlan(p *Levels) []int {
 func TestAutoPlanFindsTheLimit(t *testing.T) {
 	t.Parallel()
 	for _, limit := range []int{1, 2, 3, 5, 17, 24, 63, 64, 100, 255} {
-		p := NewLevels(256, 1, scripted(limit, 10000))
+		p := NewSearch(256, 1, scripted(limit, 10000))
 		levels := runPlan(p)
 		// The answer is the highest passing level the search ran, and the
 		// level just above it must have run and failed.
@@ -52,7 +52,7 @@ func TestAutoPlanFindsTheLimit(t *testing.T) {
 
 func TestAutoPlanLevelOneFails(t *testing.T) {
 	t.Parallel()
-	levels := runPlan(NewLevels(256, 1, scripted(0, 100)))
+	levels := runPlan(NewSearch(256, 1, scripted(0, 100)))
 	if len(levels) != 1 || levels[0] != 1 {
 		t.Errorf("levels %v, want [1]: nothing passes, nothing to bisect", levels)
 	}
@@ -63,7 +63,7 @@ func TestAutoPlanStopsAtSaturation(t *testing.T) {
 	// Without an SLO every level passes: the search doubles until doubling
 	// adds less than 10% (saturation at 12: 16 gives 1200 against 800 at 8,
 	// 32 gives 1200 against 1200 at 16).
-	levels := runPlan(NewLevels(256, 1, scripted(1<<30, 12)))
+	levels := runPlan(NewSearch(256, 1, scripted(1<<30, 12)))
 	want := []int{1, 2, 4, 8, 16, 32}
 	if len(levels) != len(want) {
 		t.Fatalf("levels %v, want %v", levels, want)
@@ -77,11 +77,11 @@ func TestAutoPlanStopsAtSaturation(t *testing.T) {
 
 func TestAutoPlanRespectsMaxAndGranularity(t *testing.T) {
 	t.Parallel()
-	levels := runPlan(NewLevels(48, 1, scripted(1<<30, 1<<30)))
+	levels := runPlan(NewSearch(48, 1, scripted(1<<30, 1<<30)))
 	if last := levels[len(levels)-1]; last != 48 {
 		t.Errorf("levels %v: want the search capped at --auto-max 48", levels)
 	}
-	coarse := runPlan(NewLevels(256, 8, scripted(100, 1<<30)))
+	coarse := runPlan(NewSearch(256, 8, scripted(100, 1<<30)))
 	// 1..128 doubling (8 levels), then bisect [64,128] down to 8 apart: 96, 112, 104.
 	if len(coarse) != 11 {
 		t.Errorf("granularity 8: levels %v, want 11", coarse)
@@ -98,7 +98,7 @@ func TestAutoPlanStopsWhenNothingIsDelivered(t *testing.T) {
 		}
 		return true, float64(c) * 100
 	}
-	levels := runPlan(NewLevels(256, 1, dead))
+	levels := runPlan(NewSearch(256, 1, dead))
 	if len(levels) > 4 || levels[len(levels)-1] != 3 && levels[len(levels)-1] != 4 {
 		t.Errorf("levels %v: want the search to stop around C=4", levels)
 	}

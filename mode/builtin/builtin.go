@@ -1,0 +1,8 @@
+// Package builtin links the built-in load modes, each registered in its
+// package's init: the one place that names them (app imports it; a test
+// of a package below the modes imports it from an external test file).
+package builtin
+
+import (
+	_ "github.com/toksweep/toksweep/mode/closed" // the closed loop
+)
