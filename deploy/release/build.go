@@ -55,14 +55,20 @@ type stamp struct {
 
 var versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._+-]*$`)
 
-// check validates the options and reads the stamp from the checkout.
-func (o *options) check() (stamp, []target, error) {
+// check validates the options (linuxOnly: the image's platforms) and reads
+// the stamp from the checkout.
+func (o *options) check(linuxOnly bool) (stamp, []target, error) {
 	if !versionRE.MatchString(o.version) {
 		return stamp{}, nil, usageError{fmt.Sprintf("--version %q: give the release tag, e.g. v0.1.0 (letters, digits, . _ + -)", o.version)}
 	}
 	targets, err := parseTargets(o.targets)
 	if err != nil {
 		return stamp{}, nil, err
+	}
+	for _, t := range targets {
+		if linuxOnly && t.OS != "linux" {
+			return stamp{}, nil, usageError{fmt.Sprintf("--platforms %s: the image is for linux only", t)}
+		}
 	}
 	gomod, err := os.ReadFile(filepath.Join(o.src, "go.mod"))
 	if err != nil || !slices.Contains(strings.Split(string(gomod), "\n"), "module "+module) {

@@ -35,11 +35,6 @@ type imageJob struct {
 // buildImage builds one image per platform, their index, writes the index
 // to the OCI layout and, with a push reference, to the registry.
 func buildImage(ctx context.Context, job imageJob, stdout io.Writer) error {
-	for _, p := range job.platforms {
-		if p.OS != "linux" {
-			return usageError{fmt.Sprintf("--platforms %s: the image is for linux only", p)}
-		}
-	}
 	certs, err := os.ReadFile(job.caCerts)
 	if err != nil {
 		return fmt.Errorf("the image's CA bundle: %v (install ca-certificates, or give --ca-certs)", err)
@@ -73,14 +68,25 @@ func buildImage(ctx context.Context, job imageJob, stdout io.Writer) error {
 	if job.push == "" {
 		return nil
 	}
-	ref, err := name.ParseReference(job.push)
+	return push(ctx, job.push, idx, stdout)
+}
+
+// push writes the index, its images and their blobs to the registry
+// reference ref (repo:tag), with the default keychain's credentials, and
+// prints the digest reference to pin.
+func push(ctx context.Context, ref string, idx v1.ImageIndex, stdout io.Writer) error {
+	r, err := name.ParseReference(ref)
 	if err != nil {
-		return usageError{fmt.Sprintf("--push %q: %v", job.push, err)}
+		return usageError{fmt.Sprintf("--push %q: %v", ref, err)}
 	}
-	if err := remote.WriteIndex(ref, idx, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
-		return fmt.Errorf("push %s: %v", ref, err)
+	digest, err := idx.Digest()
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "pushed %s; pin it as image: %s@%s\n", ref, ref.Context(), digest)
+	if err := remote.WriteIndex(r, idx, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
+		return fmt.Errorf("push %s: %v", r, err)
+	}
+	fmt.Fprintf(stdout, "pushed %s; pin it as image: %s@%s\n", r, r.Context(), digest)
 	return nil
 }
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,8 +16,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -239,4 +244,48 @@ func checkStatic(path string) error {
 		return fmt.Errorf("%s imports %q (%v): not static", path, libs, err)
 	}
 	return nil
+}
+
+// TestPush: the built index, pushed to a registry on 127.0.0.1
+// (go-containerregistry's own, in memory), is there under the tag with the
+// digest push says to pin, with both platforms.
+func TestPush(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	idx := builtIndex(t)
+	repo := strings.TrimPrefix(srv.URL, "http://") + "/toksweep/toksweep"
+	ref := repo + ":test"
+	var out strings.Builder
+	if err := push(t.Context(), ref, idx, &out); err != nil {
+		t.Fatal(err)
+	}
+	digest, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("pushed %s; pin it as image: %s@%s\n", ref, repo, digest); out.String() != want {
+		t.Errorf("push printed %q, want %q", out.String(), want)
+	}
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulled, err := remote.Index(r, remote.WithContext(t.Context()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pulled.Digest()
+	if err != nil || got != digest {
+		t.Errorf("the registry's %s is %s (%v), want %s", ref, got, err, digest)
+	}
+	for _, arch := range []string{"amd64", "arm64"} {
+		img, err := remote.Image(r, remote.WithContext(t.Context()), remote.WithPlatform(v1.Platform{OS: "linux", Architecture: arch}))
+		if err != nil {
+			t.Fatalf("linux/%s: %v", arch, err)
+		}
+		if _, err := img.ConfigFile(); err != nil {
+			t.Errorf("linux/%s: %v", arch, err)
+		}
+	}
 }

@@ -75,18 +75,18 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("%s: unexpected argument %q", args[0], fs.Arg(0))}
 	}
-	st, targets, err := o.check()
+	switch {
+	case args[0] == "image" && layoutDir == "":
+		return usageError{"image: --layout DIR is required"}
+	case args[0] == "archives" && out == "":
+		return usageError{"archives: --out DIR is required"}
+	}
+	st, targets, err := o.check(args[0] == "image")
 	if err != nil {
 		return err
 	}
 	if args[0] == "image" {
-		if layoutDir == "" {
-			return usageError{"image: --layout DIR is required"}
-		}
 		return buildImage(ctx, imageJob{src: o.src, stamp: st, platforms: targets, caCerts: o.caCerts, source: o.source, layout: layoutDir, push: push}, stdout)
-	}
-	if out == "" {
-		return usageError{"archives: --out DIR is required"}
 	}
 	return buildArchives(ctx, o.src, st, targets, out, stdout)
 }
