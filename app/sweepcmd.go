@@ -82,8 +82,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
-	dir.ReadingSpeed = o.ReadingSpeed
+	dir.Settings = o.settings()
 	if err := dir.Begin(); err != nil {
 		return err
 	}
@@ -180,12 +179,10 @@ type sweepRun struct {
 // level summarises a finished level, judges it against the SLO and flushes
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
-	l.ReadingSpeed = r.o.ReadingSpeed
 	if l.Records == nil {
 		l.Source = r.dir.LevelRecords() // the records sweep.Config.Record wrote
 	}
-	s := report.Summarize(l)
-	report.AddPercentiles(&s, l, r.o.Percentiles)
+	s := report.Summarize(l, r.o.settings())
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)
 		s.SLO = &v

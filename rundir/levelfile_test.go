@@ -43,8 +43,8 @@ func TestRunDirStreamsRecords(t *testing.T) {
 				t.Fatalf("pass %d read back %d records that differ from the %d written", pass, len(got), len(held.Records))
 			}
 		}
-		s := report.Summarize(streamed)
-		if want := report.Summarize(held); s.RequestsOK != want.RequestsOK || s.TTFTP99 != want.TTFTP99 || s.WindowEnd != want.WindowEnd {
+		s := report.Summarize(streamed, report.Settings{})
+		if want := report.Summarize(held, report.Settings{}); s.RequestsOK != want.RequestsOK || s.TTFTP99 != want.TTFTP99 || s.WindowEnd != want.WindowEnd {
 			t.Errorf("summarised from the level file: ok %d ttft p99 %v window end %v; from memory %d %v %v",
 				s.RequestsOK, s.TTFTP99, s.WindowEnd, want.RequestsOK, want.TTFTP99, want.WindowEnd)
 		}
@@ -90,7 +90,7 @@ func TestRunDirLevelFileLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	streamed := sweep.Level{Concurrency: l.Concurrency, Source: d.LevelRecords()}
-	err = d.AddLevel(streamed, report.Summarize(streamed))
+	err = d.AddLevel(streamed, report.Summarize(streamed, report.Settings{}))
 	if err == nil || len(err.Error()) == 0 || slices.Contains([]byte(err.Error()), '\n') {
 		t.Fatalf("AddLevel with the level file gone: %v, want a one-line error", err)
 	}

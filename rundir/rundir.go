@@ -76,13 +76,11 @@ type RunDir struct {
 	requests *os.File
 	level    *levelFile   // the records of the level in progress
 	buf      bytes.Buffer // staging for one levels.csv row
-	// Extra are levels.csv columns after the registry's (--percentiles);
-	// set before Begin.
-	Extra []report.Column
-	// ReadingSpeed is the reader of the smoothness fields of the lines
-	// Record writes (0: the default ReadingSpeed); set before Begin.
-	ReadingSpeed float64
-	csv          *report.LevelsCSV // writes into buf
+	// Settings are the run's figure settings, set before Begin: its
+	// extra percentiles are levels.csv columns after the registry's, its
+	// reader that of the smoothness fields of the lines Record writes.
+	Settings report.Settings
+	csv      *report.LevelsCSV // writes into buf
 }
 
 // OpenRunDir reserves a fresh or empty directory path and begins a run in
@@ -248,7 +246,7 @@ func (d *RunDir) Begin() error {
 	if d.level, err = openLevelFile(d.path); err != nil {
 		return err
 	}
-	if d.csv, err = report.NewLevelsCSV(&d.buf, d.Extra); err == nil {
+	if d.csv, err = report.NewLevelsCSV(&d.buf, d.Settings.Columns()); err == nil {
 		err = d.flushCSV()
 	}
 	if err != nil {
@@ -312,7 +310,7 @@ func (d *RunDir) Path() string { return d.path }
 // that a level's records are not held in memory. It is safe for concurrent
 // use; an error is kept, and AddLevel returns it.
 func (d *RunDir) Record(r *client.Record) {
-	d.level.add(r, report.PaceOrDefault(d.ReadingSpeed))
+	d.level.add(r, d.Settings.Reader())
 }
 
 // LevelRecords reads back the records given to Record since the last
@@ -332,7 +330,7 @@ func (d *RunDir) AddLevel(l sweep.Level, s report.LevelStats) error {
 		return fmt.Errorf("run directory %s: closed", d.path)
 	}
 	for i := range l.Records {
-		d.level.add(&l.Records[i], report.PaceOrDefault(l.ReadingSpeed))
+		d.level.add(&l.Records[i], d.Settings.Reader())
 	}
 	if err := d.level.appendTo(d.requests); err != nil {
 		return err

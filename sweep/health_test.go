@@ -52,7 +52,7 @@ func runObserved(t *testing.T, c int, observe func(client.Record)) (report.Level
 	if err := sweep.Run(context.Background(), cfg, d, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	s, h := report.Summarize(lvl), lvl.Health
+	s, h := report.Summarize(lvl, report.Settings{}), lvl.Health
 	t.Logf("issue lag max %v, in-flight %.2f of %d, CPU %.3fs in %.3fs, timer late p99 %v; reason %q",
 		h.IssueLagMax, s.InflightMean, c, h.CPUSeconds, h.WallSeconds, h.TimerLateP99, s.ClientLimitedReason)
 	if s.RequestsOK != 8*c {

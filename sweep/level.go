@@ -52,10 +52,6 @@ type Level struct {
 	// Server is the server's own account of the level, from its metrics
 	// endpoint; nil when it was not sampled (see Config.Server).
 	Server *promscrape.LevelMetrics
-	// ReadingSpeed is the pace in tok/s of the reader the smoothness figures
-	// are measured against (report.Summarize); 0 means report.ReadingSpeed.
-	// The sweep leaves it 0: whoever summarises the level sets it.
-	ReadingSpeed float64
 }
 
 // All iterates over the level's records: Records, else Source (nothing

@@ -163,7 +163,7 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 	err = sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error {
 		phase("load (sweep.Run)")
 		l.Source = dir.LevelRecords()
-		s := report.Summarize(l)
+		s := report.Summarize(l, report.Settings{})
 		phase("report.Summarize")
 		if err := dir.AddLevel(l, s); err != nil {
 			return err
