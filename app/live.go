@@ -86,12 +86,12 @@ func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.
 	m := live.New(live.Labels{RunID: filepath.Base(o.Out), Shard: shard, Model: o.Model}, func() float64 { return r.progress.shareDone(runs) })
 	srv := live.ServeOn(o.Live.ln, m)
 	fmt.Fprintf(stderr, "toksweep: live metrics on http://%s/metrics\n", srv.Addr())
-	rec := cfg.Record
-	cfg.Record = func(rc *client.Record) {
-		if rec != nil {
-			rec(rc)
+	observe := cfg.Observe
+	cfg.Observe = func(rc client.Record) {
+		if observe != nil {
+			observe(rc)
 		}
-		m.Record(rc)
+		m.Record(&rc)
 	}
 	starting := cfg.Starting
 	cfg.Starting = func(l sweep.Level) {

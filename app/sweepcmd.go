@@ -136,7 +136,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	cfg := sweep.Config{
 		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
 		Started: run.progress.start, Starting: run.progress.starting, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
-		Record: dir.Record, // each record to disk as it finishes
+		Sink: dir, // each record to disk as it finishes
 	}
 	cfg.Server = o.Work.serverSampler()
 	run.mode = m.start(ctx, modeStart{o: o, cl: cl, stderr: stderr, stats: &run.stats}, &cfg)
@@ -179,9 +179,6 @@ type sweepRun struct {
 // level summarises a finished level, judges it against the SLO and flushes
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
-	if l.Records == nil {
-		l.Source = r.dir.LevelRecords() // the records sweep.Config.Record wrote
-	}
 	s := report.Summarize(l, r.o.settings())
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)

@@ -13,7 +13,7 @@ import (
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// Records handed to RunDir.Record (from many goroutines, as the sweep's
+// Records handed to RunDir.AddRecord (from many goroutines, as the sweep's
 // workers do) wait in the level file: requests.jsonl gains them only at
 // AddLevel, whole; LevelRecords reads them back, anew on each call, and
 // the level file starts over for the next level.
@@ -28,7 +28,7 @@ func TestRunDirStreamsRecords(t *testing.T) {
 	for _, held := range goldenLevels()[:2] {
 		var wg sync.WaitGroup
 		for i := range held.Records {
-			wg.Go(func() { d.Record(&held.Records[i]) })
+			wg.Go(func() { d.AddRecord(&held.Records[i]) })
 		}
 		wg.Wait()
 		checkRequests(t, filepath.Join(dir, RequestsFile), onDisk) // not yet
@@ -84,7 +84,7 @@ func TestRunDirLevelFileLost(t *testing.T) {
 	defer d.Close()
 	l := goldenLevels()[0]
 	for i := range l.Records {
-		d.Record(&l.Records[i])
+		d.AddRecord(&l.Records[i])
 	}
 	if err := os.Remove(filepath.Join(dir, "run", LevelFile)); err != nil {
 		t.Fatal(err)

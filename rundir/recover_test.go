@@ -33,7 +33,7 @@ func TestFullDiskKeepsLevel(t *testing.T) {
 		appendLevel = func(*os.File, string) error { return errors.New("no space left on device") }
 		l := levels[1]
 		for i := range l.Records {
-			d.Record(&l.Records[i])
+			d.AddRecord(&l.Records[i])
 		}
 		s1 := report.Summarize(sweep.Level{Concurrency: l.Concurrency, Records: l.Records}, report.Settings{})
 		err = d.AddLevel(sweep.Level{Concurrency: l.Concurrency, Repeat: l.Repeat, Rate: l.Rate}, s1)

@@ -40,12 +40,13 @@ type Level struct {
 	Start time.Duration
 	End   time.Duration
 	// Records holds every request of the level, warm-up included (flagged),
-	// sorted by Start, when the sweep kept them (Config.Record nil) or
+	// sorted by Start, when the sweep kept them (Config.Sink nil) or
 	// whoever made the level put them there. A level whose records went
-	// to a file as they finished has none: Source reads them back.
+	// to a sink as they finished has none: Source reads them back.
 	Records []client.Record
 	// Source, used when Records is nil, yields the level's records anew on
-	// each call, in one order, one at a time (a file read line by line).
+	// each call, in one order, one at a time (a file read line by line):
+	// the sweep sets it to its Config.Sink's LevelRecords.
 	Source iter.Seq[*client.Record]
 	// Health describes the load generator itself during the level.
 	Health Health
