@@ -135,7 +135,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	fmt.Fprintf(stderr, "toksweep: %s\n", plan.upFront())
 	cfg := sweep.Config{
 		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
-		Started: run.progress.start, Starting: run.progress.starting, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
+		Observer: run.progress, DrainTimeout: o.DrainTimeout,
 		Sink: dir, // each record to disk as it finishes
 	}
 	cfg.Server = o.Work.serverSampler()

@@ -63,27 +63,16 @@ type Config struct {
 	// senders' goroutines, so it must be safe for concurrent use. Cycle
 	// sends a fixed set in order.
 	Prompt func(seq int) client.Prompt
-	// Observe, when set, is told about every finished request (for live
-	// progress). It runs on the worker's goroutine and must be cheap.
-	Observe func(client.Record)
+	// Observer, when set, is told as levels start, requests finish and
+	// the timer probe ticks (live views; Observers combines several).
+	Observer Observer
 	// Sink, when set, takes every finished request's record (before
-	// Observe) and gives the level's records back at its end, which the
+	// Observer) and gives the level's records back at its end, which the
 	// sweep hands over as Level.Source (Level.Records stays nil); a sink
 	// that writes them out (rundir.RunDir) keeps a level's memory from
 	// growing with its requests and tokens. Nil: the sweep keeps them in
 	// memory and hands them over in Level.Records (MemorySink).
 	Sink RecordSink
-	// Started, when set, is told when a level starts, with its planned
-	// number of measured requests (0: bounded by Duration only).
-	Started func(c, repeat, planned int)
-	// Starting, when set, is told when a level starts, with the level's
-	// key only (Concurrency, Rate, Repeat; no records): what a live view
-	// labels the level's figures with.
-	Starting func(Level)
-	// Late, when set, is told the lateness of each tick of the level's
-	// timer probe (Health.TimerLateMax is the worst of them), on the
-	// probe's goroutine; it must be cheap.
-	Late func(time.Duration)
 	// Plan, when set, chooses the levels one at a time instead of Levels.
 	Plan Planner
 	// Server, when set, samples the server's own metrics during each level
@@ -275,16 +264,12 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int
 	defer cancel()
 	rctx, stopDrain := withDrain(lctx, cfg, tk)
 	defer stopDrain()
-	if cfg.Started != nil {
-		planned := measured
-		if measured == unlimited {
-			planned = 0
-		}
-		cfg.Started(c, repeat, planned)
+	obs := observer(cfg)
+	planned := measured
+	if measured == unlimited {
+		planned = 0
 	}
-	if cfg.Starting != nil {
-		cfg.Starting(Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat})
-	}
+	obs.LevelStarted(Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat}, planned)
 	ab := newAborter(mode.AbortAfter(spec))
 
 	if w, ok := d.(Warmer); ok {
@@ -292,9 +277,9 @@ func runLevel(ctx context.Context, cfg Config, d Doer, spec LevelKey, repeat int
 	}
 
 	stopServer := cfg.Server.start(ctx, c)
-	mon := startMonitor(cfg.Late)
+	mon := startMonitor(obs.TimerLate)
 	start := d.Now()
-	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks, prevEnd: map[int]time.Duration{}}
+	s := &sender{cfg: cfg, d: d, obs: obs, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks, prevEnd: map[int]time.Duration{}}
 	s.newSink()
 	if mode.Open {
 		s.slots = newSlots(c)
@@ -344,6 +329,7 @@ func withDrain(lctx context.Context, cfg Config, tk *tickets) (context.Context, 
 type sender struct {
 	cfg    Config
 	d      Doer
+	obs    Observer
 	tk     *tickets
 	ab     *aborter
 	cancel func()
@@ -432,9 +418,7 @@ func (s *sender) record(ctx context.Context, t Ticket, w int, sched time.Duratio
 	}
 	s.mu.Unlock()
 	s.sink.AddRecord(&rec)
-	if s.cfg.Observe != nil {
-		s.cfg.Observe(rec)
-	}
+	s.obs.RequestDone(&rec)
 	if s.ab.see(&rec) {
 		s.cancel()
 	}

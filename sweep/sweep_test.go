@@ -225,11 +225,11 @@ func TestRunCanceledLevelIsDelivered(t *testing.T) {
 		defer cancel()
 		var once sync.Once
 		cfg := Config{Levels: []int{1, 2, 4}, Requests: 3, Prompt: Cycle(prompts(1))}
-		cfg.Observe = func(r client.Record) {
+		cfg.Observer = funcObserver{done: func(r *client.Record) {
 			if r.Concurrency == 2 {
 				once.Do(cancel) // the first request of level 2 ends: interrupt
 			}
-		}
+		}}
 		levels, err := collect(t, ctx, cfg, f)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
@@ -275,18 +275,18 @@ func TestHealthIsMeasured(t *testing.T) {
 }
 
 // TestHealthTickerPeriod, in fake time: the lateness probe ticks every
-// monitorTick (50 ms) of a level, each tick told to Config.Late, and a
+// monitorTick (50 ms) of a level, each tick told to Observer.TimerLate, and a
 // ticker that fires on time is 0 late.
 func TestHealthTickerPeriod(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		t0 := time.Now()
 		var mu sync.Mutex
 		var at, late []time.Duration
-		cfg := Config{Levels: []int{1}, Requests: 1, Prompt: Cycle(prompts(1)), Late: func(d time.Duration) {
+		cfg := Config{Levels: []int{1}, Requests: 1, Prompt: Cycle(prompts(1)), Observer: funcObserver{late: func(d time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
 			at, late = append(at, time.Since(t0)), append(late, d)
-		}}
+		}}}
 		levels, err := collect(t, context.Background(), cfg, newFake(1010*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
