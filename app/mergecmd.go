@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -71,14 +70,10 @@ func runMerge(out string, dirs []string, allowSkew bool, charts string, stdout, 
 		return err
 	}
 	defer dir.Close()
-	o := &options{Out: out, ReadingSpeed: report.ReadingSpeed, Charts: charts}
+	set := sum.Config.Settings() // the shards' own reader and extra percentiles (CheckShards: one config)
+	o := &options{Out: out, ReadingSpeed: set.Reader(), Percentiles: set.Percentiles, Charts: charts}
 	o.SLO, _ = sum.Config.Objective()
-	if c := sum.Config; c != nil { // the shards' own reader and extra percentiles (CheckShards: one config)
-		o.ReadingSpeed = cmp.Or(c.ReadingSpeed, report.ReadingSpeed)
-		o.Percentiles = c.Percentiles
-	}
-	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
-	dir.ReadingSpeed = o.ReadingSpeed
+	dir.Settings = o.settings()
 	if err := dir.Begin(); err != nil {
 		return err
 	}

@@ -82,8 +82,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
-	dir.ReadingSpeed = o.ReadingSpeed
+	dir.Settings = o.settings()
 	if err := dir.Begin(); err != nil {
 		return err
 	}
@@ -136,8 +135,8 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	fmt.Fprintf(stderr, "toksweep: %s\n", plan.upFront())
 	cfg := sweep.Config{
 		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
-		Started: run.progress.start, Starting: run.progress.starting, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
-		Record: dir.Record, // each record to disk as it finishes
+		Observer: run.progress, DrainTimeout: o.DrainTimeout,
+		Sink: dir, // each record to disk as it finishes
 	}
 	cfg.Server = o.Work.serverSampler()
 	run.mode = m.start(ctx, modeStart{o: o, cl: cl, stderr: stderr, stats: &run.stats}, &cfg)
@@ -180,12 +179,7 @@ type sweepRun struct {
 // level summarises a finished level, judges it against the SLO and flushes
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
-	l.ReadingSpeed = r.o.ReadingSpeed
-	if l.Records == nil {
-		l.Source = r.dir.LevelRecords() // the records sweep.Config.Record wrote
-	}
-	s := report.Summarize(l)
-	report.AddPercentiles(&s, l, r.o.Percentiles)
+	s := report.Summarize(l, r.o.settings())
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)
 		s.SLO = &v

@@ -56,7 +56,7 @@ func FuzzRecordLines(f *testing.F) {
 				t.Fatalf("record %d changed on the way round:\n%+v\n%+v", i, a, b)
 			}
 		}
-		_ = report.Summarize(levelOf(recs))
+		_ = report.Summarize(levelOf(recs), report.Settings{})
 	})
 }
 

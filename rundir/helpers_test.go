@@ -28,7 +28,7 @@ var (
 func goldenStats() []report.LevelStats {
 	var stats []report.LevelStats
 	for _, l := range goldenLevels() {
-		stats = append(stats, report.Summarize(l))
+		stats = append(stats, report.Summarize(l, report.Settings{}))
 	}
 	return stats
 }
