@@ -41,9 +41,9 @@ const MaxUsers = 1_000_000_000_000
 // answer is above it (or not a finite count) is refused (ErrCannotAnswer).
 const MaxReplicas = 1_000_000_000
 
-// ErrCannotAnswer: the run cannot answer the question asked (the count
-// would be infinite, not a number, negative or beyond MaxReplicas); the
-// command exits 2.
+// ErrCannotAnswer is the error when the run cannot answer the question
+// asked (the count would be infinite, not a number, negative or beyond
+// MaxReplicas); the command exits 2.
 var ErrCannotAnswer = errors.New("the run cannot answer this question")
 
 // Options are what the user asks the plan for.
