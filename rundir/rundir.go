@@ -31,13 +31,13 @@ const LockFile = ".toksweep.lock"
 // Errors of ReserveRunDir, for errors.Is; the errors themselves are one line
 // naming the directory.
 var (
-	// ErrRunDirNotEmpty: the directory already holds files (an earlier
-	// run) and RunDirOptions.Overwrite was not given.
+	// ErrRunDirNotEmpty means the directory already holds files (an
+	// earlier run) and RunDirOptions.Overwrite was not given.
 	ErrRunDirNotEmpty = errors.New("run directory not empty")
-	// ErrRunDirNotRun: RunDirOptions.Overwrite was given, but the
+	// ErrRunDirNotRun means RunDirOptions.Overwrite was given, but the
 	// directory holds something other than a toksweep run (replace.go).
 	ErrRunDirNotRun = errors.New("run directory holds no toksweep run")
-	// ErrRunDirInUse: another process holds the directory's lock.
+	// ErrRunDirInUse means another process holds the directory's lock.
 	ErrRunDirInUse = errors.New("run directory in use")
 )
 
