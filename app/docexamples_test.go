@@ -221,7 +221,7 @@ func readDocExamples(t *testing.T, page string) (examples []docExample, skipped 
 // docCommandLine is the toksweep command a block's line holds, without the
 // program name: a line that starts with it, or with "$ " and it. A line
 // that runs toksweep later (a loop, a pipe) is returned whole, to be found
-// unrunnable.
+// unrunnable; an error line toksweep printed ("toksweep: …") is output.
 func docCommandLine(line string) (string, bool) {
 	s := strings.TrimSpace(line)
 	s = strings.TrimPrefix(s, "$ ")
