@@ -2,7 +2,7 @@ package sweep
 
 import "fmt"
 
-// SessionsMode: multi-turn sessions, a closed loop whose C workers each
+// SessionsMode is multi-turn sessions: a closed loop whose C workers each
 // run one conversation after another (Config.Sessions); levels keyed by C,
 // counted in sessions.
 const SessionsMode = "sessions"
