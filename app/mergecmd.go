@@ -1,14 +1,13 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/toksweep/toksweep/report"
-	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
 )
 
@@ -87,25 +86,8 @@ func runMerge(out string, dirs []string, allowSkew bool, charts string, stdout, 
 	return run.finishMerge(stdout)
 }
 
-// finishMerge writes the charts, report.html and the final summary of a
-// merged run, as finish does for a sweep, keeping the shards' finish time
-// and end reason.
+// finishMerge writes what a merged run leaves (runEnd), as a sweep does,
+// keeping the shards' finish time and end reason unless a write fails.
 func (r *sweepRun) finishMerge(stdout io.Writer) error {
-	if len(r.stats) == 0 {
-		return r.dir.WriteSummary(r.sum)
-	}
-	rec := report.Recommend(r.stats, r.o.SLO)
-	r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
-	opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats), Charts: r.o.Charts}
-	if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
-		return fmt.Errorf("writing charts and report.html: %w", err)
-	}
-	if err := r.dir.WriteSummary(r.sum); err != nil {
-		return err
-	}
-	if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
-	return nil
+	return r.end().write(context.Background(), nil, stdout)
 }

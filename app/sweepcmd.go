@@ -9,14 +9,12 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
-	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
@@ -205,11 +203,9 @@ func (r *sweepRun) level(l sweep.Level) error {
 	return nil
 }
 
-// finish writes the charts, report.html and the final summary, prints the
-// tables, and decides the outcome. summary.json is written last, so that its
-// end_reason agrees with the exit status: a run whose charts or report.html
-// could not be written ends "failed" (exit 1), like one whose levels could
-// not be.
+// finish settles the run's outcome and writes what it leaves (runEnd):
+// a run whose charts or report.html could not be written ends "failed"
+// (exit 1), like one whose levels could not be.
 func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) error {
 	stopped := errors.As(runErr, new(*SLOFailure)) // --abort-on-slo-fail: the files are still written in full
 	if stopped {
@@ -226,41 +222,15 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			r.sum.EndReason = "failed"
 		}
 	}
-	var rec report.Recommendation
-	if len(r.stats) > 0 {
-		rec = report.Recommend(r.stats, r.o.SLO)
-		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
-		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats), Charts: r.o.Charts}
-		if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
-			err = fmt.Errorf("writing charts and report.html: %w", err)
-			runErr = r.outputFailed(ctx, runErr, err)
-		}
+	e := r.end()
+	e.preface = r.mode.preface
+	if r.mode.search != nil {
+		e.closing = append(e.closing, r.mode.search.Sentence())
 	}
-	if r.sum.EndReason == "failed" && runErr != nil {
-		r.sum.EndError = r.o.scrubber()(oneLine(runErr.Error()))
+	if r.mode.closing != nil && len(r.stats) > 0 {
+		e.closing = append(e.closing, r.mode.closing(r.stats))
 	}
-	if err := r.dir.WriteSummary(r.sum); err != nil {
-		runErr = r.outputFailed(ctx, runErr, err)
-	}
-	if r.mode.preface != nil {
-		if err := r.mode.preface(stdout); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
-	if len(r.stats) > 0 {
-		// A reader gone from stdout (| head) leaves the run's files whole:
-		// it does not change the outcome that summary.json records.
-		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil && !errors.Is(err, syscall.EPIPE) {
-			runErr = err
-		}
-		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
-		if r.mode.search != nil {
-			fmt.Fprintln(stdout, r.mode.search.Sentence())
-		}
-		if r.mode.closing != nil {
-			fmt.Fprintln(stdout, r.mode.closing(r.stats))
-		}
-	}
+	runErr = e.write(ctx, runErr, stdout)
 	if errors.Is(runErr, ErrInterrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
 	}
@@ -270,21 +240,12 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	return runErr
 }
 
-// writeReport writes the charts and report.html; tests replace it to make
-// the write fail.
-var writeReport = htmlreport.WriteAll
-
-// outputFailed records that an output file could not be written: the first
-// error decides the exit status (an interrupt stays an interrupt), a run
-// that had not failed yet now ends "failed", and an error that does not
-// decide the exit is still reported, as a warning.
-func (r *sweepRun) outputFailed(ctx context.Context, runErr, err error) error {
-	if runErr != nil {
-		fmt.Fprintf(r.stderr, "toksweep: warning: %s\n", oneLine(err.Error()))
-		return runErr
-	}
-	r.sum.EndReason = endReason(ctx, err)
-	return err
+// end is what the run leaves (a sweep's or a merge's), its recommendation
+// made.
+func (r *sweepRun) end() *runEnd {
+	recommend(&r.sum, r.stats, r.o.SLO)
+	return &runEnd{out: r.o.Out, charts: r.o.Charts, slo: &r.o.SLO, sum: &r.sum, stats: r.stats,
+		writeSummary: r.dir.WriteSummary, scrub: r.o.scrubber(), stderr: r.stderr}
 }
 
 // noResult is the error of a run that delivered nothing: no request of the
