@@ -188,35 +188,49 @@ func controlToSpace(r rune) rune {
 	return r
 }
 
+// version and revision, when set at link time, take precedence over the
+// build information: deploy/release stamps a release build with
+// -ldflags "-X github.com/toksweep/toksweep/app.version=v1.2.0
+// -X github.com/toksweep/toksweep/app.revision=COMMIT".
+var version, revision string
+
 // Version is what `toksweep --version` prints and summary.json records:
-// the module version ("dev" for a development build) and, when the binary
-// was built from a VCS checkout, its revision, with "modified" when the
-// tree had uncommitted changes: "v1.2.0", "dev (revision 53571c6a1b2c,
-// modified)".
+// the version stamped at link time, else the module version ("dev" for a
+// development build), and the revision stamped at link time, else the VCS
+// revision when the binary was built from a checkout, with "modified" when
+// the tree had uncommitted changes: "v1.2.0 (revision 53571c6a1b2c)",
+// "dev (revision 53571c6a1b2c, modified)".
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "dev"
+		bi = &debug.BuildInfo{}
 	}
-	return versionOf(bi)
+	return versionOf(version, revision, bi)
 }
 
-// versionOf is Version from the build information.
-func versionOf(bi *debug.BuildInfo) string {
-	v := bi.Main.Version
+// versionOf is Version from the link-time stamps (empty when unset) and
+// the build information.
+func versionOf(stampedVersion, stampedRevision string, bi *debug.BuildInfo) string {
+	v := stampedVersion
+	if v == "" {
+		v = bi.Main.Version
+	}
 	if v == "" || v == "(devel)" {
 		v = "dev"
 	}
-	var rev string
+	rev := stampedRevision
 	modified := false
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			rev = s.Value[:min(len(s.Value), 12)]
+			if stampedRevision == "" {
+				rev = s.Value
+			}
 		case "vcs.modified":
 			modified = s.Value == "true"
 		}
 	}
+	rev = rev[:min(len(rev), 12)]
 	switch {
 	case rev == "":
 		return v

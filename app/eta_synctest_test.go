@@ -34,6 +34,15 @@ func (d *steadyDoer) Do(ctx context.Context, p client.Prompt) client.Record {
 	return r
 }
 
+// startTimes is an Observer that notes when each level starts, since t0.
+type startTimes struct {
+	sweep.NopObserver
+	t0 time.Time
+	at []time.Duration
+}
+
+func (s *startTimes) LevelStarted(sweep.Level, int) { s.at = append(s.at, time.Since(s.t0)) }
+
 // TestClosedLoopETAIsTheSweepsTime: in fake time (testing/synctest) the
 // closed-loop estimate of the time left (timeLeft) is exactly what the
 // sweep then takes, before the first level and at the start of every
@@ -47,10 +56,9 @@ func TestClosedLoopETAIsTheSweepsTime(t *testing.T) {
 		o := withLevels(&options{Line: mode.Line{Requests: 8, Warmup: 2, Repeat: 2}, MaxTokens: 100}, 1, 3, 4)
 		plan := newTiming(o, nil)
 		t0 := time.Now()
-		var starts []time.Duration
+		starts := &startTimes{t0: t0}
 		cfg := sweep.Config{Load: closed.Load{Levels: closed.Of(&o.Line).Levels}, Requests: o.Requests, Warmup: o.Warmup, Repeat: o.Repeat,
-			Prompt:  sweep.Cycle([]client.Prompt{{Text: "p"}}),
-			Started: func(int, int, int) { starts = append(starts, time.Since(t0)) }}
+			Prompt: sweep.Cycle([]client.Prompt{{Text: "p"}}), Observer: starts}
 		if err := sweep.Run(context.Background(), cfg, &steadyDoer{epoch: time.Now(), took: per}, func(sweep.Level) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
@@ -58,10 +66,10 @@ func TestClosedLoopETAIsTheSweepsTime(t *testing.T) {
 		if want := 2 * 17 * per; total != want || plan.TimeLeft(0, per) != want {
 			t.Errorf("the sweep took %v, estimated %v; want both %v", total, plan.TimeLeft(0, per), want)
 		}
-		if len(starts) != 6 {
-			t.Fatalf("%d level runs, want 6", len(starts))
+		if len(starts.at) != 6 {
+			t.Fatalf("%d level runs, want 6", len(starts.at))
 		}
-		for k, at := range starts {
+		for k, at := range starts.at {
 			if left := plan.TimeLeft(k, per); left != total-at {
 				t.Errorf("at run %d (%v in): estimated %v left, the sweep took %v more", k+1, at, left, total-at)
 			}

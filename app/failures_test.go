@@ -240,5 +240,5 @@ func healthyAndPolluted(t *testing.T, recs []client.Record, c string) (healthy, 
 	if len(ok) == 0 || len(all) == len(ok) {
 		t.Fatalf("requests.jsonl has %d records at C=%d, %d of them successful: want both kinds", len(all), n, len(ok))
 	}
-	return report.Summarize(sweep.Level{Concurrency: n, Records: ok}), report.Summarize(sweep.Level{Concurrency: n, Records: all})
+	return report.Summarize(sweep.Level{Concurrency: n, Records: ok}, report.Settings{}), report.Summarize(sweep.Level{Concurrency: n, Records: all}, report.Settings{})
 }

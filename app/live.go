@@ -11,7 +11,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/live"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
@@ -86,21 +85,7 @@ func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.
 	m := live.New(live.Labels{RunID: filepath.Base(o.Out), Shard: shard, Model: o.Model}, func() float64 { return r.progress.shareDone(runs) })
 	srv := live.ServeOn(o.Live.ln, m)
 	fmt.Fprintf(stderr, "toksweep: live metrics on http://%s/metrics\n", srv.Addr())
-	rec := cfg.Record
-	cfg.Record = func(rc *client.Record) {
-		if rec != nil {
-			rec(rc)
-		}
-		m.Record(rc)
-	}
-	starting := cfg.Starting
-	cfg.Starting = func(l sweep.Level) {
-		if starting != nil {
-			starting(l)
-		}
-		m.Starting(l)
-	}
-	cfg.Late = m.Late
+	cfg.Observer = sweep.Observers{cfg.Observer, m}
 	return m.Doer, func(interrupted bool) { _ = srv.Close(!interrupted) }
 }
 

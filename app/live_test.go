@@ -23,6 +23,7 @@ import (
 	"github.com/toksweep/toksweep/internal/testkit/rawserver"
 	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // scrapeDuring runs the sweep args (plus --listen) and scrapes its
@@ -240,17 +241,17 @@ func TestShareDone(t *testing.T) {
 		if got := p.shareDone(2); got != 0 {
 			t.Errorf("before any level: %v, want 0", got)
 		}
-		p.start(1, 0, 4)
+		p.LevelStarted(sweep.Level{Concurrency: 1}, 4)
 		time.Sleep(time.Second)
-		p.observe(client.Record{})
-		p.observe(client.Record{ErrorClass: client.Timeout})
+		p.RequestDone(&client.Record{})
+		p.RequestDone(&client.Record{ErrorClass: client.Timeout})
 		if got := p.shareDone(2); math.Abs(got-0.25) > 1e-9 {
 			t.Errorf("half of the first of two levels: %v, want 0.25", got)
 		}
-		p.start(2, 0, 4)
+		p.LevelStarted(sweep.Level{Concurrency: 2}, 4)
 		time.Sleep(time.Second)
 		for range 4 {
-			p.observe(client.Record{})
+			p.RequestDone(&client.Record{})
 		}
 		if got := p.shareDone(2); got != 1 {
 			t.Errorf("all of both levels: %v, want 1", got)

@@ -1,7 +1,7 @@
 package app
 
 import (
-	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/mode"
-	"github.com/toksweep/toksweep/report"
-	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
 )
 
@@ -72,14 +70,10 @@ func runMerge(out string, dirs []string, allowSkew bool, charts string, stdout, 
 		return err
 	}
 	defer dir.Close()
-	o := &options{Out: out, ReadingSpeed: report.ReadingSpeed, Charts: charts}
+	set := sum.Config.Settings() // the shards' own reader and extra percentiles (CheckShards: one config)
+	o := &options{Out: out, ReadingSpeed: set.Reader(), Percentiles: set.Percentiles, Charts: charts}
 	o.SLO, _ = sum.Config.Objective()
-	if c := sum.Config; c != nil { // the shards' own reader and extra percentiles (CheckShards: one config)
-		o.ReadingSpeed = cmp.Or(c.ReadingSpeed, report.ReadingSpeed)
-		o.Percentiles = c.Percentiles
-	}
-	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
-	dir.ReadingSpeed = o.ReadingSpeed
+	dir.Settings = o.settings()
 	if err := dir.Begin(); err != nil {
 		return err
 	}
@@ -93,25 +87,8 @@ func runMerge(out string, dirs []string, allowSkew bool, charts string, stdout, 
 	return run.finishMerge(stdout)
 }
 
-// finishMerge writes the charts, report.html and the final summary of a
-// merged run, as finish does for a sweep, keeping the shards' finish time
-// and end reason.
+// finishMerge writes what a merged run leaves (runEnd), as a sweep does,
+// keeping the shards' finish time and end reason unless a write fails.
 func (r *sweepRun) finishMerge(stdout io.Writer) error {
-	if len(r.stats) == 0 {
-		return r.dir.WriteSummary(r.sum)
-	}
-	rec := report.Recommend(r.stats, r.o.SLO)
-	r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
-	opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats), Charts: r.o.Charts}
-	if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
-		return fmt.Errorf("writing charts and report.html: %w", err)
-	}
-	if err := r.dir.WriteSummary(r.sum); err != nil {
-		return err
-	}
-	if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
-	return nil
+	return r.end().write(context.Background(), nil, stdout)
 }

@@ -62,12 +62,16 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// start is sweep.Config.Started.
-func (p *progress) start(c, rep, planned int) {
+// progress is the sweep's Observer of the line.
+var _ sweep.Observer = (*progress)(nil)
+
+// LevelStarted is sweep.Observer's: a level starts; its key's mode names
+// it in the lines ("C=4", "rate=16/s").
+func (p *progress) LevelStarted(l sweep.Level, planned int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.c, p.rep, p.planned, p.started = c, rep, planned, time.Now()
-	p.key = sweep.LevelKey{Concurrency: c} // until starting names it
+	p.c, p.rep, p.planned, p.started = l.Concurrency, l.Repeat, planned, time.Now()
+	p.key = l.Key()
 	p.run++
 	p.done.Store(0)
 	p.failed.Store(0)
@@ -78,16 +82,8 @@ func (p *progress) start(c, rep, planned int) {
 	}
 }
 
-// starting is sweep.Config.Starting, told just after start: the level's
-// key, whose mode names it in the lines ("C=4", "rate=16/s").
-func (p *progress) starting(l sweep.Level) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.key = l.Key()
-}
-
-// observe is sweep.Config.Observe: it runs on worker goroutines.
-func (p *progress) observe(r client.Record) {
+// RequestDone is sweep.Observer's: it runs on worker goroutines.
+func (p *progress) RequestDone(r *client.Record) {
 	if r.Warmup {
 		return // planned counts measured requests only
 	}
@@ -96,6 +92,9 @@ func (p *progress) observe(r client.Record) {
 		p.failed.Add(1)
 	}
 }
+
+// TimerLate is sweep.Observer's: the line does not show the timer probe.
+func (p *progress) TimerLate(time.Duration) {}
 
 func (p *progress) redraw(tick <-chan time.Time, quit <-chan struct{}, exited chan<- struct{}) {
 	defer close(exited)

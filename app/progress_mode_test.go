@@ -18,8 +18,7 @@ import (
 func TestProgressNamesTheLevelByItsMode(t *testing.T) {
 	t.Parallel()
 	p := newProgress(&bytes.Buffer{}, mode.Timing{Est: rateLevels{rates: []float64{16}}, Repeat: 1, Tokens: 10}, nil)
-	p.start(0, 0, 40)
-	p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 16})
+	p.LevelStarted(sweep.Level{Mode: sweep.RateMode, Rate: 16}, 40)
 	p.mu.Lock()
 	line := p.liveLine()
 	p.mu.Unlock()
@@ -28,8 +27,7 @@ func TestProgressNamesTheLevelByItsMode(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	p = newProgress(&buf, mode.Timing{Est: closed.Estimate{4, 8}, Repeat: 1, Requests: 8, Tokens: 10}, nil)
-	p.start(4, 0, 8)
-	p.starting(sweep.Level{Mode: sweep.ClosedMode, Concurrency: 4})
+	p.LevelStarted(sweep.Level{Mode: sweep.ClosedMode, Concurrency: 4}, 8)
 	p.levelEnded("level C=4 done", 0, true)
 	if got := buf.String(); !strings.Contains(got, "a request at C=4)\n") {
 		t.Errorf("closed level's re-estimate: %q", got)
@@ -44,8 +42,7 @@ func TestRateRunIsReestimated(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
 		p := newProgress(&buf, mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Requests: 40, Tokens: 10}, nil)
-		p.start(0, 0, 40)
-		p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 1})
+		p.LevelStarted(sweep.Level{Mode: sweep.RateMode, Rate: 1}, 40)
 		time.Sleep(42 * time.Second) // 40 arrivals at 1 req/s, then 2 s for the last request
 		p.levelEnded("level rate=1/s done", 0.98, true)
 		// rate 4: 40 arrivals in 10 s, then 2 s: 12 s, said to 5 s. The
@@ -71,11 +68,10 @@ func TestRateLevelWithinItsArrivalsMeasuresNoRequestTime(t *testing.T) {
 		plan := mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Requests: 40, Tokens: 10}
 		p := newProgress(&buf, plan, nil)
 		assumed := p.perReq
-		p.start(0, 0, 40)
-		p.starting(sweep.Level{Mode: sweep.RateMode, Rate: 1})
+		p.LevelStarted(sweep.Level{Mode: sweep.RateMode, Rate: 1}, 40)
 		time.Sleep(20 * time.Second)
 		for range 20 {
-			p.observe(client.Record{})
+			p.RequestDone(&client.Record{})
 		}
 		p.mu.Lock()
 		live := p.liveLine() // half done at 20 s: the level projects to its arrivals' 40 s

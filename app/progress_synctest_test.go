@@ -9,6 +9,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // Timer tests of the progress line and its estimates, in fake time
@@ -45,9 +46,9 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 		// server, so a request's time at C=8 is its time at C=4.
 		p := newProgress(&buf, closedPlan([]int{4, 8}, 320, 100), &streamed)
 		p.live = true
-		p.start(4, 0, 320)
+		p.LevelStarted(sweep.Level{Concurrency: 4}, 320)
 		for range 80 {
-			p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
+			p.RequestDone(&client.Record{CompletionTokens: 100, HasUsage: true})
 		}
 		streamed.Store(8000) // a quarter of 320 × 100
 
@@ -79,10 +80,10 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 
 		// The ticker keeps its phase: the next redraw is at 80.25 s, 150 ms
 		// into the level.
-		p.start(8, 0, 320)
-		p.observe(client.Record{ErrorClass: client.HTTP5xx})
-		p.observe(client.Record{Warmup: true}) // not counted: planned is measured requests
-		streamed.Store(16000)                  // half of the level's tokens
+		p.LevelStarted(sweep.Level{Concurrency: 8}, 320)
+		p.RequestDone(&client.Record{ErrorClass: client.HTTP5xx})
+		p.RequestDone(&client.Record{Warmup: true}) // not counted: planned is measured requests
+		streamed.Store(16000)                       // half of the level's tokens
 		time.Sleep(150*time.Millisecond + time.Millisecond)
 		last := redraws(buf.String())
 		if want := "level C=8 (run 2 of 2): 1/320 requests, 16000 tokens streamed, 106667 tok/s, 1 errors, 0s; level ~0s left"; last[len(last)-1] != want {
@@ -106,10 +107,10 @@ func TestProgressPlainReestimateIsMeasured(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf syncBuffer
 		p := newProgress(&buf, closedPlan([]int{1, 2, 4}, 8, 100), nil)
-		p.start(1, 0, 8)
+		p.LevelStarted(sweep.Level{Concurrency: 1}, 8)
 		time.Sleep(3 * time.Second)
 		p.levelEnded("level C=1 done", 0, true)
-		p.start(2, 0, 8)
+		p.LevelStarted(sweep.Level{Concurrency: 2}, 8)
 		time.Sleep(80 * time.Second) // 20 s a request: 2 rounds of C=4 left, 40 s
 		p.levelEnded("level C=2 done", 0, true)
 		p.stop()

@@ -12,6 +12,7 @@ import (
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // syncBuffer is a bytes.Buffer safe for the redraw goroutine.
@@ -39,8 +40,8 @@ func TestProgressPlainWritesOneLinePerLevel(t *testing.T) {
 	if p.live {
 		t.Fatal("a buffer is not a terminal")
 	}
-	p.start(4, 0, 16)
-	p.observe(client.Record{CompletionTokens: 10, HasUsage: true})
+	p.LevelStarted(sweep.Level{Concurrency: 4}, 16)
+	p.RequestDone(&client.Record{CompletionTokens: 10, HasUsage: true})
 	p.levelDone("level C=4 done")
 	p.stop()
 	if got := buf.String(); got != "level C=4 done\n" {
@@ -55,14 +56,14 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	plan := mode.Timing{Est: closed.Estimate([]int{4, 8}), Repeat: 1, Requests: 32, Tokens: 100}
 	p := newProgress(&buf, plan, &streamed)
 	p.live = true
-	p.start(4, 0, 32)
+	p.LevelStarted(sweep.Level{Concurrency: 4}, 32)
 	p.levelEnded("level C=4 done", 0, true)
-	p.start(8, 0, 32)
+	p.LevelStarted(sweep.Level{Concurrency: 8}, 32)
 	for range 3 {
-		p.observe(client.Record{CompletionTokens: 100, HasUsage: true})
+		p.RequestDone(&client.Record{CompletionTokens: 100, HasUsage: true})
 	}
-	p.observe(client.Record{ErrorClass: client.HTTP5xx})
-	p.observe(client.Record{Warmup: true}) // not counted: planned is measured requests
+	p.RequestDone(&client.Record{ErrorClass: client.HTTP5xx})
+	p.RequestDone(&client.Record{Warmup: true}) // not counted: planned is measured requests
 	// Tokens count as they stream, before any request ends: 1600 of the
 	// level's 3200 expected tokens is half the level.
 	streamed.Store(1600)
@@ -118,9 +119,9 @@ func TestProgressPlainReestimate(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
 	p := newProgress(&buf, mode.Timing{Est: closed.Estimate([]int{1, 2, 4}), Repeat: 1, Requests: 8, Tokens: 100}, nil)
-	p.start(1, 0, 8)
+	p.LevelStarted(sweep.Level{Concurrency: 1}, 8)
 	p.levelEnded("level C=1 done", 0, true)
-	p.start(2, 0, 8)
+	p.LevelStarted(sweep.Level{Concurrency: 2}, 8)
 	p.levelEnded("level C=2 done", 0, false)
 	p.stop()
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")

@@ -30,3 +30,9 @@ func (o *options) readingConfig() float64 {
 	}
 	return o.ReadingSpeed
 }
+
+// settings are the run's figure settings: --reading-speed and
+// --percentiles, given once to every Summarize and to the run directory.
+func (o *options) settings() report.Settings {
+	return report.Settings{ReadingSpeed: o.ReadingSpeed, Percentiles: o.Percentiles}
+}

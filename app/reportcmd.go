@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -102,38 +103,27 @@ func runReport(dir, out, charts string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	var levels, summary bytes.Buffer
-	var ps []float64
-	if run.Summary.Config != nil {
-		ps = run.Summary.Config.Percentiles
-	}
-	if err := writeLevelsCSV(&levels, stats, report.ExtraPercentileColumns(ps)); err != nil {
-		return err
-	}
-	sum := run.Resummarized(stats)
-	if err := report.WriteSummaryJSON(&summary, sum); err != nil {
+	var levels bytes.Buffer
+	if err := writeLevelsCSV(&levels, stats, run.Summary.Config.Settings().Columns()); err != nil {
 		return err
 	}
 	if err := replaceFile(filepath.Join(out, rundir.LevelsFile), levels.Bytes()); err != nil {
 		return err
 	}
-	if err := replaceFile(filepath.Join(out, rundir.SummaryFile), summary.Bytes()); err != nil {
-		return err
-	}
-	opts := htmlreport.Options{Answer: recommendation(sum), Charts: charts}
+	sum := run.Resummarized(stats)
+	e := &runEnd{out: out, charts: charts, sum: &sum, stats: stats, stderr: stderr,
+		writeSummary: func(s report.Summary) error {
+			var b bytes.Buffer
+			if err := report.WriteSummaryJSON(&b, s); err != nil {
+				return err
+			}
+			return replaceFile(filepath.Join(out, rundir.SummaryFile), b.Bytes())
+		}}
 	if slo, ok := sum.Config.Objective(); ok {
-		opts.SLO = &slo
+		e.slo = &slo
 	}
-	if err := htmlreport.WriteAll(out, sum, byConcurrency(stats), opts); err != nil {
+	if err := e.write(context.Background(), nil, stdout); err != nil {
 		return err
-	}
-	if len(stats) > 0 {
-		if err := report.WriteConsole(stdout, byConcurrency(stats)); err != nil {
-			return err
-		}
-		if rec := recommendation(sum); rec != "" {
-			fmt.Fprintf(stdout, "\n%s\n", rec)
-		}
 	}
 	fmt.Fprintf(stderr, "toksweep: re-rendered %d levels from %s into %s (%s, %s, %s, %s/)\n",
 		len(stats), filepath.Join(dir, rundir.RequestsFile), out,
@@ -157,12 +147,4 @@ func writeLevelsCSV(w io.Writer, stats []report.LevelStats, extra []report.Colum
 // leaves a truncated file behind.
 func replaceFile(path string, b []byte) error {
 	return atomicfile.WriteBytes(path, b)
-}
-
-// recommendation is the capacity sentence the run recorded, "" when none.
-func recommendation(sum report.Summary) string {
-	if sum.Recommendation == nil {
-		return ""
-	}
-	return sum.Recommendation.Sentence
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,7 +16,6 @@ import (
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
-	"github.com/toksweep/toksweep/report/htmlreport"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
@@ -83,8 +81,7 @@ func runSweep(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir.Extra = report.ExtraPercentileColumns(o.Percentiles)
-	dir.ReadingSpeed = o.ReadingSpeed
+	dir.Settings = o.settings()
 	if err := dir.Begin(); err != nil {
 		return err
 	}
@@ -135,8 +132,8 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	fmt.Fprintf(stderr, "toksweep: %s\n", plan.UpFront())
 	cfg := sweep.Config{
 		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
-		Started: run.progress.start, Starting: run.progress.starting, Observe: run.progress.observe, DrainTimeout: o.DrainTimeout,
-		Record: dir.Record, // each record to disk as it finishes
+		Observer: run.progress, DrainTimeout: o.DrainTimeout,
+		Sink: dir, // each record to disk as it finishes
 	}
 	cfg.Server = o.Work.serverSampler()
 	run.mode = m.Start(ctx, mode.Start{Line: &o.Line, Client: cl, Stderr: stderr, Stats: &run.stats}, &cfg)
@@ -179,12 +176,7 @@ type sweepRun struct {
 // level summarises a finished level, judges it against the SLO and flushes
 // it to disk before the next level starts.
 func (r *sweepRun) level(l sweep.Level) error {
-	l.ReadingSpeed = r.o.ReadingSpeed
-	if l.Records == nil {
-		l.Source = r.dir.LevelRecords() // the records sweep.Config.Record wrote
-	}
-	s := report.Summarize(l)
-	report.AddPercentiles(&s, l, r.o.Percentiles)
+	s := report.Summarize(l, r.o.settings())
 	if r.o.SLO.Set() {
 		v := report.CheckSLO(s, r.o.SLO)
 		s.SLO = &v
@@ -210,11 +202,9 @@ func (r *sweepRun) level(l sweep.Level) error {
 	return nil
 }
 
-// finish writes the charts, report.html and the final summary, prints the
-// tables, and decides the outcome. summary.json is written last, so that its
-// end_reason agrees with the exit status: a run whose charts or report.html
-// could not be written ends "failed" (exit 1), like one whose levels could
-// not be.
+// finish settles the run's outcome and writes what it leaves (runEnd):
+// a run whose charts or report.html could not be written ends "failed"
+// (exit 1), like one whose levels could not be.
 func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) error {
 	stopped := errors.As(runErr, new(*SLOFailure)) // --abort-on-slo-fail: the files are still written in full
 	if stopped {
@@ -231,41 +221,15 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 			r.sum.EndReason = "failed"
 		}
 	}
-	var rec report.Recommendation
-	if len(r.stats) > 0 {
-		rec = report.Recommend(r.stats, r.o.SLO)
-		r.sum.Recommendation = report.NewRecommendationJSON(rec, r.stats)
-		opts := htmlreport.Options{SLO: &r.o.SLO, Answer: rec.Sentence(r.stats), Charts: r.o.Charts}
-		if err := writeReport(r.o.Out, r.sum, byConcurrency(r.stats), opts); err != nil {
-			err = fmt.Errorf("writing charts and report.html: %w", err)
-			runErr = r.outputFailed(ctx, runErr, err)
-		}
+	e := r.end()
+	e.preface = r.mode.Preface
+	if r.mode.Search != nil {
+		e.closing = append(e.closing, r.mode.Search.Sentence())
 	}
-	if r.sum.EndReason == "failed" && runErr != nil {
-		r.sum.EndError = r.o.scrubber()(oneLine(runErr.Error()))
+	if r.mode.Closing != nil && len(r.stats) > 0 {
+		e.closing = append(e.closing, r.mode.Closing(r.stats))
 	}
-	if err := r.dir.WriteSummary(r.sum); err != nil {
-		runErr = r.outputFailed(ctx, runErr, err)
-	}
-	if r.mode.Preface != nil {
-		if err := r.mode.Preface(stdout); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
-	if len(r.stats) > 0 {
-		// A reader gone from stdout (| head) leaves the run's files whole:
-		// it does not change the outcome that summary.json records.
-		if err := report.WriteConsole(stdout, byConcurrency(r.stats)); err != nil && runErr == nil && !errors.Is(err, syscall.EPIPE) {
-			runErr = err
-		}
-		fmt.Fprintf(stdout, "\n%s\n", rec.Sentence(r.stats))
-		if r.mode.Search != nil {
-			fmt.Fprintln(stdout, r.mode.Search.Sentence())
-		}
-		if r.mode.Closing != nil {
-			fmt.Fprintln(stdout, r.mode.Closing(r.stats))
-		}
-	}
+	runErr = e.write(ctx, runErr, stdout)
 	if errors.Is(runErr, ErrInterrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
 	}
@@ -275,21 +239,12 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	return runErr
 }
 
-// writeReport writes the charts and report.html; tests replace it to make
-// the write fail.
-var writeReport = htmlreport.WriteAll
-
-// outputFailed records that an output file could not be written: the first
-// error decides the exit status (an interrupt stays an interrupt), a run
-// that had not failed yet now ends "failed", and an error that does not
-// decide the exit is still reported, as a warning.
-func (r *sweepRun) outputFailed(ctx context.Context, runErr, err error) error {
-	if runErr != nil {
-		fmt.Fprintf(r.stderr, "toksweep: warning: %s\n", oneLine(err.Error()))
-		return runErr
-	}
-	r.sum.EndReason = endReason(ctx, err)
-	return err
+// end is what the run leaves (a sweep's or a merge's), its recommendation
+// made.
+func (r *sweepRun) end() *runEnd {
+	recommend(&r.sum, r.stats, r.o.SLO)
+	return &runEnd{out: r.o.Out, charts: r.o.Charts, slo: &r.o.SLO, sum: &r.sum, stats: r.stats,
+		writeSummary: r.dir.WriteSummary, scrub: r.o.scrubber(), stderr: r.stderr}
 }
 
 // noResult is the error of a run that delivered nothing: no request of the

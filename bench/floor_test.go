@@ -1,6 +1,3 @@
-// Package bench holds toksweep's performance harness: run.sh, the raw
-// client it compares toksweep with (rawclient), its helpers (cmd/measure,
-// cmd/tabulate) and, here, the end-to-end floor for client.BenchmarkDo.
 package bench
 
 import (

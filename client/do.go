@@ -15,8 +15,9 @@ const (
 	// maxChunkCap bounds the preallocation a huge max_tokens would ask for.
 	defaultChunkCap = 256
 	maxChunkCap     = 4096
-	// After [DONE] the body is read to its end, so the connection can be
-	// reused, but for no longer than drainWait nor beyond maxDrain bytes.
+	// drainWait and maxDrain bound the read after [DONE]: the body is read
+	// to its end, so that the connection can be reused, but for no longer
+	// than drainWait nor beyond maxDrain bytes.
 	drainWait = 100 * time.Millisecond
 	maxDrain  = 64 << 10
 	// maxErrorBody bounds what is read of an error response.

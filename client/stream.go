@@ -17,9 +17,9 @@ import (
 // token-carrying chunk costs a timestamp (two with send stamps), so a
 // server that streams forever would otherwise grow a Record without end.
 const (
-	// A request may receive 2×max_tokens+eventMargin events (data or
-	// error, [DONE] aside): one token per chunk plus the role, finish and
-	// usage chunks fit many times over.
+	// eventMargin is how many events (data or error, [DONE] aside) a
+	// request may receive beyond 2×max_tokens: one token per chunk plus the
+	// role, finish and usage chunks fit many times over.
 	eventMargin = 64
 	// defaultMaxEvents bounds a request whose max_tokens toksweep does not
 	// know (not sent, or set through --extra-body); hardMaxEvents bounds

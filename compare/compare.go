@@ -173,7 +173,7 @@ func poolLevels(levels []sweep.Level) []pool {
 		for _, r := range rs {
 			p.add(r)
 		}
-		s := report.Summarize(l)
+		s := report.Summarize(l, report.Settings{}) // no figure compared depends on the settings
 		for k, m := range Metrics {
 			if v := figure(s, m); v > 0 { // NaN and non-positive figures are undefined
 				p.repeats[k] = append(p.repeats[k], v)

@@ -125,7 +125,7 @@ func TestPointEstimates(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := tab.Comparisons[0].Levels[0]
-	s := report.Summarize(a.Levels[0])
+	s := report.Summarize(a.Levels[0], report.Settings{})
 	want := map[Metric]float64{
 		DecodeP50:       s.DecodeTPSP50,
 		TTFTP50:         float64(s.TTFTP50) / 1e6,

@@ -27,11 +27,11 @@ type Interval string
 // The kinds of interval.
 const (
 	NoInterval Interval = ""
-	// Requests: a block bootstrap over the requests of one run a side, in
+	// Requests is a block bootstrap over the requests of one run a side, in
 	// start order. It sees request-to-request noise, including what
 	// neighbouring requests share; run-to-run noise is not measured.
 	Requests Interval = "requests"
-	// Repeats: a t-interval over the figures of each side's repetitions
+	// Repeats is a t-interval over the figures of each side's repetitions
 	// (--repeat), so it includes run-to-run noise.
 	Repeats Interval = "repeats"
 )

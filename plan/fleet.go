@@ -56,8 +56,8 @@ type Choice struct {
 	Points     []Point
 }
 
-// ErrMixedSLO: the runs were judged by different SLOs, so "meets the SLO"
-// means a different thing for each; the command exits 2.
+// ErrMixedSLO is the error when the runs were judged by different SLOs, so
+// that "meets the SLO" means a different thing for each; the command exits 2.
 var ErrMixedSLO = errors.New("the runs were judged by different SLOs")
 
 // Choose plans each configuration for the peak (o.PeakRPS, o.Headroom,

@@ -1,15 +1,3 @@
-// Package plan sizes a fleet from a finished run: it picks the largest
-// tested level that met the SLO (or, without an SLO, the knee), and turns
-// its measured figures into replica counts for a peak arrival rate or a
-// number of concurrent users, tokens per day and a cost per million output
-// tokens. A multi-turn level is answered in sessions too (sessions.go).
-// Choose plans several runs, each one server configuration with its own
-// GPUs per replica, picks the cheapest fleet and finds the Pareto front of
-// their levels, tokens/s per user against tokens/s per GPU (fleet.go,
-// pareto.go). Make and Choose are pure (run data and options in, a Plan or
-// a Choice out); WriteText and WriteJSON render them. Nothing here
-// extrapolates beyond a measured level.
-// docs/metrics.md ("Fleet plan") defines every figure.
 package plan
 
 import (
@@ -41,9 +29,9 @@ const MaxUsers = 1_000_000_000_000
 // answer is above it (or not a finite count) is refused (ErrCannotAnswer).
 const MaxReplicas = 1_000_000_000
 
-// ErrCannotAnswer: the run cannot answer the question asked (the count
-// would be infinite, not a number, negative or beyond MaxReplicas); the
-// command exits 2.
+// ErrCannotAnswer is the error when the run cannot answer the question
+// asked (the count would be infinite, not a number, negative or beyond
+// MaxReplicas); the command exits 2.
 var ErrCannotAnswer = errors.New("the run cannot answer this question")
 
 // Options are what the user asks the plan for.

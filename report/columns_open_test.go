@@ -13,14 +13,14 @@ import (
 // cap (beside its "rate/s"); levels.csv calls it "concurrency" in every
 // mode (a stable interface).
 func TestConcurrencyColumnHeadIsTheModes(t *testing.T) {
-	sessions := Summarize(level(3, sessionLevel()...))
-	capped := Summarize(openLevel(10, 30, constant(0), constant(100*msec)))
+	sessions := Summarize(level(3, sessionLevel()...), Settings{})
+	capped := Summarize(openLevel(10, 30, constant(0), constant(100*msec)), Settings{})
 	capped.Concurrency = 4
 	for _, c := range []struct {
 		stats      LevelStats
 		mode, head string
 	}{
-		{Summarize(level(2, closedLoop(2, 5, 0, 100*msec, 100*msec, 10, 5)...)), sweep.ClosedMode, "C"},
+		{Summarize(level(2, closedLoop(2, 5, 0, 100*msec, 100*msec, 10, 5)...), Settings{}), sweep.ClosedMode, "C"},
 		{sessions, sweep.SessionsMode, "sessions"},
 		{capped, sweep.RateMode, "C"},
 	} {

@@ -10,18 +10,18 @@ import (
 )
 
 func TestConsoleDetails(t *testing.T) {
-	rep := Summarize(twoWorkerLoop())
+	rep := Summarize(twoWorkerLoop(), Settings{})
 	rep.Repeat = 1
-	empty := Summarize(level(2))
+	empty := Summarize(level(2), Settings{})
 	tests := []struct {
 		name  string
 		stats []LevelStats
 		want  []string // substrings of the output, runs of spaces collapsed
 		not   []string
 	}{
-		{"repeat column and footnote label count runs from 1", []LevelStats{Summarize(twoWorkerLoop()), withStarved(rep)},
+		{"repeat column and footnote label count runs from 1", []LevelStats{Summarize(twoWorkerLoop(), Settings{}), withStarved(rep)},
 			[]string{"C rep ok fail", "2 1 20.4", "2 2 ! 20.4", "! C=2 rep 2 may have been client-limited: in-flight"}, []string{"rep 1:", "2 0 "}},
-		{"no repeat column without repeats", []LevelStats{Summarize(twoWorkerLoop())},
+		{"no repeat column without repeats", []LevelStats{Summarize(twoWorkerLoop(), Settings{})},
 			[]string{"C ok fail p50"}, []string{"rep", "!", "chunk count", "warning:"}},
 		{"undefined figures print as -", []LevelStats{empty},
 			[]string{"2 0 0 - - - - - - - - - - -", "2 - - - - - - completed"}, []string{"NaN"}},
@@ -91,7 +91,7 @@ func TestErrorCountsJSON(t *testing.T) {
 // With an SLO the single-stream table shows e2e p10 (what --slo-e2e-tps
 // checks) beside e2e p50; TTFC sits beside TTFT only when a request reasoned.
 func TestConsoleSLOAndReasoningFigures(t *testing.T) {
-	base := Summarize(twoWorkerLoop())
+	base := Summarize(twoWorkerLoop(), Settings{})
 	base.E2ETPSP10 = 7.25
 	plain := consoleOf(t, base)
 	judged := base

@@ -27,7 +27,7 @@ func TestE2ELatency(t *testing.T) {
 		failed(client.Timeout, 0, 0, 5*time.Second),
 		with(stream(0, time.Second, msec, 2), func(r *client.Record) { r.End, r.Warmup = 9*time.Second, true }),
 	)
-	s := Summarize(level(1, recs...))
+	s := Summarize(level(1, recs...), Settings{})
 	for _, tt := range []struct {
 		name string
 		got  time.Duration
@@ -56,7 +56,7 @@ func TestE2ELatency(t *testing.T) {
 	}
 
 	// No successful request: no figure, an empty cell and null.
-	none := Summarize(level(1, failed(client.HTTP5xx, 0, 0, time.Second)))
+	none := Summarize(level(1, failed(client.HTTP5xx, 0, 0, time.Second)), Settings{})
 	if none.E2ELatencyP90 != NoSample || figures(none)["e2e_latency_p90_ms"] != "" {
 		t.Errorf("no successful request: p90 %v, cell %q", none.E2ELatencyP90, figures(none)["e2e_latency_p90_ms"])
 	}

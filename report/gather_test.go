@@ -50,7 +50,7 @@ func TestSummarizeFromSource(t *testing.T) {
 			}
 		}
 	}
-	want, got := figures(Summarize(held)), figures(Summarize(streamed))
+	want, got := figures(Summarize(held, Settings{})), figures(Summarize(streamed, Settings{}))
 	if passes != 2 {
 		t.Errorf("Summarize read its source %d times, want 2", passes)
 	}
@@ -69,7 +69,7 @@ func TestSummarizeFromSource(t *testing.T) {
 // delay); the per-request ones stay exact.
 func TestPooledFiguresWithinRelErr(t *testing.T) {
 	recs := jitteredLoop(16, 20)
-	s := Summarize(level(16, recs...))
+	s := Summarize(level(16, recs...), Settings{})
 	var itl []pct.Weighted
 	var lags, ttft []float64
 	for i := range recs {

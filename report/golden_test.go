@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 func goldenStats() []LevelStats {
 	var stats []LevelStats
 	for _, l := range goldenLevels() {
-		stats = append(stats, Summarize(l))
+		stats = append(stats, Summarize(l, Settings{}))
 	}
 	return stats
 }

@@ -38,7 +38,7 @@ func replayLevel() sweep.Level {
 // −0.05, p99 0.50. levels.csv and summary.json carry them at 4 decimals;
 // a level outside a replay has no value.
 func TestReplayLengthErrors(t *testing.T) {
-	s := Summarize(replayLevel())
+	s := Summarize(replayLevel(), Settings{})
 	in, out := s.InputLengthError, s.OutputLengthError
 	if in.N != 4 || !near(in.Mean, 0.0125) || !near(in.P99, 0.10) {
 		t.Errorf("input length error %+v, want N 4, mean 0.0125, p99 0.10", in)
@@ -67,7 +67,7 @@ func TestReplayLengthErrors(t *testing.T) {
 		t.Errorf("summary.json: output_length_error_mean %v, input_length_error_p99 %v; want -0.05, 0.1", m["output_length_error_mean"], m["input_length_error_p99"])
 	}
 
-	closed := figures(Summarize(level(1, stream(0, 70*msec, 0, 1))))
+	closed := figures(Summarize(level(1, stream(0, 70*msec, 0, 1)), Settings{}))
 	for _, name := range []string{"input_length_error_mean", "input_length_error_p99", "output_length_error_mean", "output_length_error_p99"} {
 		if closed[name] != "" {
 			t.Errorf("closed loop: %s = %q, want the empty cell", name, closed[name])

@@ -12,7 +12,7 @@ import (
 // sentence quotes it (recommended_aggregate_output_tps was null for every
 // open-loop answer, set only when the answer had a C).
 func TestRateAnswerCarriesItsOutputTPS(t *testing.T) {
-	s := Summarize(openLevel(10, 30, constant(0), constant(200*msec)))
+	s := Summarize(openLevel(10, 30, constant(0), constant(200*msec)), Settings{})
 	stats := []LevelStats{s}
 	j := NewRecommendationJSON(Recommend(stats, SLO{TTFTP95: time.Second}), stats)
 	if j.RecommendedRate == nil || *j.RecommendedRate != 10 {
@@ -34,7 +34,7 @@ func TestOpenLoopBoundByItsCap(t *testing.T) {
 		for i := range l.Records {
 			l.Records[i].Concurrency = c
 		}
-		s := Summarize(l)
+		s := Summarize(l, Settings{})
 		if got, want := s.Key().Unbounded(), c == 0; got != want {
 			t.Errorf("C=%d: Unbounded %v, want %v", c, got, want)
 		}
@@ -46,7 +46,7 @@ func TestOpenLoopBoundByItsCap(t *testing.T) {
 			t.Errorf("C=%d: client-limited %v (%q), want the dispatch delay flagged only without a cap", c, limited, why)
 		}
 	}
-	closed := Summarize(level(2, closedLoop(2, 5, 0, 100*msec, 100*msec, 10, 5)...))
+	closed := Summarize(level(2, closedLoop(2, 5, 0, 100*msec, 100*msec, 10, 5)...), Settings{})
 	if closed.Key().Unbounded() || !anyConcurrency([]LevelStats{closed}) {
 		t.Errorf("closed loop: Unbounded %v, C column %v", closed.Key().Unbounded(), anyConcurrency([]LevelStats{closed}))
 	}
@@ -113,7 +113,7 @@ func TestRateAnswerFieldsAreItsLevelsColumns(t *testing.T) {
 			for i := range l.Records {
 				l.Records[i].Concurrency = cap
 			}
-			stats = append(stats, Summarize(l))
+			stats = append(stats, Summarize(l, Settings{}))
 		}
 		j := NewRecommendationJSON(Recommend(stats, SLO{TTFTP95: time.Second}), stats)
 		if j.RecommendedRate == nil || *j.RecommendedRate != 4 {

@@ -14,7 +14,7 @@ import (
 // in the client and 100 ms for its first token has a TTFT of 140 ms; the
 // wait is its dispatch delay; TPOT is (End − FirstToken) / (U − 1).
 func TestOpenLoopLatencyFromSched(t *testing.T) {
-	s := Summarize(openLevel(10, 50, constant(40*msec), constant(100*msec)))
+	s := Summarize(openLevel(10, 50, constant(40*msec), constant(100*msec)), Settings{})
 	if s.TTFTP50 != 140*msec || s.TTFTP99 != 140*msec {
 		t.Errorf("TTFT p50 %v p99 %v, want 140ms (40ms wait + 100ms)", s.TTFTP50, s.TTFTP99)
 	}
@@ -36,7 +36,7 @@ func TestOpenLoopLatencyFromSched(t *testing.T) {
 	// A closed loop is unchanged: no Sched, latency from Start, no
 	// dispatch delay, no stability verdict.
 	closed := level(1, stream(0, 100*msec, 10*msec, 10), stream(190*msec, 100*msec, 10*msec, 10))
-	c := Summarize(closed)
+	c := Summarize(closed, Settings{})
 	if c.TTFTP50 != 100*msec || c.DispatchDelayP99 != NoSample || c.Unstable {
 		t.Errorf("closed loop: TTFT %v, dispatch %v, unstable %v", c.TTFTP50, c.DispatchDelayP99, c.Unstable)
 	}
@@ -45,14 +45,14 @@ func TestOpenLoopLatencyFromSched(t *testing.T) {
 // Stability: a level whose TTFT climbs across it, or whose completions
 // fall behind its arrivals, is unstable; one that keeps up is not.
 func TestOpenLoopStability(t *testing.T) {
-	flat := Summarize(openLevel(10, 100, constant(0), constant(100*msec)))
+	flat := Summarize(openLevel(10, 100, constant(0), constant(100*msec)), Settings{})
 	if flat.Unstable || flat.TTFTRise != 0 {
 		t.Errorf("flat TTFT: unstable %v (%s), rise %v", flat.Unstable, flat.UnstableReason, flat.TTFTRise)
 	}
 	// A queue that grows by 20 ms per arrival: TTFT rises 1.98 s over the
 	// level, and completions (one per 120 ms) fall behind arrivals (one per
 	// 100 ms).
-	climb := Summarize(openLevel(10, 100, constant(0), func(i int) time.Duration { return 100*msec + time.Duration(i)*20*msec }))
+	climb := Summarize(openLevel(10, 100, constant(0), func(i int) time.Duration { return 100*msec + time.Duration(i)*20*msec }), Settings{})
 	if !climb.Unstable || climb.TTFTRise != 1980*msec {
 		t.Errorf("climbing TTFT: unstable %v, rise %v (want true, 1.98s)", climb.Unstable, climb.TTFTRise)
 	}
@@ -65,7 +65,7 @@ func TestOpenLoopStability(t *testing.T) {
 		t.Errorf("an unstable level is trusted: %q", why)
 	}
 	// A small rise (below TTFTRiseMin) is noise, not a queue.
-	small := Summarize(openLevel(10, 100, constant(0), func(i int) time.Duration { return 100*msec + time.Duration(i)*500*time.Microsecond }))
+	small := Summarize(openLevel(10, 100, constant(0), func(i int) time.Duration { return 100*msec + time.Duration(i)*500*time.Microsecond }), Settings{})
 	if small.Unstable {
 		t.Errorf("a 50ms rise flagged unstable: %s", small.UnstableReason)
 	}
@@ -82,7 +82,7 @@ func TestGoodput(t *testing.T) {
 		return 200 * msec
 	})
 	l.Records[0] = with(l.Records[0], func(r *client.Record) { r.ErrorClass, r.Status = client.HTTP5xx, 500 })
-	s := Summarize(l)
+	s := Summarize(l, Settings{})
 	v := CheckSLO(s, SLO{TTFTP95: time.Second})
 	// 40 finished: 10 too slow, 1 failed (request 0, not a slow one).
 	if want := 29.0 / 40; math.Abs(v.GoodputRatio-want) > 1e-12 {
@@ -110,7 +110,7 @@ func TestGoodput(t *testing.T) {
 // A rate run's tables and names speak of rates, not of C: the Aggregate
 // header says "at the offered rate", a level is "rate=10/s".
 func TestRateRunWords(t *testing.T) {
-	s := Summarize(openLevel(10, 30, constant(0), constant(200*msec)))
+	s := Summarize(openLevel(10, 30, constant(0), constant(200*msec)), Settings{})
 	var title string
 	for _, lt := range LevelTables([]LevelStats{s}) {
 		if lt.Table == AggregateTable {
@@ -128,7 +128,7 @@ func TestRateRunWords(t *testing.T) {
 // The closing sentence of a rate run quotes the recommended rate as its
 // plan offered it, the nominal rate in brackets.
 func TestRateSentenceQuotesTheOfferedRate(t *testing.T) {
-	s := Summarize(openLevel(10, 30, constant(0), constant(200*msec)))
+	s := Summarize(openLevel(10, 30, constant(0), constant(200*msec)), Settings{})
 	s.OfferedRPS = 9.8765 // as a Poisson plan might offer it
 	stats := []LevelStats{s}
 	rec := Recommend(stats, SLO{TTFTP95: time.Second})

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/toksweep/toksweep/sweep"
 )
 
 // Extra percentiles (sweep --percentiles 50,90,95,99,99.9): the registry
@@ -102,14 +100,13 @@ func ExtraPercentileColumns(ps []float64) []Column {
 	return cols
 }
 
-// AddPercentiles fills s.Extra with the values of ExtraPercentileColumns(ps)
-// for level l (nearest rank, the ITL's from its histogram; NaN without a
-// sample). It reads l's records once more.
-func AddPercentiles(s *LevelStats, l sweep.Level, ps []float64) {
+// percentiles fills s.Extra with the values of ExtraPercentileColumns(ps)
+// over g (nearest rank, the ITL's from its histogram; NaN without a
+// sample); it leaves Extra nil without ps.
+func (s *LevelStats) percentiles(g *gathered, ps []float64) {
 	if len(ps) == 0 {
 		return
 	}
-	g := gather(l.All(), readingSpeed(&l))
 	cols := ExtraPercentileColumns(ps)
 	s.Extra = make(map[string]float64, len(cols))
 	for _, f := range percentileFigures {

@@ -38,7 +38,7 @@ func TestExtraPercentileColumnsNames(t *testing.T) {
 // 1000 successful requests, request i (1-based) with TTFT i ms and then 2
 // more tokens 1 ms apart, plus a warm-up and a failure that do not count.
 // Nearest rank: p50 is the 500th value, p90 the 900th, p99.9 the 999th.
-func TestAddPercentilesNearestRank(t *testing.T) {
+func TestSummarizePercentilesNearestRank(t *testing.T) {
 	var recs []client.Record
 	recs = append(recs, with(stream(0, 5000*msec, msec, 3), func(r *client.Record) { r.Warmup = true }))
 	recs = append(recs, failed(client.HTTP5xx, 0, 0, 9000*msec))
@@ -46,8 +46,7 @@ func TestAddPercentilesNearestRank(t *testing.T) {
 		recs = append(recs, stream(time.Duration(i)*10*msec, time.Duration(i)*msec, msec, 3))
 	}
 	l := level(4, recs...)
-	s := Summarize(l)
-	AddPercentiles(&s, l, []float64{90, 99.9})
+	s := Summarize(l, Settings{Percentiles: []float64{90, 99.9}})
 	want := map[string]float64{
 		"ttft_p90_ms": 900, "ttft_p999_ms": 999,
 		"e2e_latency_p999_ms": 1001,                 // TTFT + 2 gaps
@@ -59,6 +58,9 @@ func TestAddPercentilesNearestRank(t *testing.T) {
 		if got, ok := s.Extra[name]; !ok || got != v {
 			t.Errorf("%s = %v (present %v), want %v", name, got, ok, v)
 		}
+	}
+	if plain := Summarize(l, Settings{}); plain.Extra != nil { // without --percentiles, no extra values
+		t.Errorf("Extra without percentiles: %v", plain.Extra)
 	}
 	if len(s.Extra) != len(ExtraPercentileColumns([]float64{90, 99.9})) {
 		t.Errorf("Extra has %d values: %v", len(s.Extra), s.Extra)
@@ -88,5 +90,18 @@ func TestAddPercentilesNearestRank(t *testing.T) {
 	// summary.json has them too.
 	if j := string(levelObject(&s)); !strings.Contains(j, `"ttft_p999_ms":999`) {
 		t.Errorf("summary level lacks ttft_p999_ms: %s", j)
+	}
+}
+
+// TestRunConfigSettings: a saved config's settings are its reader and
+// percentiles; a run saved without a config has the zero Settings, whose
+// reader is ReadingSpeed.
+func TestRunConfigSettings(t *testing.T) {
+	c := &RunConfig{ReadingSpeed: 12, Percentiles: []float64{99.9}}
+	if s := c.Settings(); s.ReadingSpeed != 12 || !slices.Equal(s.Percentiles, []float64{99.9}) || s.Reader() != 12 || len(s.Columns()) != 5 {
+		t.Errorf("settings %+v, reader %v, %d columns", s, s.Reader(), len(s.Columns()))
+	}
+	if s := (*RunConfig)(nil).Settings(); s.ReadingSpeed != 0 || s.Percentiles != nil || s.Reader() != ReadingSpeed || s.Columns() != nil {
+		t.Errorf("nil config: settings %+v", s)
 	}
 }

@@ -34,7 +34,7 @@ func TestRequestsPerSMatchesTokenRate(t *testing.T) {
 		for _, n := range []int{1, 2, 8} {
 			for _, lay := range layouts {
 				t.Run(fmt.Sprintf("C=%d/%d per worker/%s", c, n, lay.name), func(t *testing.T) {
-					s := Summarize(level(c, closedLoop(c, n, lay.stagger(c), gap, gap, tokens, 10)...))
+					s := Summarize(level(c, closedLoop(c, n, lay.stagger(c), gap, gap, tokens, 10)...), Settings{})
 					if s.WindowFallback {
 						t.Fatalf("window [%v, %v] fell back", s.WindowStart, s.WindowEnd)
 					}
@@ -75,7 +75,7 @@ func TestRequestsPerSWithQueueing(t *testing.T) {
 		worker1(stream(0, 1100*msec, 100*msec, 10)),             // B
 		stream(time.Second, 1100*msec, 100*msec, 10),            // C
 		worker1(stream(2*time.Second, 1100*msec, 100*msec, 10)), // D
-	))
+	), Settings{})
 	got := figures(s)
 	for col, want := range map[string]string{"window_s": "3.000", "aggregate_output_tps": "10.000", "requests_per_s": "1.0000"} {
 		if got[col] != want {

@@ -31,7 +31,7 @@ func sessionLevel() []client.Record {
 }
 
 func TestSessionStats(t *testing.T) {
-	st := Summarize(level(3, sessionLevel()...)).Session
+	st := Summarize(level(3, sessionLevel()...), Settings{}).Session
 	for _, c := range []struct {
 		name      string
 		got, want time.Duration
@@ -62,7 +62,7 @@ func TestSessionStats(t *testing.T) {
 }
 
 func TestSessionStatsNone(t *testing.T) {
-	st := Summarize(level(1, stream(0, 70*msec, 0, 1))).Session
+	st := Summarize(level(1, stream(0, 70*msec, 0, 1)), Settings{}).Session
 	if st.Sessions != 0 || st.TTFTTurn1P50 != NoSample || !math.IsNaN(st.TurnsMean) || st.Failures.String() != "" {
 		t.Errorf("a level without sessions: %+v", st)
 	}
@@ -72,7 +72,7 @@ func TestSessionStatsNone(t *testing.T) {
 }
 
 func TestSessionNotes(t *testing.T) {
-	s := Summarize(level(3, sessionLevel()...))
+	s := Summarize(level(3, sessionLevel()...), Settings{})
 	s.Server = ServerStats{Scraped: true, PrefixHitRate: 0.625}
 	var b strings.Builder
 	if err := WriteConsole(&b, []LevelStats{s}); err != nil {

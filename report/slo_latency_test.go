@@ -21,7 +21,7 @@ func latencyLevel() LevelStats {
 		recs = append(recs, stream(time.Duration(i)*time.Second, 100*msec, time.Duration(i+1)*msec, 11))
 	}
 	recs = append(recs, stream(10*time.Second, 100*msec, msec, 1))
-	return Summarize(level(1, recs...))
+	return Summarize(level(1, recs...), Settings{})
 }
 
 // The TPOT and e2e latency bounds: the level's verdict reads tpot_p99 and
@@ -57,7 +57,7 @@ func TestSLOLatencyBounds(t *testing.T) {
 		})
 	}
 	// No successful request: the criterion fails on "none".
-	none := Summarize(level(1, failed(client.HTTP5xx, 0, 0, time.Second)))
+	none := Summarize(level(1, failed(client.HTTP5xx, 0, 0, time.Second)), Settings{})
 	if r := CheckSLO(none, SLO{TPOTP99: msec, E2EP95: msec}); !slices.Equal(r.Failed, []string{"tpot_p99 none > 1ms", "e2e_latency_p95 none > 1ms"}) {
 		t.Errorf("no sample: %q", r.Failed)
 	}

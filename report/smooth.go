@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/sweep"
 )
 
 // Smoothness: what a reader of the stream sees between the first token and
@@ -93,10 +92,6 @@ func ReaderText(stats []LevelStats) string {
 	}
 	return strconv.FormatFloat(paceOrDefault(speed), 'g', -1, 64) + " tok/s"
 }
-
-// readingSpeed is a level's reader pace: l.ReadingSpeed, ReadingSpeed when
-// that is not set.
-func readingSpeed(l *sweep.Level) float64 { return paceOrDefault(l.ReadingSpeed) }
 
 // paceOrDefault is the reader pace v, or ReadingSpeed when v is not set
 // (0, or anything but a positive pace); a pace above MaxReadingSpeed (a

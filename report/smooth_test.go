@@ -63,7 +63,7 @@ func TestSummarizeSmoothness(t *testing.T) {
 	single := chunked(3, 400)                      // no gap, ratio 0
 	empty := chunked(0)                            // successful, no token: no stall, no reader
 	bad := with(chunked(5, 0, 9000), func(r *client.Record) { r.ErrorClass, r.Status = client.HTTP5xx, 500 })
-	s := Summarize(level(4, stalled, smooth, single, empty, bad))
+	s := Summarize(level(4, stalled, smooth, single, empty, bad), Settings{})
 	if s.MaxGapP95 != 1300*msec || s.StallShare != 0.25 || math.Abs(s.RebufferRatioP95-1.2) > 1e-12 || math.Abs(s.SmoothShare-2.0/3) > 1e-12 {
 		t.Fatalf("max gap p95 %v, stall share %v, rebuffer p95 %v, smooth share %v; want 1.3s, 0.25, 1.2, 0.667",
 			s.MaxGapP95, s.StallShare, s.RebufferRatioP95, s.SmoothShare)
@@ -75,7 +75,7 @@ func TestSummarizeSmoothness(t *testing.T) {
 			t.Errorf("levels.csv %s = %q, want %q", name, got[name], want)
 		}
 	}
-	none := Summarize(level(1, bad))
+	none := Summarize(level(1, bad), Settings{})
 	for _, name := range []string{"max_gap_p95_ms", "stall_share", "rebuffer_ratio_p95", "smooth_share"} {
 		if c := figures(none)[name]; c != "" {
 			t.Errorf("no successful request: %s = %q, want empty", name, c)
@@ -105,7 +105,7 @@ func TestSLOMaxGap(t *testing.T) {
 	}
 }
 
-// TestReadingSpeed: the level's reading speed decides the reader's waits,
+// TestReadingSpeed: the run's reading speed (Settings) decides the reader's waits,
 // in the level figures, in requests.jsonl and in the smoothness table's
 // title. One token every 250 ms: a 3 tok/s reader (333 ms a token) never
 // waits; a 12 tok/s one (83 ms a token) waits 3 × 166.7 ms = 500 ms over
@@ -127,8 +127,8 @@ func TestReadingSpeed(t *testing.T) {
 		{math.Inf(1), (750e6 - 3e3) / 4e3, 0, "1e+06 tok/s"},
 	} {
 		l := level(1, rec)
-		l.ReadingSpeed = tc.speed
-		s := Summarize(l)
+		set := Settings{ReadingSpeed: tc.speed}
+		s := Summarize(l, set)
 		if math.Abs(s.RebufferRatioP95-tc.ratio) > 1e-9 || s.SmoothShare != tc.smooth {
 			t.Errorf("speed %v: rebuffer p95 %v, smooth share %v; want %v, %v", tc.speed, s.RebufferRatioP95, s.SmoothShare, tc.ratio, tc.smooth)
 		}
@@ -138,7 +138,7 @@ func TestReadingSpeed(t *testing.T) {
 		if title := LevelTables([]LevelStats{s})[1].Title; !strings.Contains(title, "reader: "+tc.reader+")") {
 			t.Errorf("speed %v: smoothness table title %q", tc.speed, title)
 		}
-		if got := NewRecordFigures(&l.Records[0], readingSpeed(&l)).RebufferRatio; got == nil || math.Abs(*got-tc.ratio) > 1e-4 {
+		if got := NewRecordFigures(&l.Records[0], set.Reader()).RebufferRatio; got == nil || math.Abs(*got-tc.ratio) > 1e-4 {
 			t.Errorf("speed %v: requests.jsonl rebuffer_ratio %v, want %v", tc.speed, got, tc.ratio)
 		}
 	}

@@ -67,7 +67,7 @@ type LevelStats struct {
 	ITLMax                    time.Duration
 
 	// Smoothness (smooth.go), over successful requests, against a reader
-	// at ReadingSpeed tok/s (the level's, see sweep.Level.ReadingSpeed).
+	// at ReadingSpeed tok/s (the run's, Settings.ReadingSpeed).
 	ReadingSpeed     float64
 	MaxGapP95        time.Duration // p95 of the per-request longest gap between chunks
 	StallShare       float64       // share of successful requests with a gap > StallGap
@@ -145,9 +145,6 @@ type LevelStats struct {
 // Window is the length of the steady-state window.
 func (s *LevelStats) Window() time.Duration { return s.WindowEnd - s.WindowStart }
 
-// Summarize computes the figures of one level. It is pure: the same level
-// always gives the same stats. It reads the level's records twice
-// (gather.go), one at a time.
 // Key is the level's key: its mode, concurrency and rate.
 func (s LevelStats) Key() sweep.LevelKey {
 	k := sweep.LevelKey{Mode: s.Mode, Concurrency: s.Concurrency, Load: s.Rate}
@@ -171,7 +168,10 @@ func levelMode(l sweep.Level, g *gathered) string {
 	return sweep.ClaimMode(&probe)
 }
 
-func Summarize(l sweep.Level) LevelStats {
+// Summarize computes the figures of one level under the run's settings
+// set. It is pure: the same level and settings always give the same
+// stats. It reads the level's records twice (gather.go), one at a time.
+func Summarize(l sweep.Level, set Settings) LevelStats {
 	s := LevelStats{
 		Concurrency: l.Concurrency,
 		Rate:        l.Rate,
@@ -179,12 +179,12 @@ func Summarize(l sweep.Level) LevelStats {
 		EndReason:   l.EndReason,
 		Health:      l.Health,
 	}
-	g := gather(l.All(), readingSpeed(&l))
+	g := gather(l.All(), set.Reader())
 	s.Mode = levelMode(l, g)
 	s.countOutcomes(g.measured)
 	s.countTokens(g.ok)
 	s.singleStream(g)
-	s.smoothness(g.ok, readingSpeed(&l))
+	s.smoothness(g.ok, set.Reader())
 	s.window(g.measured)
 	s.aggregate(l.All())
 	s.ClientDelayP99 = duration(g.lag.Percentile(99))
@@ -194,6 +194,7 @@ func Summarize(l sweep.Level) LevelStats {
 	s.openLoop(g.measured, g.ok)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
 	s.Server = serverStats(l.Server)
+	s.percentiles(g, set.Percentiles)
 	return s
 }
 

@@ -150,7 +150,7 @@ func TestSummarizeFigures(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := figures(Summarize(tt.l))
+			got := figures(Summarize(tt.l, Settings{}))
 			for col, want := range tt.want {
 				if _, known := got[col]; !known {
 					t.Fatalf("unknown column %q", col)
@@ -169,7 +169,7 @@ func TestSummarizeFigures(t *testing.T) {
 // (tokens over wall time, prefill included).
 func TestSeedStory(t *testing.T) {
 	r := stream(0, 140*msec, 12280*time.Microsecond, 150)
-	s := Summarize(level(1, r))
+	s := Summarize(level(1, r), Settings{})
 	if s.TTFTP50 != 140*msec {
 		t.Errorf("TTFT = %v, want 140ms", s.TTFTP50)
 	}

@@ -28,7 +28,7 @@ func errorful() LevelStats {
 			recs = append(recs, failed(client.HTTP5xx, w, start, start+msec))
 		}
 	}
-	return Summarize(level(8, recs...))
+	return Summarize(level(8, recs...), Settings{})
 }
 
 func TestUntrusted(t *testing.T) {
@@ -46,12 +46,12 @@ func TestUntrusted(t *testing.T) {
 		s    LevelStats
 		want string
 	}{
-		{"healthy", Summarize(twoWorkerLoop()), ""},
-		{"canceled requests are not server errors", Summarize(level(2, canceledTail...)), ""},
+		{"healthy", Summarize(twoWorkerLoop(), Settings{}), ""},
+		{"canceled requests are not server errors", Summarize(level(2, canceledTail...), Settings{}), ""},
 		{"58 of 64 failed", errorful(), "58 of 64 requests failed (91% > 10%)"},
 		{"no steady window", Summarize(level(2, stream(0, 100*msec, 100*msec, 10),
-			with(stream(2*time.Second, 100*msec, 100*msec, 10), func(r *client.Record) { r.Worker = 1 }))), "no steady window"},
-		{"a sliver of a window", Summarize(level(2, sliver...)), "steady window 0.5s is 5% of the level (< 10%)"},
+			with(stream(2*time.Second, 100*msec, 100*msec, 10), func(r *client.Record) { r.Worker = 1 })), Settings{}), "no steady window"},
+		{"a sliver of a window", Summarize(level(2, sliver...), Settings{}), "steady window 0.5s is 5% of the level (< 10%)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,7 +113,7 @@ func TestInterruptedLevelWithoutAFinishedRequest(t *testing.T) {
 	l := level(4, failed(client.Canceled, 0, 0, 900*msec), failed(client.Canceled, 1, 100*msec, 900*msec),
 		failed(client.Canceled, 2, 200*msec, 900*msec), failed(client.Canceled, 3, 300*msec, 900*msec))
 	l.EndReason = sweep.Canceled
-	s := Summarize(l)
+	s := Summarize(l, Settings{})
 	got := figures(s)
 	for _, col := range []string{"aggregate_output_tps", "aggregate_total_tps", "requests_per_s", "window_s", "inflight_mean"} {
 		if got[col] != "" {
@@ -133,11 +133,11 @@ func TestInterruptedLevelWithoutAFinishedRequest(t *testing.T) {
 }
 
 func TestFewSamplesNote(t *testing.T) {
-	few := consoleOf(t, Summarize(twoWorkerLoop())) // 6 measured requests
+	few := consoleOf(t, Summarize(twoWorkerLoop(), Settings{})) // 6 measured requests
 	if !strings.Contains(few, "note: C=2: percentiles rest on 6 successful requests (< 10)") {
 		t.Errorf("no few-samples note:\n%s", few)
 	}
-	enough := consoleOf(t, Summarize(level(2, closedLoop(2, 5, 0, 100*msec, 100*msec, 10, 5)...)))
+	enough := consoleOf(t, Summarize(level(2, closedLoop(2, 5, 0, 100*msec, 100*msec, 10, 5)...), Settings{}))
 	if strings.Contains(enough, "percentiles rest on") {
 		t.Errorf("few-samples note with 10 requests:\n%s", enough)
 	}
@@ -146,12 +146,12 @@ func TestFewSamplesNote(t *testing.T) {
 // An untrusted rate level is left out by its own name, not "C=0", and
 // summary.json lists it under excluded_rate by its key's rate.
 func TestExcludedRateLevelIsNamedByItsKey(t *testing.T) {
-	good := Summarize(openLevel(8, 40, constant(0), constant(100*msec)))
+	good := Summarize(openLevel(8, 40, constant(0), constant(100*msec)), Settings{})
 	l := openLevel(16, 40, constant(0), constant(100*msec))
 	for i := range 30 { // 30 of 40 failed
 		l.Records[i] = with(l.Records[i], func(r *client.Record) { r.ErrorClass, r.Status = client.HTTP5xx, 500 })
 	}
-	bad := Summarize(l)
+	bad := Summarize(l, Settings{})
 	stats := []LevelStats{good, bad}
 	r := Recommend(stats, SLO{})
 	if len(r.Excluded) != 1 || r.Excluded[0].Key != bad.Key() {

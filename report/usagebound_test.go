@@ -17,7 +17,7 @@ func TestAbsurdUsage(t *testing.T) {
 		with(stream(0, 100*msec, 10*msec, 10), huge),
 		with(stream(0, 100*msec, 10*msec, 20), huge),
 		stream(0, 100*msec, 10*msec, 30),
-	))
+	), Settings{})
 	if s.CompletionTokensMean != 20 || s.CompletionTokensMin != 10 || s.CompletionTokensMax != 30 {
 		t.Errorf("completion tokens mean %v min %d max %d, want 20 10 30",
 			s.CompletionTokensMean, s.CompletionTokensMin, s.CompletionTokensMax)

@@ -23,7 +23,7 @@ func twoWorkerLoop() sweep.Level {
 }
 
 func TestSteadyStateWindow(t *testing.T) {
-	s := Summarize(twoWorkerLoop())
+	s := Summarize(twoWorkerLoop(), Settings{})
 	if s.WindowStart != 1500*msec || s.WindowEnd != 4*time.Second || s.WindowFallback {
 		t.Fatalf("window = [%v, %v] fallback=%v, want [1.5s, 4s] false", s.WindowStart, s.WindowEnd, s.WindowFallback)
 	}
@@ -58,7 +58,7 @@ func TestWindowFallback(t *testing.T) {
 		stream(0, 100*msec, 100*msec, 10),
 		with(stream(2*time.Second, 100*msec, 100*msec, 10), func(r *client.Record) { r.Worker = 1 }),
 	)
-	s := Summarize(l)
+	s := Summarize(l, Settings{})
 	if !s.WindowFallback || s.WindowStart != 0 || s.WindowEnd != 3*time.Second {
 		t.Fatalf("window = [%v, %v] fallback=%v, want [0, 3s] true", s.WindowStart, s.WindowEnd, s.WindowFallback)
 	}
@@ -158,7 +158,7 @@ func TestClientLimited(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Summarize(tt.l)
+			s := Summarize(tt.l, Settings{})
 			if s.ClientLimited != tt.want || s.ClientLimitedReason != tt.reason {
 				t.Errorf("ClientLimited = %v %q, want %v %q (in-flight %.2f)", s.ClientLimited, s.ClientLimitedReason, tt.want, tt.reason, s.InflightMean)
 			}
@@ -192,7 +192,7 @@ func TestWindowOfCanceledLevel(t *testing.T) {
 	}
 	l := level(2, recs...)
 	l.EndReason = sweep.Canceled
-	s := Summarize(l)
+	s := Summarize(l, Settings{})
 	if s.WindowStart != 3*time.Second || s.WindowEnd != 12*time.Second || s.WindowFallback {
 		t.Fatalf("window = [%v, %v] fallback=%v, want [3s, 12s] false", s.WindowStart, s.WindowEnd, s.WindowFallback)
 	}
@@ -214,7 +214,7 @@ func TestWindowNeedsEveryWorker(t *testing.T) {
 		warm.Worker, warm.Warmup = w, true
 		recs = append(recs, warm)
 	}
-	s := Summarize(level(4, recs...))
+	s := Summarize(level(4, recs...), Settings{})
 	if !s.WindowFallback {
 		t.Fatalf("window [%v, %v] without fallback, though only 1 of 4 workers had measured requests", s.WindowStart, s.WindowEnd)
 	}

@@ -25,8 +25,9 @@ func seedFile(f *testing.F, path string) {
 	f.Add(b)
 }
 
-// FuzzRecordLines: any requests.jsonl decodes to records or an error, and
-// every decoded record encodes again and decodes to the same figures.
+// FuzzRecordLines checks that any requests.jsonl decodes to records or an
+// error, and that every decoded record encodes again and decodes to the
+// same figures.
 func FuzzRecordLines(f *testing.F) {
 	seedFile(f, filepath.Join("..", "testdata", "runs", "small", RequestsFile))
 	for _, s := range []string{
@@ -56,12 +57,12 @@ func FuzzRecordLines(f *testing.F) {
 				t.Fatalf("record %d changed on the way round:\n%+v\n%+v", i, a, b)
 			}
 		}
-		_ = report.Summarize(levelOf(recs))
+		_ = report.Summarize(levelOf(recs), report.Settings{})
 	})
 }
 
-// FuzzSummaryJSON: any summary.json decodes or fails; a decoded one
-// summarises and encodes without a panic.
+// FuzzSummaryJSON checks that any summary.json decodes or fails, and that a
+// decoded one summarises and encodes without a panic.
 func FuzzSummaryJSON(f *testing.F) {
 	seedFile(f, filepath.Join("..", "testdata", "runs", "small", SummaryFile))
 	seedFile(f, filepath.Join("..", "testdata", "runs", "slo", SummaryFile))
@@ -79,8 +80,9 @@ func FuzzSummaryJSON(f *testing.F) {
 	})
 }
 
-// FuzzShardJSON: any shard.json decodes or fails, and CheckShards on
-// copies of it answers (an error or nil) without a panic or a long walk.
+// FuzzShardJSON checks that any shard.json decodes or fails, and that
+// CheckShards on copies of it answers (an error or nil) without a panic or
+// a long walk.
 func FuzzShardJSON(f *testing.F) {
 	f.Add([]byte(`{"shard":0,"shards":2,"start_at":"2030-01-01T00:00:00Z","level_duration":"1s","grace":"1s","levels":[4],"workers":[2],"epoch_unix_ns":1893456000000000000,"clock":{"known":true,"synced":true,"est_error_us":100}}`))
 	f.Add([]byte(`{"shard":5,"shards":200000000,"epoch_unix_ns":9223372036854775807,"wall_minus_mono_ns":-9223372036854775808,"clock":{"known":true,"synced":true,"est_error_us":9300000000000000}}`))

@@ -14,8 +14,9 @@ import (
 
 const msec = time.Millisecond
 
-// The record and level builders of report's tests (internal/recordtest),
-// for the run directory's tests: the same golden sweep.
+// The record and level builders of report's tests
+// (internal/testkit/recordtest), for the run directory's tests: the same
+// golden sweep.
 var (
 	stream       = recordtest.Stream
 	failed       = recordtest.Failed
@@ -28,7 +29,7 @@ var (
 func goldenStats() []report.LevelStats {
 	var stats []report.LevelStats
 	for _, l := range goldenLevels() {
-		stats = append(stats, report.Summarize(l))
+		stats = append(stats, report.Summarize(l, report.Settings{}))
 	}
 	return stats
 }
@@ -52,8 +53,8 @@ func goldenSummary(stats []report.LevelStats) report.Summary {
 	return s
 }
 
-// checkSavedRerender: got, the figures of run read back from dir, render
-// the levels.csv and summary.json saved there, byte for byte.
+// checkSavedRerender checks that got, the figures of run read back from
+// dir, render the levels.csv and summary.json saved there, byte for byte.
 func checkSavedRerender(t *testing.T, dir string, run SavedRun, got []report.LevelStats) {
 	t.Helper()
 	orig, _ := os.ReadFile(filepath.Join(dir, LevelsFile))

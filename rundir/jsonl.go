@@ -84,9 +84,10 @@ func newRecordLine(rec, r *client.Record, speed float64) recordLine {
 	return recordLine{Record: rec, RecordFigures: report.NewRecordFigures(r, speed)}
 }
 
-// ErrPartialLastLine: the records end in a line with no newline that is not
-// whole JSON, what a run killed (kill -9, power cut) in the middle of a
-// level's append leaves. ReadRecords returns the records before it.
+// ErrPartialLastLine is the error when the records end in a line with no
+// newline that is not whole JSON, what a run killed (kill -9, power cut) in
+// the middle of a level's append leaves. ReadRecords returns the records
+// before it.
 var ErrPartialLastLine = errors.New("ends in a partial line (the run was killed while writing it)")
 
 // ReadRecords reads JSON lines written by appendRecord. Blank lines are

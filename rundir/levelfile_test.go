@@ -13,7 +13,7 @@ import (
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// Records handed to RunDir.Record (from many goroutines, as the sweep's
+// Records handed to RunDir.AddRecord (from many goroutines, as the sweep's
 // workers do) wait in the level file: requests.jsonl gains them only at
 // AddLevel, whole; LevelRecords reads them back, anew on each call, and
 // the level file starts over for the next level.
@@ -28,7 +28,7 @@ func TestRunDirStreamsRecords(t *testing.T) {
 	for _, held := range goldenLevels()[:2] {
 		var wg sync.WaitGroup
 		for i := range held.Records {
-			wg.Go(func() { d.Record(&held.Records[i]) })
+			wg.Go(func() { d.AddRecord(&held.Records[i]) })
 		}
 		wg.Wait()
 		checkRequests(t, filepath.Join(dir, RequestsFile), onDisk) // not yet
@@ -43,8 +43,8 @@ func TestRunDirStreamsRecords(t *testing.T) {
 				t.Fatalf("pass %d read back %d records that differ from the %d written", pass, len(got), len(held.Records))
 			}
 		}
-		s := report.Summarize(streamed)
-		if want := report.Summarize(held); s.RequestsOK != want.RequestsOK || s.TTFTP99 != want.TTFTP99 || s.WindowEnd != want.WindowEnd {
+		s := report.Summarize(streamed, report.Settings{})
+		if want := report.Summarize(held, report.Settings{}); s.RequestsOK != want.RequestsOK || s.TTFTP99 != want.TTFTP99 || s.WindowEnd != want.WindowEnd {
 			t.Errorf("summarised from the level file: ok %d ttft p99 %v window end %v; from memory %d %v %v",
 				s.RequestsOK, s.TTFTP99, s.WindowEnd, want.RequestsOK, want.TTFTP99, want.WindowEnd)
 		}
@@ -84,13 +84,13 @@ func TestRunDirLevelFileLost(t *testing.T) {
 	defer d.Close()
 	l := goldenLevels()[0]
 	for i := range l.Records {
-		d.Record(&l.Records[i])
+		d.AddRecord(&l.Records[i])
 	}
 	if err := os.Remove(filepath.Join(dir, "run", LevelFile)); err != nil {
 		t.Fatal(err)
 	}
 	streamed := sweep.Level{Concurrency: l.Concurrency, Source: d.LevelRecords()}
-	err = d.AddLevel(streamed, report.Summarize(streamed))
+	err = d.AddLevel(streamed, report.Summarize(streamed, report.Settings{}))
 	if err == nil || len(err.Error()) == 0 || slices.Contains([]byte(err.Error()), '\n') {
 		t.Fatalf("AddLevel with the level file gone: %v, want a one-line error", err)
 	}

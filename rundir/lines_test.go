@@ -49,7 +49,7 @@ func TestReadRunDirRoundTripRates(t *testing.T) {
 	slo := report.SLO{TTFTP95: 500 * time.Millisecond}
 	var stats []report.LevelStats
 	for _, l := range levels {
-		s := report.Summarize(l)
+		s := report.Summarize(l, report.Settings{})
 		v := report.CheckSLO(s, slo)
 		s.SLO = &v
 		stats = append(stats, s)

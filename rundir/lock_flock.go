@@ -11,7 +11,8 @@ import (
 	"syscall"
 )
 
-// staleLockTakenOver: a lock file no process holds is taken over.
+// staleLockTakenOver is true here: a lock file no process holds is taken
+// over.
 const staleLockTakenOver = true
 
 // dirLock is a run directory's lock file, held with flock(2). The kernel

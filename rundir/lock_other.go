@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 )
 
-// staleLockTakenOver: a lock file left by a crash must be removed by hand.
+// staleLockTakenOver is false here: a lock file left by a crash must be
+// removed by hand.
 const staleLockTakenOver = false
 
 // dirLock is a run directory's lock file, created exclusively. Without

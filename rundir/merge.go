@@ -225,7 +225,6 @@ func PoolShards(shards []Shard) ([]sweep.Level, report.Summary) {
 		first := shards[0].Run.Levels[k]
 		levels[k] = newLevel(levelKey{concurrency: c, rate: first.Rate, repeat: first.Repeat}, end, health, recs)
 		levels[k].Server = shards[0].Run.Levels[k].Server
-		levels[k].ReadingSpeed = shards[0].Run.Levels[k].ReadingSpeed // the same config in every shard
 	}
 	sum := shards[0].Run.Summary
 	sum.Levels, sum.Recommendation = nil, nil

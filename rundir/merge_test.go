@@ -52,7 +52,7 @@ func TestPoolShardsPutsRecordsOnOneTimeline(t *testing.T) {
 	}
 	// The union's window: the latest first start (35 ms) to the earliest
 	// last end (130 ms: shard 1's worker 0, at 100 + 30).
-	s := report.Summarize(l)
+	s := report.Summarize(l, report.Settings{})
 	if s.WindowFallback || s.WindowStart != 35*time.Millisecond || s.WindowEnd != 130*time.Millisecond {
 		t.Errorf("window [%v, %v] fallback %v, want [35ms, 130ms]", s.WindowStart, s.WindowEnd, s.WindowFallback)
 	}
@@ -93,7 +93,7 @@ func TestPoolShardsOpenLoop(t *testing.T) {
 		}
 	}
 	// Offered: 3 gaps over the scheduled instants 8 ms to 33 ms.
-	if s := report.Summarize(l); s.OfferedRPS != 3/0.025 || s.DispatchDelayP99 != 2*time.Millisecond {
+	if s := report.Summarize(l, report.Settings{}); s.OfferedRPS != 3/0.025 || s.DispatchDelayP99 != 2*time.Millisecond {
 		t.Errorf("offered %v req/s, dispatch delay p99 %v: want %v and 2ms", s.OfferedRPS, s.DispatchDelayP99, 3/0.025)
 	}
 	// A cap splits like C: the shards' parts add up to it.

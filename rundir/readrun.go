@@ -16,8 +16,8 @@ import (
 
 // SavedRun is a run directory read back: the summary as written, and the
 // raw levels rebuilt from
-// requests.jsonl. Summarize(Levels[i]) gives the
-// figures of level i again, so a saved run is re-rendered, and compared,
+// requests.jsonl. Summarize(Levels[i], Summary.Config.Settings()) gives
+// the figures of level i again, so a saved run is re-rendered, and compared,
 // from its records rather than from the rounded figures in levels.csv.
 type SavedRun struct {
 	Path    string
@@ -187,7 +187,7 @@ func (r *SavedRun) addLevels(order []levelKey, level func(levelKey, sweep.EndRea
 }
 
 // configure gives a level read back what the run's config says of every
-// level: the reader's speed, and the mode that ran it (a run saved before
+// level: the mode that ran it (a run saved before
 // the config named it, or naming a mode this build lacks: none, and
 // report recovers it from the records as before).
 func (r *SavedRun) configure(l *sweep.Level) {
@@ -195,7 +195,6 @@ func (r *SavedRun) configure(l *sweep.Level) {
 	if c == nil {
 		return
 	}
-	l.ReadingSpeed = c.ReadingSpeed
 	if l.Mode == "" && sweep.ModeNamed(c.Mode) != nil {
 		l.Mode = c.Mode
 	}
@@ -217,10 +216,7 @@ func newLevel(k levelKey, end sweep.EndReason, h sweep.Health, recs []client.Rec
 func (r SavedRun) Stats() []report.LevelStats {
 	stats := make([]report.LevelStats, len(r.Levels))
 	for i, l := range r.Levels {
-		stats[i] = report.Summarize(l)
-		if c := r.Summary.Config; c != nil {
-			report.AddPercentiles(&stats[i], l, c.Percentiles)
-		}
+		stats[i] = report.Summarize(l, r.Summary.Config.Settings())
 		if i < len(r.verdicts) {
 			stats[i].SLO = r.verdicts[i]
 		}

@@ -166,7 +166,7 @@ func TestScanRunDirInterleavedAndPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum bytes.Buffer
-	report.WriteSummaryJSON(&sum, goldenSummary([]report.LevelStats{report.Summarize(levels[0]), report.Summarize(levels[1])}))
+	report.WriteSummaryJSON(&sum, goldenSummary([]report.LevelStats{report.Summarize(levels[0], report.Settings{}), report.Summarize(levels[1], report.Settings{})}))
 	if err := os.WriteFile(filepath.Join(dir, SummaryFile), sum.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestReadRunDirListedLevelWithoutRecords(t *testing.T) {
 			dir := t.TempDir()
 			levels := goldenLevels()[:2]
 			empty := sweep.Level{Concurrency: 64, EndReason: sweep.Aborted}
-			stats := []report.LevelStats{report.Summarize(levels[0]), report.Summarize(empty), report.Summarize(levels[1])}
+			stats := []report.LevelStats{report.Summarize(levels[0], report.Settings{}), report.Summarize(empty, report.Settings{}), report.Summarize(levels[1], report.Settings{})}
 			var buf bytes.Buffer
 			if err := writeRecords(&buf, append(slices.Clone(levels[0].Records), levels[1].Records...)); err != nil {
 				t.Fatal(err)

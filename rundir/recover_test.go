@@ -26,16 +26,16 @@ func TestFullDiskKeepsLevel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s0 := report.Summarize(levels[0])
+		s0 := report.Summarize(levels[0], report.Settings{})
 		if err := d.AddLevel(levels[0], s0); err != nil {
 			t.Fatal(err)
 		}
 		appendLevel = func(*os.File, string) error { return errors.New("no space left on device") }
 		l := levels[1]
 		for i := range l.Records {
-			d.Record(&l.Records[i])
+			d.AddRecord(&l.Records[i])
 		}
-		s1 := report.Summarize(sweep.Level{Concurrency: l.Concurrency, Records: l.Records})
+		s1 := report.Summarize(sweep.Level{Concurrency: l.Concurrency, Records: l.Records}, report.Settings{})
 		err = d.AddLevel(sweep.Level{Concurrency: l.Concurrency, Repeat: l.Repeat, Rate: l.Rate}, s1)
 		appendLevel = copyAppend
 		if err == nil {

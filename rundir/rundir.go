@@ -31,13 +31,13 @@ const LockFile = ".toksweep.lock"
 // Errors of ReserveRunDir, for errors.Is; the errors themselves are one line
 // naming the directory.
 var (
-	// ErrRunDirNotEmpty: the directory already holds files (an earlier
-	// run) and RunDirOptions.Overwrite was not given.
+	// ErrRunDirNotEmpty means the directory already holds files (an
+	// earlier run) and RunDirOptions.Overwrite was not given.
 	ErrRunDirNotEmpty = errors.New("run directory not empty")
-	// ErrRunDirNotRun: RunDirOptions.Overwrite was given, but the
+	// ErrRunDirNotRun means RunDirOptions.Overwrite was given, but the
 	// directory holds something other than a toksweep run (replace.go).
 	ErrRunDirNotRun = errors.New("run directory holds no toksweep run")
-	// ErrRunDirInUse: another process holds the directory's lock.
+	// ErrRunDirInUse means another process holds the directory's lock.
 	ErrRunDirInUse = errors.New("run directory in use")
 )
 
@@ -53,7 +53,7 @@ type RunDirOptions struct {
 }
 
 // RunDir persists a run as it goes. Each record goes to the level file
-// (LevelFile) as its request finishes (Record), each level is appended as it
+// (LevelFile) as its request finishes (AddRecord), each level is appended as it
 // ends (AddLevel) and summary.json is replaced atomically (WriteSummary), so
 // a run interrupted at any point leaves a valid levels.csv (header plus whole
 // rows), a valid requests.jsonl (whole lines, whole levels) and, once
@@ -76,13 +76,11 @@ type RunDir struct {
 	requests *os.File
 	level    *levelFile   // the records of the level in progress
 	buf      bytes.Buffer // staging for one levels.csv row
-	// Extra are levels.csv columns after the registry's (--percentiles);
-	// set before Begin.
-	Extra []report.Column
-	// ReadingSpeed is the reader of the smoothness fields of the lines
-	// Record writes (0: the default ReadingSpeed); set before Begin.
-	ReadingSpeed float64
-	csv          *report.LevelsCSV // writes into buf
+	// Settings are the run's figure settings, set before Begin: its
+	// extra percentiles are levels.csv columns after the registry's, its
+	// reader that of the smoothness fields of the lines AddRecord writes.
+	Settings report.Settings
+	csv      *report.LevelsCSV // writes into buf
 }
 
 // OpenRunDir reserves a fresh or empty directory path and begins a run in
@@ -248,7 +246,7 @@ func (d *RunDir) Begin() error {
 	if d.level, err = openLevelFile(d.path); err != nil {
 		return err
 	}
-	if d.csv, err = report.NewLevelsCSV(&d.buf, d.Extra); err == nil {
+	if d.csv, err = report.NewLevelsCSV(&d.buf, d.Settings.Columns()); err == nil {
 		err = d.flushCSV()
 	}
 	if err != nil {
@@ -307,15 +305,19 @@ func create(dir, name string) (*os.File, error) {
 // Path returns the directory.
 func (d *RunDir) Path() string { return d.path }
 
-// Record writes a finished request's record to the level file, where it
-// waits for the level's end (AddLevel): it is the sweep's Config.Record, so
-// that a level's records are not held in memory. It is safe for concurrent
-// use; an error is kept, and AddLevel returns it.
-func (d *RunDir) Record(r *client.Record) {
-	d.level.add(r, report.PaceOrDefault(d.ReadingSpeed))
+// A RunDir is the sweep's record sink (sweep.Config.Sink): a level's
+// records wait in the level file, not in memory.
+var _ sweep.RecordSink = (*RunDir)(nil)
+
+// AddRecord writes a finished request's record to the level file, where it
+// waits for the level's end (AddLevel), so that a level's records are not
+// held in memory. It is safe for concurrent use; an error is kept, and
+// AddLevel returns it.
+func (d *RunDir) AddRecord(r *client.Record) {
+	d.level.add(r, d.Settings.Reader())
 }
 
-// LevelRecords reads back the records given to Record since the last
+// LevelRecords reads back the records given to AddRecord since the last
 // AddLevel, one at a time and anew on each call: the Source of the level
 // that just ended (sweep.Level), for Summarize.
 func (d *RunDir) LevelRecords() iter.Seq[*client.Record] { return d.level.records() }
@@ -323,7 +325,7 @@ func (d *RunDir) LevelRecords() iter.Seq[*client.Record] { return d.level.record
 // AddLevel appends a level's records (warm-up included, flagged) to
 // requests.jsonl and then its row to levels.csv, each synced to disk. The
 // records go first, so every row in levels.csv has its records on disk. The
-// records are those given to Record during the level, or, when the level
+// records are those given to AddRecord during the level, or, when the level
 // holds them (l.Records), those; they reach requests.jsonl through the
 // level file, streamed, so that the level lands whole and memory does not
 // grow with it.
@@ -332,7 +334,7 @@ func (d *RunDir) AddLevel(l sweep.Level, s report.LevelStats) error {
 		return fmt.Errorf("run directory %s: closed", d.path)
 	}
 	for i := range l.Records {
-		d.level.add(&l.Records[i], report.PaceOrDefault(l.ReadingSpeed))
+		d.level.add(&l.Records[i], d.Settings.Reader())
 	}
 	if err := d.level.appendTo(d.requests); err != nil {
 		return err

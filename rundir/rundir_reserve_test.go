@@ -254,7 +254,7 @@ func TestPartialLastLine(t *testing.T) {
 	levels := goldenLevels()[:2]
 	var stats []report.LevelStats
 	for _, l := range levels {
-		s := report.Summarize(l)
+		s := report.Summarize(l, report.Settings{})
 		stats = append(stats, s)
 		if err := d.AddLevel(l, s); err != nil {
 			t.Fatal(err)

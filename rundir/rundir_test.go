@@ -26,7 +26,7 @@ func TestRunDir(t *testing.T) {
 	var stats []report.LevelStats
 	var recs []client.Record
 	for i, l := range levels {
-		s := report.Summarize(l)
+		s := report.Summarize(l, report.Settings{})
 		if err := d.AddLevel(l, s); err != nil {
 			t.Fatal(err)
 		}

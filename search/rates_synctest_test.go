@@ -65,7 +65,7 @@ func TestRatesSearchSequenceInFakeTime(t *testing.T) {
 		var tried []float64
 		p95 := map[float64]time.Duration{}
 		err := sweep.Run(context.Background(), cfg, &crowdedServer{epoch: time.Now()}, func(l sweep.Level) error {
-			s := report.Summarize(l)
+			s := report.Summarize(l, report.Settings{})
 			stats = append(stats, s)
 			tried, p95[l.Rate] = append(tried, l.Rate), s.TTFTP95
 			if s.Unstable {

@@ -139,7 +139,6 @@ func checkStream(t *testing.T, a api, g0 int, evs []sseEvent, want wantStream) {
 	}
 }
 
-// chunkText is the text a chunk carries: content and reasoning, or text.
 // readBack is the number of tokens a reply's text reads back as after a
 // prompt of g0 words, by the prompt rule (ceil(1.3 × words) over the
 // conversation): one less when the text stops inside a word, whose second
@@ -152,6 +151,7 @@ func readBack(g0 int, text string) int {
 	return n
 }
 
+// chunkText is the text a chunk carries: content and reasoning, or text.
 func chunkText(a api, o map[string]any) string {
 	if a == completionsAPI {
 		s, _ := path(o, "choices", 0, "text").(string)

@@ -24,9 +24,10 @@
 // late by the timer's granularity. Each record carries its scheduled
 // instant (Sched), from which its latency counts.
 //
-// Each record goes, as its request finishes, to Config.Record when it is
-// set (the run directory writes it to disk, so a level's memory does not
-// grow with its requests); otherwise the records are kept under one lock
-// and sorted by start time when the level is done. A failed request is data in its record, never an error
+// Each record goes, as its request finishes, to a RecordSink: Config.Sink
+// when it is set (the run directory writes it to disk, so a level's memory
+// does not grow with its requests), whose records the level's Source reads
+// back; otherwise a MemorySink, whose records, sorted by start time, are
+// the level's Records. A failed request is data in its record, never an error
 // that stops the level. Nothing here prints; figures are report's business.
 package sweep

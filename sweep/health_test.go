@@ -40,20 +40,28 @@ func (d *pacedDoer) Do(ctx context.Context, p client.Prompt) client.Record {
 	return r
 }
 
-// runObserved runs one level of c workers against d with the given Observe
-// hook and summarizes it.
-func runObserved(t *testing.T, c int, observe func(client.Record)) (report.LevelStats, sweep.Health) {
+// doneObserver is an Observer whose RequestDone is f.
+type doneObserver struct {
+	sweep.NopObserver
+	f func()
+}
+
+func (o doneObserver) RequestDone(*client.Record) { o.f() }
+
+// runObserved runs one level of c workers, each finished request told to
+// observe (an Observer's RequestDone), and summarizes it.
+func runObserved(t *testing.T, c int, observe func()) (report.LevelStats, sweep.Health) {
 	t.Helper()
 	d := &pacedDoer{epoch: time.Now(), took: 30 * time.Millisecond, gap: 5 * time.Millisecond}
 	cfg := sweep.Config{
 		Load: closed.Load{Levels: []int{c}}, Requests: 8 * c,
-		Prompt: sweep.Cycle([]client.Prompt{{Text: "p"}}), Observe: observe,
+		Prompt: sweep.Cycle([]client.Prompt{{Text: "p"}}), Observer: doneObserver{f: observe},
 	}
 	var lvl sweep.Level
 	if err := sweep.Run(context.Background(), cfg, d, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	s, h := report.Summarize(lvl), lvl.Health
+	s, h := report.Summarize(lvl, report.Settings{}), lvl.Health
 	t.Logf("issue lag max %v, in-flight %.2f of %d, CPU %.3fs in %.3fs, timer late p99 %v; reason %q",
 		h.IssueLagMax, s.InflightMean, c, h.CPUSeconds, h.WallSeconds, h.TimerLateP99, s.ClientLimitedReason)
 	if s.RequestsOK != 8*c {
@@ -62,7 +70,7 @@ func runObserved(t *testing.T, c int, observe func(client.Record)) (report.Level
 	return s, h
 }
 
-// TestClientLimitedFlagsStarvedLoop runs a level whose Observe hook holds
+// TestClientLimitedFlagsStarvedLoop runs a level whose observer holds
 // each worker for 40 ms after every request, as a client too slow to keep
 // its closed loop going would, against a server that is never the
 // bottleneck. report must flag it as client-limited on the loop check,
@@ -72,7 +80,7 @@ func runObserved(t *testing.T, c int, observe func(client.Record)) (report.Level
 func TestClientLimitedFlagsStarvedLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const starved = 40 * time.Millisecond // > report.IssueLagLimit, and longer than a request
-		s, h := runObserved(t, 4, func(client.Record) { time.Sleep(starved) })
+		s, h := runObserved(t, 4, func() { time.Sleep(starved) })
 		if !s.ClientLimited {
 			t.Fatalf("a starved level is not flagged client-limited")
 		}
@@ -91,7 +99,7 @@ func TestClientLimitedFlagsStarvedLoop(t *testing.T) {
 // lag, and no check fires (the timer is never late there either).
 func TestClientLimitedSparesHealthyLoopInFakeTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, h := runObserved(t, 4, func(client.Record) {})
+		s, h := runObserved(t, 4, func() {})
 		if s.ClientLimited || h.IssueLagMax != 0 || h.TimerLateMax != 0 {
 			t.Errorf("a healthy level: client-limited %v (%q), issue lag max %v, timer late max %v; want none",
 				s.ClientLimited, s.ClientLimitedReason, h.IssueLagMax, h.TimerLateMax)
@@ -109,7 +117,7 @@ func TestClientLimitedSparesHealthyLoopInFakeTime(t *testing.T) {
 func TestClientLimitedSparesHealthyLoop(t *testing.T) {
 	var reasons []string
 	for range 3 {
-		s, _ := runObserved(t, 4, func(client.Record) {})
+		s, _ := runObserved(t, 4, func() {})
 		if !s.ClientLimited {
 			return
 		}

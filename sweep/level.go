@@ -40,22 +40,19 @@ type Level struct {
 	Start time.Duration
 	End   time.Duration
 	// Records holds every request of the level, warm-up included (flagged),
-	// sorted by Start, when the sweep kept them (Config.Record nil) or
+	// sorted by Start, when the sweep kept them (Config.Sink nil) or
 	// whoever made the level put them there. A level whose records went
-	// to a file as they finished has none: Source reads them back.
+	// to a sink as they finished has none: Source reads them back.
 	Records []client.Record
 	// Source, used when Records is nil, yields the level's records anew on
-	// each call, in one order, one at a time (a file read line by line).
+	// each call, in one order, one at a time (a file read line by line):
+	// the sweep sets it to its Config.Sink's LevelRecords.
 	Source iter.Seq[*client.Record]
 	// Health describes the load generator itself during the level.
 	Health Health
 	// Server is the server's own account of the level, from its metrics
 	// endpoint; nil when it was not sampled (see Config.Server).
 	Server *promscrape.LevelMetrics
-	// ReadingSpeed is the pace in tok/s of the reader the smoothness figures
-	// are measured against (report.Summarize); 0 means report.ReadingSpeed.
-	// The sweep leaves it 0: whoever summarises the level sets it.
-	ReadingSpeed float64
 }
 
 // All iterates over the level's records: Records, else Source (nothing

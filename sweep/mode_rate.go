@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// RateMode: the open loop at offered request rates (Config.Rates or
+// RateMode is the open loop at offered request rates (Config.Rates or
 // RatePlan): arrivals drawn from Config.Rate at each rate, capped at
 // Config.MaxConcurrency in flight; levels keyed by the nominal rate
 // (LevelKey.Load, req/s) and the cap. Its own files are the only place

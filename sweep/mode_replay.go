@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// ReplayMode: a trace replayed at speeds (Config.Mode "replay",
+// ReplayMode is a trace replayed at speeds (Config.Mode "replay",
 // Config.ModeSpec a *Replay, replay.go): each level sends the trace's
 // requests at their instants over its speed, follow-ups no earlier than
 // their parent's end, at most Config.MaxConcurrency in flight. Levels are

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// SessionsMode: multi-turn sessions, a closed loop whose C workers each
+// SessionsMode is multi-turn sessions: a closed loop whose C workers each
 // run one conversation after another (Config.Sessions); levels keyed by C,
 // counted in sessions.
 const SessionsMode = "sessions"

@@ -27,7 +27,7 @@ type monitor struct {
 	cpu0   time.Duration
 	done   chan struct{}
 	result chan []time.Duration
-	late   func(time.Duration) // Config.Late, or nil
+	late   func(time.Duration) // the Observer's TimerLate, or nil
 }
 
 // startMonitor starts the level's probe; late, when not nil, is told each

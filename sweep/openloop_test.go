@@ -106,7 +106,7 @@ func fromSend(recs []client.Record) []client.Record {
 }
 
 func ttftP99(recs []client.Record) time.Duration {
-	return report.Summarize(sweep.Level{Rate: 1, Records: recs}).TTFTP99
+	return report.Summarize(sweep.Level{Rate: 1, Records: recs}, report.Settings{}).TTFTP99
 }
 
 // Coordinated omission, capped: a constant-rate level with at most two
@@ -193,7 +193,7 @@ func checkCapped(t *testing.T, l sweep.Level, stall, slack time.Duration, minIn 
 		return []string{msg}
 	}
 	p99, p99send := ttftP99(l.Records), ttftP99(fromSend(l.Records))
-	s := report.Summarize(l)
+	s := report.Summarize(l, report.Settings{})
 	t.Logf("stall %v: %d requests scheduled in it; TTFT p99 %v from t_sched, %v from t_send; dispatch delay p50 %v p99 %v max %v; peak in flight %d",
 		(to - from).Round(time.Millisecond), n, p99.Round(time.Millisecond), p99send.Round(time.Millisecond),
 		s.DispatchDelayP50.Round(time.Millisecond), s.DispatchDelayP99.Round(time.Millisecond), s.DispatchDelayMax.Round(time.Millisecond), s.InflightPeak)
@@ -292,7 +292,7 @@ func checkBehind(t *testing.T, l sweep.Level, stall, slack time.Duration, minIn 
 		}
 		return []string{msg}
 	}
-	s := report.Summarize(l)
+	s := report.Summarize(l, report.Settings{})
 	p99send := ttftP99(fromSend(l.Records))
 	t.Logf("sender %v behind: %d requests owed; TTFT p99 %v from t_sched, %v from t_send; dispatch delay p99 %v; client_limited %v (%s)",
 		(to - from).Round(time.Millisecond), n, s.TTFTP99.Round(time.Millisecond), p99send.Round(time.Millisecond),

@@ -58,7 +58,7 @@ func TestOpenLoopAgainstSim(t *testing.T) {
 	retry(t, func() []string { return belowCapacity(t, url) })
 
 	above := runOpen(t, sweep.Config{Rates: []float64{80}, Requests: 80, Rate: sweep.RateSpec{Arrival: sweep.Constant}}, clientMax(t, url, 16))
-	a := report.Summarize(above)
+	a := report.Summarize(above, report.Settings{})
 	first, last := edgeTTFT(above)
 	t.Logf("80 req/s: offered %.3f/s, achieved %.3f/s, TTFT first tenth %v, last tenth %v, rise %v; %s",
 		a.OfferedRPS, a.AchievedRPS, first, last, a.TTFTRise, a.UnstableReason)
@@ -80,7 +80,7 @@ func TestOpenLoopAgainstSim(t *testing.T) {
 // machine starved the whole process, and the test says so in its log.
 func belowCapacity(t *testing.T, url string) []string {
 	below := runOpen(t, sweep.Config{Rates: []float64{16}, Requests: 40, Rate: sweep.RateSpec{Arrival: sweep.Constant}}, clientMax(t, url, 16))
-	s := report.Summarize(below)
+	s := report.Summarize(below, report.Settings{})
 	t.Logf("16 req/s: offered %.3f/s, achieved %.3f/s, dispatch delay p50 %v p99 %v, TTFT p50 %v rise %v, peak in flight %d, timer late max %v",
 		s.OfferedRPS, s.AchievedRPS, s.DispatchDelayP50, s.DispatchDelayP99, s.TTFTP50, s.TTFTRise, s.InflightPeak, below.Health.TimerLateMax)
 	var errs []string

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -67,27 +66,16 @@ type Config struct {
 	// senders' goroutines, so it must be safe for concurrent use. Cycle
 	// sends a fixed set in order.
 	Prompt func(seq int) client.Prompt
-	// Observe, when set, is told about every finished request (for live
-	// progress). It runs on the worker's goroutine and must be cheap.
-	Observe func(client.Record)
-	// Record, when set, is handed every finished request's record instead
-	// of the sweep keeping it in Level.Records (which it leaves nil), so
-	// that a level's memory does not grow with its requests and tokens: the
-	// caller writes the record out (rundir.RunDir.Record) and reads it back
-	// at the level's end. It runs on the workers' goroutines, concurrently,
-	// before Observe; it must not keep r.
-	Record func(r *client.Record)
-	// Started, when set, is told when a level starts, with its planned
-	// number of measured requests (0: bounded by Duration only).
-	Started func(c, repeat, planned int)
-	// Starting, when set, is told when a level starts, with the level's
-	// key only (Concurrency, Rate, Repeat; no records): what a live view
-	// labels the level's figures with.
-	Starting func(Level)
-	// Late, when set, is told the lateness of each tick of the level's
-	// timer probe (Health.TimerLateMax is the worst of them), on the
-	// probe's goroutine; it must be cheap.
-	Late func(time.Duration)
+	// Observer, when set, is told as levels start, requests finish and
+	// the timer probe ticks (live views; Observers combines several).
+	Observer Observer
+	// Sink, when set, takes every finished request's record (before
+	// Observer) and gives the level's records back at its end, which the
+	// sweep hands over as Level.Source (Level.Records stays nil); a sink
+	// that writes them out (rundir.RunDir) keeps a level's memory from
+	// growing with its requests and tokens. Nil: the sweep keeps them in
+	// memory and hands them over in Level.Records (MemorySink).
+	Sink RecordSink
 	// Plan, when set, chooses the levels one at a time instead of Levels.
 	Plan Planner
 	// Server, when set, samples the server's own metrics during each level
@@ -201,7 +189,7 @@ func (e *AbortError) Error() string {
 }
 
 // Run runs every level in order and calls onLevel with each level (its
-// records, unless Config.Record took them) as soon as the level ends,
+// records, or Config.Sink's Source of them) as soon as the level ends,
 // including a level cut short by cancellation, so that the caller can flush
 // it to disk. It returns context.Cause(ctx) when canceled, an
 // *AbortError when a level was aborted, onLevel's error if it fails, and nil
@@ -278,16 +266,12 @@ func runLevel(ctx context.Context, cfg Config, load Load, d Doer, spec LevelKey,
 	defer cancel()
 	rctx, stopDrain := withDrain(lctx, cfg, tk)
 	defer stopDrain()
-	if cfg.Started != nil {
-		planned := measured
-		if measured == unlimited {
-			planned = 0
-		}
-		cfg.Started(c, repeat, planned)
+	obs := observer(cfg)
+	planned := measured
+	if measured == unlimited {
+		planned = 0
 	}
-	if cfg.Starting != nil {
-		cfg.Starting(Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat})
-	}
+	obs.LevelStarted(Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat}, planned)
 	ab := newAborter(load.AbortAfter(spec))
 
 	if w, ok := d.(Warmer); ok {
@@ -295,9 +279,10 @@ func runLevel(ctx context.Context, cfg Config, load Load, d Doer, spec LevelKey,
 	}
 
 	stopServer := cfg.Server.start(ctx, c)
-	mon := startMonitor(cfg.Late)
+	mon := startMonitor(obs.TimerLate)
 	start := d.Now()
-	s := &sender{cfg: cfg, d: d, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks(), prevEnd: map[int]time.Duration{}}
+	s := &sender{cfg: cfg, d: d, obs: obs, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks(), prevEnd: map[int]time.Duration{}}
+	s.newSink()
 	if mode.Open() {
 		s.slots = newSlots(c)
 	}
@@ -306,7 +291,7 @@ func runLevel(ctx context.Context, cfg Config, load Load, d Doer, spec LevelKey,
 
 	lvl := Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat, Start: start, End: end}
 	lvl.Server = stopServer()
-	lvl.Records = s.sorted()
+	s.handOver(&lvl)
 	lvl.Health = mon.stop()
 	lvl.Health.IssueLagMax = s.lag
 	lvl.EndReason = Completed
@@ -346,16 +331,18 @@ func withDrain(lctx context.Context, cfg Config, tk *tickets) (context.Context, 
 type sender struct {
 	cfg    Config
 	d      Doer
+	obs    Observer
 	tk     *tickets
 	ab     *aborter
 	cancel func()
 	spec   LevelKey
 	repeat int
-	mark   bool  // the mode marks its records (Mode.Marks)
-	slots  slots // an open loop's cap on requests in flight (nil: none)
+	mark   bool       // the mode marks its records (Mode.Marks)
+	slots  slots      // an open loop's cap on requests in flight (nil: none)
+	sink   RecordSink // Config.Sink, else held
+	held   *MemorySink
 
 	mu      sync.Mutex
-	recs    []client.Record
 	prevEnd map[int]time.Duration // per lane: the end of its previous request
 	lag     time.Duration         // worst delay between a lane's request ending and its next starting
 }
@@ -431,16 +418,9 @@ func (s *sender) record(ctx context.Context, t Ticket, w int, sched time.Duratio
 		}
 		s.prevEnd[w] = rec.End
 	}
-	if s.cfg.Record == nil {
-		s.recs = append(s.recs, rec)
-	}
 	s.mu.Unlock()
-	if s.cfg.Record != nil {
-		s.cfg.Record(&rec)
-	}
-	if s.cfg.Observe != nil {
-		s.cfg.Observe(rec)
-	}
+	s.sink.AddRecord(&rec)
+	s.obs.RequestDone(&rec)
 	if s.ab.see(&rec) {
 		s.cancel()
 	}
@@ -457,12 +437,21 @@ func (s *sender) rest(w int) {
 	s.mu.Unlock()
 }
 
-// sorted returns the level's records sorted by start time.
-func (s *sender) sorted() []client.Record {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	slices.SortStableFunc(s.recs, func(a, b client.Record) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Seq, b.Seq))
-	})
-	return s.recs
+// newSink gives s its sink: cfg.Sink, else a MemorySink of its own.
+func (s *sender) newSink() {
+	s.sink = s.cfg.Sink
+	if s.sink == nil {
+		s.held = &MemorySink{}
+		s.sink = s.held
+	}
+}
+
+// handOver puts the level's records in l: the sink's, as l.Source, or the
+// ones the sweep held, sorted by start time, as l.Records.
+func (s *sender) handOver(l *Level) {
+	if s.held != nil {
+		l.Records = s.held.take()
+		return
+	}
+	l.Source = s.sink.LevelRecords()
 }

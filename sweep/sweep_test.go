@@ -3,6 +3,8 @@ package sweep
 import (
 	"context"
 	"errors"
+	"iter"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -223,11 +225,11 @@ func TestRunCanceledLevelIsDelivered(t *testing.T) {
 		defer cancel()
 		var once sync.Once
 		cfg := Config{Load: ClosedLoad(1, 2, 4), Requests: 3, Prompt: Cycle(prompts(1))}
-		cfg.Observe = func(r client.Record) {
+		cfg.Observer = funcObserver{done: func(r *client.Record) {
 			if r.Concurrency == 2 {
 				once.Do(cancel) // the first request of level 2 ends: interrupt
 			}
-		}
+		}}
 		levels, err := collect(t, ctx, cfg, f)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
@@ -273,18 +275,18 @@ func TestHealthIsMeasured(t *testing.T) {
 }
 
 // TestHealthTickerPeriod, in fake time: the lateness probe ticks every
-// monitorTick (50 ms) of a level, each tick told to Config.Late, and a
+// monitorTick (50 ms) of a level, each tick told to Observer.TimerLate, and a
 // ticker that fires on time is 0 late.
 func TestHealthTickerPeriod(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		t0 := time.Now()
 		var mu sync.Mutex
 		var at, late []time.Duration
-		cfg := Config{Load: ClosedLoad(1), Requests: 1, Prompt: Cycle(prompts(1)), Late: func(d time.Duration) {
+		cfg := Config{Load: ClosedLoad(1), Requests: 1, Prompt: Cycle(prompts(1)), Observer: funcObserver{late: func(d time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
 			at, late = append(at, time.Since(t0)), append(late, d)
-		}}
+		}}}
 		levels, err := collect(t, context.Background(), cfg, newFake(1010*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
@@ -364,28 +366,77 @@ func TestRunDrainCancelsLongRequests(t *testing.T) {
 	})
 }
 
-// With Config.Record, each finished record is handed over, warm-up
-// included, and the level keeps none.
+// countingSink is a RecordSink that keeps only the tickets it was given
+// and how often the sweep asked for a level's records.
+type countingSink struct {
+	mu    sync.Mutex
+	seqs  map[int]bool
+	asked int
+	inner MemorySink
+}
+
+func (c *countingSink) AddRecord(r *client.Record) {
+	c.mu.Lock()
+	c.seqs[r.Seq] = true
+	c.mu.Unlock()
+	c.inner.AddRecord(r)
+}
+
+func (c *countingSink) LevelRecords() iter.Seq[*client.Record] {
+	c.asked++
+	return c.inner.LevelRecords()
+}
+
+// With Config.Sink, each finished record is handed to the sink, warm-up
+// included; the level keeps none and its Source is the sink's: each
+// level's records, read back anew on each pass, and only that level's.
 func TestRunRecordSink(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(time.Millisecond)
-		var mu sync.Mutex
-		seqs := map[int]bool{}
-		cfg := Config{Load: ClosedLoad(4), Requests: 12, Warmup: 3, Prompt: Cycle(prompts(2)),
-			Record: func(r *client.Record) {
-				mu.Lock()
-				defer mu.Unlock()
-				seqs[r.Seq] = true
-			}}
+		sink := &countingSink{seqs: map[int]bool{}}
+		cfg := Config{Load: ClosedLoad(4, 2), Requests: 12, Warmup: 3, Prompt: Cycle(prompts(2)), Sink: sink}
 		levels, err := collect(t, context.Background(), cfg, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(levels) != 1 || levels[0].Records != nil {
-			t.Fatalf("levels %d, records kept %d; want 1 level keeping none", len(levels), len(levels[0].Records))
+		if len(levels) != 2 || levels[0].Records != nil || levels[0].Source == nil {
+			t.Fatalf("levels %d, records kept %d; want 2 levels keeping none, read from the sink", len(levels), len(levels[0].Records))
 		}
-		if len(seqs) != 15 || !seqs[0] || !seqs[14] {
-			t.Errorf("Record saw tickets %v, want 0 to 14", seqs)
+		if len(sink.seqs) != 15 || !sink.seqs[0] || !sink.seqs[14] || sink.asked != 2 {
+			t.Errorf("the sink saw tickets %v and was asked %d times, want 0 to 14 and twice", sink.seqs, sink.asked)
+		}
+		for i, l := range levels {
+			for pass := range 2 {
+				n, prev := 0, time.Duration(-1)
+				for r := range l.All() {
+					if r.Concurrency != l.Concurrency || r.Start < prev {
+						t.Fatalf("level %d pass %d: record at C=%d starting %v after %v", i, pass, r.Concurrency, r.Start, prev)
+					}
+					n, prev = n+1, r.Start
+				}
+				if n != 15 {
+					t.Errorf("level %d pass %d: %d records, want 15", i, pass, n)
+				}
+			}
 		}
 	})
+}
+
+// A MemorySink hands over a level's records sorted by start (ties by
+// ticket) and begins the next level with none.
+func TestMemorySink(t *testing.T) {
+	var m MemorySink
+	for _, r := range []client.Record{{Seq: 2, Start: 5}, {Seq: 1, Start: 5}, {Seq: 0, Start: 9}} {
+		m.AddRecord(&r)
+	}
+	var seqs []int
+	for r := range m.LevelRecords() {
+		seqs = append(seqs, r.Seq)
+	}
+	if !slices.Equal(seqs, []int{1, 2, 0}) {
+		t.Errorf("level records by ticket %v, want [1 2 0]", seqs)
+	}
+	for range m.LevelRecords() {
+		t.Fatal("the next level starts with records")
+	}
 }

@@ -26,7 +26,7 @@ func seedDatasets(f *testing.F, names ...string) {
 var jsonlSeeds = []string{"requests.jsonl", "malformed-json.jsonl", "malformed-max-tokens.jsonl", "malformed-no-content.jsonl", "malformed-no-prompt.jsonl"}
 var shareGPTSeeds = []string{"sharegpt.json", "sharegpt-malformed.json", "sharegpt-truncated.json"}
 
-// FuzzReadJSONL: a JSONL dataset.
+// FuzzReadJSONL fuzzes a JSONL dataset.
 func FuzzReadJSONL(f *testing.F) {
 	seedDatasets(f, jsonlSeeds...)
 	f.Add([]byte(`{"messages":[{"role":"user","content":"x"}],"max_tokens":1e400}`))
@@ -43,7 +43,7 @@ func FuzzReadJSONL(f *testing.F) {
 	})
 }
 
-// FuzzReadShareGPT: a ShareGPT dataset, read as single prompts.
+// FuzzReadShareGPT fuzzes a ShareGPT dataset, read as single prompts.
 func FuzzReadShareGPT(f *testing.F) {
 	seedDatasets(f, shareGPTSeeds...)
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -54,7 +54,7 @@ func FuzzReadShareGPT(f *testing.F) {
 	})
 }
 
-// FuzzReadConversations: the multi-turn readers, JSONL and ShareGPT.
+// FuzzReadConversations fuzzes the multi-turn readers, JSONL and ShareGPT.
 func FuzzReadConversations(f *testing.F) {
 	seedDatasets(f, append(append([]string{}, jsonlSeeds...), shareGPTSeeds...)...)
 	f.Add([]byte(`{"turns":[{"content":"a"},{"content":"b","max_tokens":3}]}`))

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// FuzzParse: any exposition parses or fails, never panics, and what parses
-// reads (Read) into a snapshot (issue 25). The seeds are the captured
+// FuzzParse checks that any exposition parses or fails, never panics, and
+// that what parses reads (Read) into a snapshot (issue 25). The seeds are the captured
 // expositions in testdata and run in every plain go test.
 func FuzzParse(f *testing.F) {
 	for _, n := range []string{"vllm-v1.txt", "llmd-v0.10.2.txt"} {

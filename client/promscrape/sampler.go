@@ -16,7 +16,12 @@ const (
 	// measures the scraper, not the server (1ns made 7244 scrapes in 5 s).
 	MinInterval    = 100 * time.Millisecond
 	DefaultTimeout = 5 * time.Second
-	maxBody        = 64 << 20 // an exposition larger than this is cut and fails to parse
+	// FirstSample is how far into a level its first in-level scrape is
+	// taken, and the shortest gap between two: a closed loop's workers
+	// are all in flight by then, and a level of 100 ms gets two samples
+	// of the gauges (see gap).
+	FirstSample = 50 * time.Millisecond
+	maxBody     = 64 << 20 // an exposition larger than this is cut and fails to parse
 )
 
 // Sampler scrapes one Prometheus endpoint. Its zero value is not usable:
@@ -84,8 +89,21 @@ func (s *Sampler) interval() time.Duration {
 	return DefaultInterval
 }
 
-// Start takes the opening scrape, then scrapes every Interval in the
-// background until stop is called. stop (to be called once, when the
+// gap is the wait before the next in-level scrape, elapsed into the level:
+// the time elapsed so far, at least FirstSample and at most interval. The
+// scrapes of a level thus fall at 50, 100, 200, 400 and 800 ms, then
+// every interval (1.6 s, 2.6 s, … at the default): a level of length T
+// shorter than 1.6 s gets ⌊log₂(T/50 ms)⌋+1 samples, every level from
+// 100 ms at least 2, and a long level about one per interval (5 more
+// scrapes a level than a fixed interval at the default, each a few
+// milliseconds of the server's time). An interval under FirstSample is
+// kept throughout.
+func gap(elapsed, interval time.Duration) time.Duration {
+	return min(max(elapsed, FirstSample), interval)
+}
+
+// Start takes the opening scrape, then scrapes in the background, at the
+// instants gap sets, until stop is called. stop (to be called once, when the
 // level's last request has ended) ends the sampling, takes the closing
 // scrape and returns the level's metrics. A failed scrape is counted in
 // the result, never returned as an error: the server's view is a
@@ -101,7 +119,8 @@ func (s *Sampler) Start(ctx context.Context) (stop func() *LevelMetrics) {
 	done := make(chan struct{})
 	go func() { // owns m until done is closed
 		defer close(done)
-		t := time.NewTicker(s.interval())
+		start := time.Now()
+		t := time.NewTimer(gap(0, s.interval()))
 		defer t.Stop()
 		for {
 			select {
@@ -109,6 +128,7 @@ func (s *Sampler) Start(ctx context.Context) (stop func() *LevelMetrics) {
 				return
 			case <-t.C:
 			}
+			t.Reset(gap(time.Since(start), s.interval()))
 			snap, err := s.Scrape(sctx)
 			switch {
 			case sctx.Err() != nil:

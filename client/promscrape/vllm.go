@@ -113,7 +113,9 @@ func (e *Exposition) hist(name string) hist {
 // export simply has no samples. Its methods compute the figures.
 type LevelMetrics struct {
 	// Scrapes counts the successful scrapes taken while the level ran,
-	// every sampling interval: the samples of the gauges. The opening and
+	// from FirstSample in at gaps doubling up to the sampling interval
+	// (Sampler.Start): the samples of the gauges, each gauge's mean rests
+	// on its N of them. The opening and
 	// closing scrapes, taken while the server is idle between levels, only
 	// bound the counters and histograms.
 	Scrapes  int    `json:"scrapes"`

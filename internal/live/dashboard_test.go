@@ -32,9 +32,9 @@ func TestDashboardQueriesExportedMetrics(t *testing.T) {
 		t.Fatalf("the dashboard is not valid JSON: %v", err)
 	}
 	m := New(Labels{RunID: "r", Shard: "0/1", Model: "m"}, func() float64 { return 0 })
-	m.Starting(sweep.Level{Concurrency: 2})
+	m.LevelStarted(sweep.Level{Concurrency: 2}, 0)
 	for _, r := range handMade() {
-		m.Record(&r)
+		m.RequestDone(&r)
 	}
 	fams, err := m.Gatherer().Gather()
 	if err != nil {

@@ -107,7 +107,7 @@ func TestEndpoint(t *testing.T) {
 	if fams["toksweep_in_flight"] != nil {
 		t.Error("level gauges before any level started")
 	}
-	m.Starting(sweep.Level{Concurrency: 2})
+	m.LevelStarted(sweep.Level{Concurrency: 2}, 0)
 	recs := handMade()
 	stub := &stubDoer{recs: make(chan client.Record, len(recs)), release: make(chan struct{})}
 	for _, r := range recs {
@@ -130,10 +130,10 @@ func TestEndpoint(t *testing.T) {
 	close(stub.release)
 	for range recs {
 		r := <-back
-		m.Record(&r)
+		m.RequestDone(&r)
 	}
-	m.Late(7 * ms)
-	m.Late(3 * ms)
+	m.TimerLate(7 * ms)
+	m.TimerLate(3 * ms)
 
 	text, fams := scrape(t, addr)
 	run := map[string]string{"run_id": "run-1", "shard": "0/1", "model": "m"}
@@ -189,9 +189,9 @@ func TestEndpoint(t *testing.T) {
 
 	// An open-loop level: mode rate, the key is λ, and the dispatch delay
 	// Start − Sched of its measured requests.
-	m.Starting(sweep.Level{Rate: 2.5})
+	m.LevelStarted(sweep.Level{Rate: 2.5}, 0)
 	r := client.Record{Rate: 2.5, Sched: time.Second, Start: time.Second + 4*ms, End: 2 * time.Second, ErrorClass: client.Timeout}
-	m.Record(&r)
+	m.RequestDone(&r)
 	_, fams = scrape(t, addr)
 	open := map[string]string{"run_id": "run-1", "shard": "0/1", "model": "m", "mode": "rate", "level": "rate=2.5/s"}
 	if g := one(t, fams, "toksweep_level_key", open).GetGauge().GetValue(); g != 2.5 {
@@ -213,9 +213,9 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 		t.Skip("promtool not installed (Debian/Ubuntu: apt-get install prometheus; .ci/run installs it)")
 	}
 	m := New(Labels{RunID: "r", Shard: "0/1", Model: "m"}, func() float64 { return 0.5 })
-	m.Starting(sweep.Level{Concurrency: 2})
+	m.LevelStarted(sweep.Level{Concurrency: 2}, 0)
 	for _, r := range handMade() {
-		m.Record(&r)
+		m.RequestDone(&r)
 	}
 	srv, err := serve(t, m)
 	if err != nil {

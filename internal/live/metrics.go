@@ -1,13 +1,3 @@
-// Package live owns the sweep's live figures: the client's own account of a
-// run, exported while it runs on a Prometheus /metrics endpoint (--listen),
-// through the ecosystem's library, client_golang. It is fed by the sweep's
-// hooks (sweep.Config.Record, Starting, Late) and by a Doer wrapper that
-// sees requests leave and come back; the figures of record stay those of
-// levels.csv, and docs/metrics.md ("Live metrics") defines each of these.
-//
-// Labels are few and bounded: run_id, shard and model on every family,
-// mode and level on the per-level ones. No request's data is a label, and
-// nothing of the request (URL, headers, key, prompt, reply) is exported.
 package live
 
 import (
@@ -108,8 +98,11 @@ func levelOf(l sweep.Level) (mode, name string, key float64) {
 	return k.Mode, name, float64(k.Concurrency)
 }
 
-// Starting is sweep.Config.Starting: a new level is running.
-func (m *Metrics) Starting(l sweep.Level) {
+// Metrics is a sweep.Observer.
+var _ sweep.Observer = (*Metrics)(nil)
+
+// LevelStarted is sweep.Observer's: a new level is running.
+func (m *Metrics) LevelStarted(l sweep.Level, _ int) {
 	if m == nil {
 		return
 	}
@@ -129,8 +122,8 @@ func (m *Metrics) labels(r *client.Record) (mode, name string) {
 	return mode, name
 }
 
-// Late is sweep.Config.Late: one tick's lateness of the timer probe.
-func (m *Metrics) Late(d time.Duration) {
+// TimerLate is sweep.Observer's: one tick's lateness of the timer probe.
+func (m *Metrics) TimerLate(d time.Duration) {
 	if lv := m.level(); lv != nil {
 		storeMax(&lv.lateMax, int64(d))
 	}
@@ -143,10 +136,10 @@ func (m *Metrics) level() *level {
 	return m.cur.Load()
 }
 
-// Record is a sweep.Config.Record: it adds a finished measured request to
+// RequestDone is sweep.Observer's: it adds a finished measured request to
 // the figures (a warm-up request only to the in-flight and rate gauges,
 // through the Doer). It does not keep r.
-func (m *Metrics) Record(r *client.Record) {
+func (m *Metrics) RequestDone(r *client.Record) {
 	if m == nil || r.Warmup {
 		return
 	}

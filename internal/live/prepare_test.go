@@ -25,7 +25,7 @@ func TestDoerForwardsPreparer(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := New(Labels{RunID: "r", Shard: "0/1", Model: "m"}, func() float64 { return 0 })
-	m.Starting(sweep.Level{Concurrency: 1})
+	m.LevelStarted(sweep.Level{Concurrency: 1}, 0)
 	pd, ok := m.Doer(cl).(sweep.Preparer)
 	if !ok {
 		t.Fatal("Metrics.Doer(client) is not a sweep.Preparer")

@@ -4,7 +4,7 @@ package nap
 
 import "time"
 
-// timer: none here (no timerfd); New returns nil and callers yield.
+// timer is empty here (no timerfd): New returns nil and callers yield.
 type timer struct{}
 
 func newTimer() *timer { return nil }

@@ -133,7 +133,7 @@ func markOffset(what string) vg.Point {
 	return vg.Point{X: vg.Points(-6), Y: vg.Points(6)}
 }
 
-// markColor: green for the recommended level, grey for the knee alone.
+// markColor is green for the recommended level, grey for the knee alone.
 func markColor(what string) color.Color {
 	if what != MarkKnee {
 		return palette[2]

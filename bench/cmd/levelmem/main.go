@@ -150,21 +150,11 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 		})
 		prev = m
 	}
-	var mu sync.Mutex
 	cfg := sweep.Config{Load: closed.Load{Levels: []int{c}}, Requests: n, Prompt: sweep.Cycle([]client.Prompt{{Text: sim.EssayPrompt}}),
-		Record: func(r *client.Record) {
-			dir.Record(r)
-			mu.Lock()
-			defer mu.Unlock()
-			res.Tokens += len(r.ChunkAt)
-			if !r.OK() {
-				res.Failed++
-			}
-		}}
+		Sink: &countingSink{RunDir: dir, res: res}}
 	err = sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error {
 		phase("load (sweep.Run)")
-		l.Source = dir.LevelRecords()
-		s := report.Summarize(l)
+		s := report.Summarize(l, report.Settings{})
 		phase("report.Summarize")
 		if err := dir.AddLevel(l, s); err != nil {
 			return err
@@ -173,6 +163,24 @@ func run(url, model string, c, n, maxTokens int) (*Result, error) {
 		return nil
 	})
 	return res, err
+}
+
+// countingSink is the run directory as the sweep's record sink, counting
+// the tokens and failures of the records it takes.
+type countingSink struct {
+	*rundir.RunDir
+	mu  sync.Mutex
+	res *Result
+}
+
+func (s *countingSink) AddRecord(r *client.Record) {
+	s.RunDir.AddRecord(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.res.Tokens += len(r.ChunkAt)
+	if !r.OK() {
+		s.res.Failed++
+	}
 }
 
 func mb(b uint64) float64 { return float64(b) / (1 << 20) }

@@ -1,7 +1,7 @@
 // Command sendtiming measures issue 22's send-timing claim the way a
 // user's setup is: it replays the 300-request Mooncake-format trace of
-// sweep's BenchmarkReplaySendTiming (internal/sendtiming) at each speed
-// against the simulator, either in this process (-modes in, as the
+// sweep's BenchmarkReplaySendTiming (internal/testkit/sendtiming) at each
+// speed against the simulator, either in this process (-modes in, as the
 // benchmark does) or as a `toksweep serve-sim --record-arrivals` process
 // of its own (-modes out), started by PID on a free 127.0.0.1 port for each
 // level and stopped by PID (SIGINT, then SIGKILL after 5 s). The

@@ -1,4 +1,3 @@
-// Package procstat reads what the benchmark programs need from /proc.
 package procstat
 
 import (

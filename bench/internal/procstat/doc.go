@@ -1,0 +1,2 @@
+// Package procstat reads what the benchmark programs need from /proc.
+package procstat

@@ -1,0 +1,28 @@
+package report
+
+// Settings are a run's figure settings: what Summarize needs besides the
+// level, given once (by the command line, or a saved run's config).
+type Settings struct {
+	// ReadingSpeed is the pace in tok/s of the reader the smoothness
+	// figures are measured against; 0 means ReadingSpeed.
+	ReadingSpeed float64
+	// Percentiles are the extra percentiles (--percentiles) whose
+	// columns (ExtraPercentileColumns) Summarize fills in LevelStats.Extra;
+	// nil: none.
+	Percentiles []float64
+}
+
+// Settings are the figure settings c records (the zero Settings for a
+// nil c: a run saved without its config).
+func (c *RunConfig) Settings() Settings {
+	if c == nil {
+		return Settings{}
+	}
+	return Settings{ReadingSpeed: c.ReadingSpeed, Percentiles: c.Percentiles}
+}
+
+// Reader is the reader pace of s: ReadingSpeed when s sets none.
+func (s Settings) Reader() float64 { return paceOrDefault(s.ReadingSpeed) }
+
+// Columns are the levels.csv columns s adds after the registry's.
+func (s Settings) Columns() []Column { return ExtraPercentileColumns(s.Percentiles) }
