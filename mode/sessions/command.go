@@ -51,10 +51,10 @@ func (Mode) Flags(l *mode.Line) []cli.Flag {
 	}
 }
 
-// HelpOrder: the sessions' flags follow the closed loop's.
+// HelpOrder places the sessions' flags after the closed loop's.
 func (Mode) HelpOrder() int { return 1 }
 
-// FlagsBefore: none, they stand in the modes' block.
+// FlagsBefore is none: the flags stand in the modes' block.
 func (Mode) FlagsBefore() map[string]string { return nil }
 
 // Given reports whether any sessions flag was given.
@@ -121,14 +121,14 @@ func (Mode) Loaded(l *mode.Line, set *workload.Set, api client.API) string {
 	return thinkText(s.Think)
 }
 
-// Check: nothing more once the workload is known.
+// Check has nothing more to check once the workload is known.
 func (Mode) Check(*mode.Line) error { return nil }
 
-// Chosen: --turns or --multi-turn.
+// Chosen reports whether --turns or --multi-turn was given.
 func (Mode) Chosen(l *mode.Line) bool { s := Of(l); return s.Turns > 0 || s.MultiTurn }
 
-// Text, Searched, Levels, Conns, Streams and Record are the closed loop's:
-// the levels are its.
+// Text is the closed loop's, as are Searched, Levels, Conns, Streams
+// and Record: the levels are its.
 func (Mode) Text(l *mode.Line) string                  { return closed.Of(l).Text() }
 func (Mode) Searched(l *mode.Line) bool                { return closed.Of(l).Auto }
 func (Mode) Levels(l *mode.Line) int                   { return len(closed.Of(l).Levels) }

@@ -19,8 +19,8 @@ var _ mode.Estimate = Estimate{}
 
 func (e Estimate) think(p mode.Timing) mode.Timing { p.Think = e.Think; return p }
 
-// UpFront, Runs, TimeLeft, PerRequest and Alone are the closed loop's,
-// with the think time.
+// UpFront is the closed loop's with the think time, as are Runs,
+// TimeLeft, PerRequest and Alone.
 func (e Estimate) UpFront(p mode.Timing) string { return e.Closed.UpFront(e.think(p)) }
 func (e Estimate) Runs(p mode.Timing) int       { return e.Closed.Runs(e.think(p)) }
 func (e Estimate) TimeLeft(p mode.Timing, done int, perRequest time.Duration) time.Duration {

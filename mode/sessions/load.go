@@ -23,5 +23,5 @@ func (l Load) Arrivals(_ *sweep.Config, k sweep.LevelKey, _, _ int) (sweep.Arriv
 	return sweep.SessionLoop(k.Concurrency, l.Sessions), nil
 }
 
-// OwnPrompts: the sessions make every turn's prompt.
+// OwnPrompts is true: the sessions make every turn's prompt.
 func (Load) OwnPrompts() bool { return true }

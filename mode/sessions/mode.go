@@ -20,17 +20,17 @@ var _ sweep.Mode = Mode{}
 // Name is sweep.SessionsMode.
 func (Mode) Name() string { return Name }
 
-// Rank: after the open-loop modes, before the closed loop, which takes
-// what no other mode does.
+// Rank places the sessions after the open-loop modes, before the closed
+// loop, which takes what no other mode does.
 func (Mode) Rank() int { return 50 }
 
-// Open: no, a worker's next turn waits for the reply.
+// Open is false: a worker's next turn waits for the reply.
 func (Mode) Open() bool { return false }
 
-// Marks: no, a saved level is recognised by its records' sessions.
+// Marks is false: a saved level is recognised by its records' sessions.
 func (Mode) Marks() bool { return false }
 
-// RunsSessions: yes, plan sizes its levels in sessions too.
+// RunsSessions is true: plan sizes its levels in sessions too.
 func (Mode) RunsSessions() bool { return true }
 
 // Claims a level whose first record belongs to a session.
@@ -41,7 +41,7 @@ func (Mode) Claims(l *sweep.Level) bool {
 	return false
 }
 
-// Unbounded: never, the workers bound the requests in flight.
+// Unbounded is false: the workers bound the requests in flight.
 func (Mode) Unbounded(sweep.LevelKey) bool { return false }
 
 // Words are the sessions': "C=4", "4 concurrent sessions".
