@@ -68,6 +68,7 @@ func TestSessionChecks(t *testing.T) {
 		{[]string{"--turns", "0"}, workload.Options{}, "invalid --turns 0"},
 		{[]string{"--turns", "1001"}, workload.Options{}, "invalid --turns 1001: want 1 to 1000"},
 		{[]string{"--multi-turn"}, workload.Options{}, "--multi-turn replays a dataset's conversations: it needs --dataset"},
+		{[]string{"--multi-turn"}, workload.Options{InputTokens: 100}, "--multi-turn replays a dataset's conversations: it needs --dataset"},
 		{[]string{"--max-turns", "2"}, dataset, "--max-turns caps replayed conversations"},
 		{[]string{"--max-turns", "0", "--multi-turn"}, dataset, "invalid --max-turns 0"},
 		{[]string{"--max-turns", "1001", "--multi-turn"}, dataset, "invalid --max-turns 1001: want 1 to 1000"},
