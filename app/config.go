@@ -100,13 +100,6 @@ type sweepFlagValues struct {
 	SLOTPOTP99         *time.Duration
 	SLOE2EP95          *time.Duration
 	SimPresetSet       bool
-	Turns              int
-	TurnsSet           bool
-	MultiTurn          bool
-	MaxTurns           int
-	MaxTurnsSet        bool
-	ThinkTime          string
-	ThinkTimeSet       bool
 	Rates              string
 	RatesSet           bool
 	Arrival            string
@@ -127,7 +120,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	}
 	// The modes' checks run in two passes (mode.go): their level lists
 	// before the prompt set is read, their cross-checks once it is.
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.parseModes, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.checkModes, o.shardMode, o.percentiles, o.live}
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.parseModes, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.checkModes, o.sessionsWithRates, o.shardMode, o.percentiles, o.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

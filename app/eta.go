@@ -17,7 +17,6 @@ func newTiming(o *options, prompts []client.Prompt) mode.Timing {
 	if o.check.measured {
 		p.TTFT, p.PerToken = preflightSpeed(o.check.rec)
 	}
-	p.Think = o.Work.Think.Mean
 	if cfg, err := sim.Preset(o.SimPreset); o.Sim && err == nil {
 		p.Slots, p.Step = cfg.MaxNumSeqs, simStep(cfg, p.Tokens)
 	}

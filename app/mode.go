@@ -70,9 +70,14 @@ type commandMode interface {
 }
 
 // promptShaper is a mode that shapes the prompt set (the sessions mode's
-// turns), after Parse; every such mode's runs, chosen or not.
+// turns); every such mode's hooks run, chosen or not.
 type promptShaper interface {
-	Prompts(l *mode.Line, wo *workload.Options)
+	// Prompts checks the mode's flags against the prompt source wo names
+	// and puts them into wo, after Parse and before the set is read.
+	Prompts(l *mode.Line, wo *workload.Options) error
+	// Loaded takes the set read, whose requests go over api, and returns
+	// what it adds to the set's description ("": nothing).
+	Loaded(l *mode.Line, set *workload.Set, api client.API) string
 }
 
 // sharder is a mode that a sharded run can split (shard.go): every shard
@@ -101,7 +106,6 @@ type legacyMode struct {
 	flags          func(o *options) []cli.Flag
 	before         map[string]string
 	parse          func(o *options) error
-	prompts        func(o *options, wo *workload.Options)
 	check          func(o *options) error
 	chosen         func(o *options) bool
 	text           func(o *options) string

@@ -9,7 +9,6 @@ import (
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
-	"github.com/toksweep/toksweep/workload"
 )
 
 // legacy is a legacyMode as a commandMode over the options o of one
@@ -99,22 +98,12 @@ func (l legacyShard) ShardSplit(p sweep.Part, cfg *sweep.Config) {
 	}
 }
 
-// legacyPrompts is a legacy mode that shapes the prompt set.
-type legacyPrompts struct{ legacy }
-
-var _ promptShaper = legacyPrompts{}
-
-func (l legacyPrompts) Prompts(_ *mode.Line, wo *workload.Options) { l.m.prompts(l.o, wo) }
-
-// adapt is the legacy mode m as a commandMode over o, a sharder and a
-// promptShaper where m has their hooks.
+// adapt is the legacy mode m as a commandMode over o, a sharder where m
+// has its hooks.
 func adapt(em sweep.Mode, m *legacyMode, o *options) commandMode {
 	l := legacy{em, m, o}
-	switch {
-	case m.shard != nil:
+	if m.shard != nil {
 		return legacyShard{l}
-	case m.prompts != nil:
-		return legacyPrompts{l}
 	}
 	return l
 }

@@ -92,7 +92,6 @@ func (r rateSettings) apply(cfg *sweep.Config) {
 	if !r.on() {
 		return
 	}
-	cfg.Levels, cfg.Plan = nil, nil
 	cfg.Rates, cfg.Rate, cfg.MaxConcurrency = r.Rates, r.Spec, r.MaxConcurrency
 }
 

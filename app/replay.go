@@ -15,6 +15,7 @@ import (
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/mode/sessions"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
@@ -73,7 +74,7 @@ func (o *options) replayConflicts() error {
 		{"--prompt-file", f.PromptFile != ""},
 		{"--dataset", f.Dataset != ""},
 		{"--input-tokens", f.InputTokensSet},
-		{"--turns", f.TurnsSet},
+		{"--turns", sessions.Of(&o.Line).TurnsSet},
 		{"--max-tokens", f.MaxTokensSet},
 		{"--min-tokens", f.MinTokens != nil},
 	} {

@@ -15,17 +15,10 @@ func TestSessionUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
+		// The mode's checks (mode/sessions tests each) as the command line
+		// says them: before the prompt set is read, and against its source.
 		{[]string{"--turns", "3", "--prompt", "hi"}, "--turns makes synthetic sessions, sized by --input-tokens"},
-		{[]string{"--turns", "3", "--dataset", "c.jsonl"}, "--turns makes synthetic sessions, sized by --input-tokens"},
-		{[]string{"--turns", "0", "--input-tokens", "100"}, "invalid --turns 0"},
-		{[]string{"--turns", "1001", "--input-tokens", "100"}, "invalid --turns 1001: want 1 to 1000"},
-		{[]string{"--multi-turn"}, "--multi-turn replays a dataset's conversations: it needs --dataset"},
-		{[]string{"--multi-turn", "--input-tokens", "100"}, "--multi-turn replays a dataset's conversations: it needs --dataset"},
-		{[]string{"--max-turns", "2", "--dataset", "c.jsonl"}, "--max-turns caps replayed conversations"},
-		{[]string{"--max-turns", "1001", "--dataset", "c.jsonl", "--multi-turn"}, "invalid --max-turns 1001: want 1 to 1000"},
 		{[]string{"--think-time", "1s"}, "--think-time is the pause between a session's turns"},
-		{[]string{"--turns", "2", "--input-tokens", "100", "--think-time", "1s:x"}, `invalid --think-time "1s:x"`},
-		{[]string{"--turns", "2", "--input-tokens", "100", "--think-time", "-1s"}, `invalid --think-time "-1s"`},
 		// Sessions are a closed loop: with --rates they were silently dropped.
 		{[]string{"--turns", "2", "--input-tokens", "100", "--rates", "4"}, "they can't be combined with --rates"},
 	} {

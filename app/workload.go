@@ -53,8 +53,6 @@ type workSettings struct {
 	MetricsOff      bool
 	MetricsInterval time.Duration
 	IgnoreEOS       bool
-	Think           sweep.Think         // between a session's turns (--think-time)
-	thinkSeed       int64               // --seed, for the think-time draws
 	sampler         *promscrape.Sampler // set once the endpoint answered (findMetrics)
 	scrub           func(string) string // removes credentials from the endpoint's words (findMetrics)
 }
@@ -99,7 +97,9 @@ func (o *options) prompt() error {
 	}
 	for _, m := range modes(o) {
 		if ps, ok := m.(promptShaper); ok {
-			ps.Prompts(&o.Line, &wo)
+			if err := ps.Prompts(&o.Line, &wo); err != nil {
+				return err
+			}
 		}
 	}
 	if raw := f.InputTokens; f.InputTokensSet {
@@ -115,8 +115,10 @@ func (o *options) prompt() error {
 	}
 	o.Work.Set, o.PromptSource, o.Prompt = set, set.Source, set.Prompts[0].Text
 	o.Warnings = append(o.Warnings, datasetWarnings(set, o.API, wo.Dataset)...)
-	if set.Sessions != nil {
-		o.PromptSource += thinkText(o.Work.Think)
+	for _, m := range modes(o) {
+		if ps, ok := m.(promptShaper); ok {
+			o.PromptSource += ps.Loaded(&o.Line, set, o.API)
+		}
 	}
 	return nil
 }

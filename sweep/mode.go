@@ -261,6 +261,10 @@ func (w Words) Limited(n int) string {
 // ClosedMode is the closed loop's name, the mode of a key with none.
 const ClosedMode = "closed"
 
+// SessionsMode is the multi-turn sessions mode's name (mode/sessions),
+// here so that the packages below the modes can name its levels.
+const SessionsMode = "sessions"
+
 var (
 	modesMu sync.RWMutex
 	modes   []Mode

@@ -4,25 +4,25 @@ package sweep
 // chosen by the Config's own fields; each moves to its package (mode/NAME)
 // and builds a Load instead.
 type legacyMode struct {
-	name              string
-	rank              int
-	open, marks, sess bool
-	selects           func(cfg *Config) bool
-	keys              func(cfg *Config) func() (LevelKey, bool)
-	claims            func(l *Level) bool
-	measured          func(cfg *Config, k LevelKey) int
-	arrivals          func(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, error)
-	warmConns         func(k LevelKey) int
-	abortAfter        func(k LevelKey) int
-	unbounded         func(k LevelKey) bool
-	words             Words
+	name        string
+	rank        int
+	open, marks bool
+	selects     func(cfg *Config) bool
+	keys        func(cfg *Config) func() (LevelKey, bool)
+	claims      func(l *Level) bool
+	measured    func(cfg *Config, k LevelKey) int
+	arrivals    func(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, error)
+	warmConns   func(k LevelKey) int
+	abortAfter  func(k LevelKey) int
+	unbounded   func(k LevelKey) bool
+	words       Words
 }
 
 func (m *legacyMode) Name() string         { return m.name }
 func (m *legacyMode) Rank() int            { return m.rank }
 func (m *legacyMode) Open() bool           { return m.open }
 func (m *legacyMode) Marks() bool          { return m.marks }
-func (m *legacyMode) RunsSessions() bool   { return m.sess }
+func (m *legacyMode) RunsSessions() bool   { return false }
 func (m *legacyMode) Claims(l *Level) bool { return m.claims(l) }
 func (m *legacyMode) Words() Words         { return m.words }
 func (m *legacyMode) Unbounded(k LevelKey) bool {
@@ -45,7 +45,6 @@ func (l legacyLoad) Arrivals(cfg *Config, k LevelKey, measured, repeat int) (Arr
 }
 func (l legacyLoad) WarmConns(k LevelKey) int  { return l.m.warmConns(k) }
 func (l legacyLoad) AbortAfter(k LevelKey) int { return l.m.abortAfter(k) }
-func (l legacyLoad) OwnPrompts() bool          { return l.m.sess }
 
 // configLoad is the sweep's Load: Config.Load, else the Load of the first
 // legacy mode that selects the Config (cfg.Mode, when set, decides).

@@ -52,7 +52,7 @@ func TestLevelKeys(t *testing.T) {
 }
 
 // The sweep's Load is Config.Load, else the legacy mode its fields
-// select: the rates, the sessions.
+// select: the rates.
 func TestConfigLoad(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config
@@ -60,7 +60,6 @@ func TestConfigLoad(t *testing.T) {
 	}{
 		{Config{Load: ClosedLoad(1)}, ClosedMode},
 		{Config{Rates: []float64{2}}, RateMode},
-		{Config{Sessions: &Sessions{}}, SessionsMode},
 		{Config{Load: ClosedLoad(1), Rates: []float64{2}}, ClosedMode},
 	} {
 		if got := configLoad(&tc.cfg).Mode(); got != tc.mode {

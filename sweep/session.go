@@ -11,7 +11,8 @@ import (
 )
 
 // Sessions makes every worker of a level a closed loop of multi-turn
-// sessions instead of single requests. Each ticket is one turn, so
+// sessions instead of single requests (SessionLoop, the arrivals of the
+// sessions mode, mode/sessions). Each ticket is one turn, so
 // Config.Requests counts turns and a level stays bounded by requests; a
 // session cut by the end of the level's tickets just stops. A worker opens
 // a session, sends its turns in order, each with the replies streamed so
@@ -58,10 +59,12 @@ type sessionWorker struct {
 	warm    bool // conv runs on warm-up tickets
 }
 
-// sessionLoop is the closed loop of multi-turn sessions at concurrency c:
+// SessionLoop is the closed loop of multi-turn sessions at concurrency c:
 // each of c workers runs sessions back to back, one turn per ticket, with
-// the think time between turns. Think time is not issue lag.
-func sessionLoop(c int, ss *Sessions) Arrivals {
+// the think time between turns. Think time is not issue lag. It is the
+// engine's own (each turn needs the reply the sweep's sender keeps), and
+// runs only under Run.
+func SessionLoop(c int, ss *Sessions) Arrivals {
 	return ArrivalsFunc(func(ctx context.Context, snd Sender) {
 		s := snd.(*sender) // sessions need the reply, which only the sweep's sender keeps
 		var wg sync.WaitGroup
@@ -72,7 +75,7 @@ func sessionLoop(c int, ss *Sessions) Arrivals {
 	})
 }
 
-// sessions is worker w of a sessionLoop.
+// sessions is worker w of a SessionLoop.
 func (s *sender) sessions(ctx context.Context, ss *Sessions, w int) {
 	rng := rand.New(rand.NewPCG(uint64(ss.Seed), uint64(s.spec.Concurrency)<<32^uint64(s.repeat)<<20^uint64(w)))
 	var sw sessionWorker

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/mode/sessions"
 	"github.com/toksweep/toksweep/sweep"
 	"github.com/toksweep/toksweep/workload"
 )
@@ -100,8 +102,11 @@ func sessionRun(t *testing.T, api client.API, c, requests int, think time.Durati
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sweep.Config{Levels: []int{c}, Requests: requests, Prompt: sweep.Cycle(set.Prompts), Sessions: &sweep.Sessions{
-		Open: func() sweep.Conversation { return set.Sessions.Open() }, Think: sweep.Think{Mean: think},
+	cfg := sweep.Config{Requests: requests, Load: sessions.Load{
+		Load: closed.Load{Name: sessions.Name, Levels: []int{c}},
+		Sessions: &sweep.Sessions{
+			Open: func() sweep.Conversation { return set.Sessions.Open() }, Think: sweep.Think{Mean: think},
+		},
 	}}
 	var lvl sweep.Level
 	err = sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil })

@@ -46,8 +46,7 @@ type Warmer interface {
 type Config struct {
 	// Load is what the chosen mode built (its package's Load): the
 	// sweep's levels and their arrivals.
-	Load   Load
-	Levels []int // multi-turn sessions' concurrency levels (until their Load), run in this order
+	Load Load
 	// Requests is the number of measured requests per level. Zero means
 	// AutoRequests(C). A level always gets at least C measured requests, so
 	// that every worker has one.
@@ -76,8 +75,6 @@ type Config struct {
 	// growing with its requests and tokens. Nil: the sweep keeps them in
 	// memory and hands them over in Level.Records (MemorySink).
 	Sink RecordSink
-	// Plan, when set, chooses the levels one at a time instead of Levels.
-	Plan Planner
 	// Server, when set, samples the server's own metrics during each level
 	// (see ServerSampler); they end up in Level.Server.
 	Server ServerSampler
@@ -87,27 +84,23 @@ type Config struct {
 
 	// Mode names the registered mode of the sweep (RegisterMode); empty:
 	// the first mode whose Selects takes this Config (the rate mode when
-	// Rates or RatePlan is set, multi-turn sessions with Sessions, else
-	// the closed loop). ModeSpec carries a mode's own settings, for modes
-	// that bring them (the built-in ones use the fields below).
+	// Rates or RatePlan is set; the other modes build a Load). ModeSpec
+	// carries a mode's own settings, for modes that bring them (the
+	// built-in ones use the fields below).
 	Mode     string
 	ModeSpec any
 
 	// Rates, when set, makes the sweep open-loop: one level per offered
-	// rate (requests per second), run in this order instead of Levels, each
-	// with arrivals drawn from Rate. Requests zero means AutoRateRequests.
+	// rate (requests per second), run in this order, each with arrivals
+	// drawn from Rate. Requests zero means AutoRateRequests.
 	Rates []float64
 	Rate  RateSpec
 	// RatePlan, when set, chooses the offered rates one at a time instead
-	// of Rates (open loop, as Plan does for concurrencies).
+	// of Rates.
 	RatePlan RatePlanner
 	// MaxConcurrency caps the requests in flight of an open-loop level
 	// (0: no cap); it is the level's Concurrency.
 	MaxConcurrency int
-	// Sessions, when set, makes each closed-loop worker a loop of
-	// multi-turn sessions (session.go); each ticket is then one turn, and
-	// the prompts come from the sessions, not from Prompt.
-	Sessions *Sessions
 	// BeforeLevel, when set, is called before each level starts, with the
 	// level's index k in run order (repeats counted) and its concurrency c;
 	// it returns how many workers this process runs (a shard's part of c)
@@ -125,30 +118,12 @@ func Cycle(prompts []client.Prompt) func(seq int) client.Prompt {
 	return func(seq int) client.Prompt { return prompts[seq%len(prompts)] }
 }
 
-// Planner chooses a sweep's levels one at a time. Next is called after the
-// previous level (all its repeats) has been handed to onLevel, so an
-// adaptive planner can judge it before choosing the next.
-type Planner interface {
-	Next() (c int, ok bool)
-}
-
-// RatePlanner is Planner for offered rates (requests per second).
+// RatePlanner chooses a sweep's offered rates (requests per second) one
+// at a time. NextRate is called after the previous level (all its
+// repeats) has been handed to onLevel, so an adaptive planner can judge
+// it before choosing the next.
 type RatePlanner interface {
 	NextRate() (rate float64, ok bool)
-}
-
-// fixedPlan runs a fixed list of levels in order.
-type fixedPlan struct {
-	levels []int
-	i      int
-}
-
-func (p *fixedPlan) Next() (int, bool) {
-	if p.i >= len(p.levels) {
-		return 0, false
-	}
-	p.i++
-	return p.levels[p.i-1], true
 }
 
 // DefaultDrainTimeout is the drain after --duration when none is given.

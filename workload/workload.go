@@ -38,7 +38,7 @@ type Options struct {
 	// InputTokens (DefaultOpeningTokens when 0) and going on with
 	// FollowUpTokens each; MultiTurn replays a dataset's whole
 	// conversations (--multi-turn), capped at MaxTurns (--max-turns). The
-	// sessions mode checks them before Load (app/sessions.go): each
+	// sessions mode checks them before Load (mode/sessions): each
 	// within MaxTurns, Turns with no other source, MultiTurn with a
 	// Dataset, MaxTurns with MultiTurn.
 	Turns     int

@@ -4,5 +4,6 @@
 package builtin
 
 import (
-	_ "github.com/toksweep/toksweep/mode/closed" // the closed loop
+	_ "github.com/toksweep/toksweep/mode/closed"   // the closed loop
+	_ "github.com/toksweep/toksweep/mode/sessions" // multi-turn sessions
 )
