@@ -50,7 +50,7 @@ type options struct {
 	ConnectTimeout time.Duration
 	Insecure       bool
 
-	// streamed is the client's live token-chunk counter (progress.go),
+	// streamed is the client's live token-chunk counter (internal/progress),
 	// set by runSweep; nil outside a sweep.
 	streamed *atomic.Int64
 
@@ -206,8 +206,6 @@ func (o *options) counts() error {
 	}
 	return nil
 }
-
-func joinInts(ns []int) string { return mode.JoinInts(ns) }
 
 // body parses --extra-body. Numbers are kept as written (json.Number): a
 // float64 would turn "seed": 9007199254740993 into 9007199254740992.

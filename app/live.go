@@ -3,11 +3,9 @@ package app
 import (
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -82,33 +80,11 @@ func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.
 		shard = fmt.Sprintf("%d/%d", o.Shard.Index, o.Shard.Count)
 	}
 	runs := o.plannedRuns()
-	m := live.New(live.Labels{RunID: filepath.Base(o.Out), Shard: shard, Model: o.Model}, func() float64 { return r.progress.shareDone(runs) })
+	m := live.New(live.Labels{RunID: filepath.Base(o.Out), Shard: shard, Model: o.Model}, func() float64 { return r.progress.ShareDone(runs) })
 	srv := live.ServeOn(o.Live.ln, m)
 	fmt.Fprintf(stderr, "toksweep: live metrics on http://%s/metrics\n", srv.Addr())
 	cfg.Observer = sweep.Observers{cfg.Observer, m}
 	return m.Doer, func(interrupted bool) { _ = srv.Close(!interrupted) }
-}
-
-// shareDone is the share done of the sweep's runs (planned level runs): the
-// finished runs, plus the running one's share (of its requests, tokens or
-// --duration, as the live line estimates it). NaN when the runs are not
-// known ahead (an auto search).
-func (p *progress) shareDone(runs int) float64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if runs == 0 {
-		return math.NaN()
-	}
-	if p.run == 0 {
-		return 0
-	}
-	share := 0.0
-	if elapsed := time.Since(p.started); elapsed > 0 {
-		if left, ok := p.levelLeft(elapsed, p.streamed.Load()); ok {
-			share = elapsed.Seconds() / (elapsed + left).Seconds()
-		}
-	}
-	return min((float64(p.run-1)+share)/float64(runs), 1)
 }
 
 // SLOFailure is the outcome of --fail-on-slo when a level failed the SLO:

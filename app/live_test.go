@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -12,18 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/testkit/rawserver"
-	"github.com/toksweep/toksweep/mode"
-	"github.com/toksweep/toksweep/mode/closed"
-	"github.com/toksweep/toksweep/sweep"
 )
 
 // scrapeDuring runs the sweep args (plus --listen) and scrapes its
@@ -229,37 +223,6 @@ func TestFailOnSLONeedsObjective(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want 2 naming --fail-on-slo", flags, code, stderr)
 		}
 	}
-}
-
-// TestShareDone: the run-done gauge is (level runs finished + the running
-// one's share) / runs planned, the running one's share that of its
-// requests done; NaN when the runs are not planned ahead.
-func TestShareDone(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		p := newProgress(io.Discard, mode.Timing{Est: closed.Estimate([]int{1, 2}), Repeat: 1, Requests: 4}, nil)
-		if got := p.shareDone(2); got != 0 {
-			t.Errorf("before any level: %v, want 0", got)
-		}
-		p.LevelStarted(sweep.Level{Concurrency: 1}, 4)
-		time.Sleep(time.Second)
-		p.RequestDone(&client.Record{})
-		p.RequestDone(&client.Record{ErrorClass: client.Timeout})
-		if got := p.shareDone(2); math.Abs(got-0.25) > 1e-9 {
-			t.Errorf("half of the first of two levels: %v, want 0.25", got)
-		}
-		p.LevelStarted(sweep.Level{Concurrency: 2}, 4)
-		time.Sleep(time.Second)
-		for range 4 {
-			p.RequestDone(&client.Record{})
-		}
-		if got := p.shareDone(2); got != 1 {
-			t.Errorf("all of both levels: %v, want 1", got)
-		}
-		if got := p.shareDone(0); !math.IsNaN(got) {
-			t.Errorf("no planned runs: %v, want NaN", got)
-		}
-	})
 }
 
 // TestListenPortInUse: a --listen port that is taken is a one-line error

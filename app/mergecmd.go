@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/internal/progress"
 	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/rundir"
 )
@@ -77,7 +78,7 @@ func runMerge(out string, dirs []string, allowSkew bool, charts string, stdout, 
 	if err := dir.Begin(); err != nil {
 		return err
 	}
-	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr, mode.Timing{}, nil), sum: sum}
+	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: progress.New(stderr, mode.Timing{}, nil), sum: sum}
 	for _, l := range levels {
 		if err := run.level(l); err != nil {
 			return err

@@ -155,10 +155,6 @@ type modeRun struct {
 	closing func(stats []report.LevelStats) string
 }
 
-// modeSettings is the settings of the mode of that name in o (a legacy
-// mode's, mode.Settings).
-func modeSettings[T any](o *options, name string) *T { return mode.Settings[T](&o.Line, name) }
-
 // defaultConns is the connection pool size of a mode that names none (the
 // pool only bounds idle connections: an uncapped open loop opens as many
 // as it needs).

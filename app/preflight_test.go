@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/client/preflight"
 )
 
 // TestPreflightReadsToTheEnd: the pre-flight asks for a handful of tokens
@@ -68,66 +67,14 @@ func TestPreflightReadsToTheEnd(t *testing.T) {
 	if len(reqs) < 2 {
 		t.Fatalf("the server saw %d requests, want the pre-flight and at least one measured", len(reqs))
 	}
-	if reqs[0].maxTokens != preflightTokens {
-		t.Errorf("the pre-flight asked for max_tokens %d, want %d", reqs[0].maxTokens, preflightTokens)
+	if reqs[0].maxTokens != preflight.Tokens {
+		t.Errorf("the pre-flight asked for max_tokens %d, want %d", reqs[0].maxTokens, preflight.Tokens)
 	}
 	if reqs[1].maxTokens != 40 {
 		t.Errorf("the measured request asked for max_tokens %d, want 40", reqs[1].maxTokens)
 	}
 	if reqs[0].end.IsZero() || reqs[0].end.After(reqs[1].start) {
 		t.Errorf("the pre-flight was still being served when level 1 began (ended %v, level 1 began %v)", reqs[0].end, reqs[1].start)
-	}
-}
-
-// The pre-flight asks for preflightTokens, never more than a measured
-// request (--max-tokens) and never under the --min-tokens floor.
-func TestPreflightOutput(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		max  int
-		body map[string]any
-		want int
-	}{
-		{2048, nil, preflightTokens}, {0, nil, preflightTokens}, {8, nil, 8},
-		{2048, map[string]any{"min_tokens": 50}, 50}, {8, map[string]any{"min_tokens": float64(12)}, 12},
-	} {
-		if got := preflightOutput(&options{MaxTokens: tc.max, ExtraBody: tc.body}); got != tc.want {
-			t.Errorf("--max-tokens %d, extra body %v: %d, want %d", tc.max, tc.body, got, tc.want)
-		}
-	}
-}
-
-// TestPreflightWaitIsShown: a server that accepts the pre-flight request
-// and never answers is named on stderr while toksweep waits, and the
-// pre-flight gives up at its own deadline, not --request-timeout's.
-func TestPreflightWaitIsShown(t *testing.T) {
-	t.Parallel()
-	p := startPaced(t, time.Millisecond, time.Millisecond, 1, func(p *pacedServer) {
-		p.fault = func(int64) streamFault { return streamFault{kind: faultStallHead} }
-	})
-	o := &options{URL: p.url(), Model: "paced", MaxTokens: 16, ConnectTimeout: 100 * time.Millisecond, RequestTimeout: 10 * time.Minute}
-	o.check.wait, o.check.notice = 600*time.Millisecond, 100*time.Millisecond
-	cl, err := client.New(o.clientConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	start := time.Now()
-	err = preflight(context.Background(), cl, o, client.Prompt{Text: "hi"}, &stderr)
-	took := time.Since(start)
-	if err == nil || !strings.Contains(err.Error(), "no answer from "+p.url()+" within 700ms, the pre-flight request's deadline") {
-		t.Errorf("err = %v, want the pre-flight's own deadline", err)
-	}
-	if took > 30*time.Second {
-		t.Errorf("the pre-flight took %v", took)
-	}
-	out := stderr.String()
-	if !strings.Contains(out, "toksweep: the pre-flight request to "+p.url()+" has had no answer for") ||
-		!strings.Contains(out, "(it gives up at 700ms)") {
-		t.Errorf("stderr does not show the wait:\n%s", out)
-	}
-	if strings.Contains(out, "\r") {
-		t.Errorf("a carriage return outside a terminal:\n%q", out)
 	}
 }
 
@@ -185,28 +132,5 @@ func TestUniformRefusalInStreamAborts(t *testing.T) {
 	}
 	if n := p.requests.Load(); n > 1+4 {
 		t.Errorf("the server saw %d requests; the sweep should stop after about C=2 refusals", n)
-	}
-}
-
-func TestContextHint(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		msg       string
-		max       int
-		preflight bool
-		want      string
-	}{
-		{"This model's maximum context length is 1024 tokens. However, you requested 2058 tokens (10 in the messages, 2048 in the completion). Please reduce the length of the messages or completion (code 400)",
-			99, false, "prompt ~10 + max_tokens 2048 > context 1024: lower --max-tokens"},
-		{"This model's maximum context length is 1024 tokens. However, you requested 1034 tokens (1026 in the messages, 8 in the completion).",
-			2048, true, "prompt ~1026 > context 1024: shorten the prompts"},
-		{"'max_tokens' is too large: 4000. This model's maximum context length is 4096 tokens and your request has 120 input tokens (4000 > 4096 - 120).",
-			0, false, "prompt ~120 + max_tokens 4000 > context 4096: lower --max-tokens"},
-		{"This model's maximum context length is 512 tokens.", 600, false, "the prompt + max_tokens 600 > context 512: lower --max-tokens or shorten the prompts"},
-		{"The model `nope` does not exist.", 600, false, ""},
-	} {
-		if got := contextHint(tc.msg, tc.max, tc.preflight); got != tc.want {
-			t.Errorf("contextHint(%q) = %q, want %q", tc.msg, got, tc.want)
-		}
 	}
 }

@@ -1,17 +1,11 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
-	"log"
-	"os"
-	"slices"
-	"strings"
-	"sync"
-	"unicode/utf8"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/secrets"
 	"github.com/toksweep/toksweep/report"
 )
 
@@ -20,9 +14,11 @@ import (
 // and --metrics-url, credential-like --header values), in every form the
 // client's Scrubber finds, with [REDACTED]. The client scrubs its own
 // messages; this covers everything else toksweep prints or saves.
-func (o *options) scrubber() func(string) string {
-	cfg := client.Config{BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers}
-	return client.Scrubber(cfg, o.Work.MetricsURL)
+func (o *options) scrubber() func(string) string { return o.secrets().Scrub }
+
+// secrets is the Scrubber of the credentials the options hold.
+func (o *options) secrets() secrets.Scrubber {
+	return secrets.New(client.Config{BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers}, o.Work.MetricsURL)
 }
 
 // guardSecrets runs a command with stdout and stderr that scrub every
@@ -31,152 +27,33 @@ func (o *options) scrubber() func(string) string {
 // scrubs the error it returns: whatever a server echoes, no credential
 // reaches the terminal.
 func (o *options) guardSecrets(stdout, stderr io.Writer, run func(stdout, stderr io.Writer) error) error {
-	scrub := o.scrubber()
-	var mu sync.Mutex // one lock for both streams and the log
-	out := &scrubWriter{w: stdout, scrub: scrub, mu: &mu}
-	errw := &scrubWriter{w: stderr, scrub: scrub, mu: &mu}
-	defer goLog.attach(errw)()
-	return scrubError(run(out, errw), scrub)
-}
-
-// scrubWriter scrubs each write. Every write toksweep makes is a whole
-// message (one Fprintf), so a secret is never split across two.
-type scrubWriter struct {
-	w     io.Writer
-	scrub func(string) string
-	mu    *sync.Mutex
-}
-
-func (s *scrubWriter) Write(p []byte) (int, error) {
-	clean := s.scrub(string(p))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := io.WriteString(s.w, clean); err != nil {
-		return 0, err
-	}
-	return len(p), nil
+	s := o.secrets()
+	out, errw := s.Writers(stdout, stderr)
+	defer secrets.RouteLog(errw)()
+	return scrubError(run(out, errw), s)
 }
 
 // scrubError returns err with its message scrubbed, keeping what Exit
-// reads from it (a UsageError, ErrInterrupted in the chain).
-func scrubError(err error, scrub func(string) string) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	clean := scrub(msg)
-	if clean == msg {
-		return err
-	}
+// reads from it (a UsageError, whose Msg Exit prints, rebuilt;
+// ErrInterrupted in the chain).
+func scrubError(err error, s secrets.Scrubber) error {
 	var ue *UsageError
-	if errors.As(err, &ue) {
-		return &UsageError{Msg: scrub(ue.Msg)}
+	if err != nil && errors.As(err, &ue) && s.Scrub(err.Error()) != err.Error() {
+		return &UsageError{Msg: s.Scrub(ue.Msg)}
 	}
-	return &scrubbedError{msg: clean, err: err}
-}
-
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
-
-// maxGoLogLine bounds a line of Go's own log (net/http quotes up to 4 KB
-// of a server's bytes in "Unsolicited response received on idle HTTP
-// channel").
-const maxGoLogLine = 300
-
-// logSink is where Go's standard logger writes once a sweep has started:
-// each line goes, scrubbed, made one line and cut to maxGoLogLine, to the
-// stderr of every sweep running (one, outside tests), or to os.Stderr when
-// none is.
-type logSink struct {
-	mu   sync.Mutex
-	to   []*scrubWriter
-	once sync.Once
-}
-
-var goLog = &logSink{}
-
-// attach routes the standard logger to w until detach is called.
-func (l *logSink) attach(w *scrubWriter) (detach func()) {
-	l.once.Do(func() {
-		log.SetOutput(l)
-		log.SetFlags(0)
-		log.SetPrefix("")
-	})
-	l.mu.Lock()
-	l.to = append(l.to, w)
-	l.mu.Unlock()
-	return func() {
-		l.mu.Lock()
-		l.to = slices.DeleteFunc(l.to, func(x *scrubWriter) bool { return x == w })
-		l.mu.Unlock()
-	}
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.to) == 0 {
-		_, _ = io.WriteString(os.Stderr, goLogLine(string(p)))
-	}
-	for _, w := range l.to {
-		_, _ = io.WriteString(w, goLogLine(w.scrub(string(p)))) // scrubbed whole, before the cut
-	}
-	return len(p), nil
-}
-
-// goLogLine makes a log message one bounded line of toksweep's.
-func goLogLine(msg string) string {
-	msg = strings.Join(strings.Fields(msg), " ")
-	if len(msg) > maxGoLogLine {
-		cut := maxGoLogLine
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "..."
-	}
-	return "toksweep: go: " + msg + "\n"
+	return s.Error(err)
 }
 
 // scrubConfig redacts a known secret wherever else the recorded
 // configuration repeats it: a header not named like a credential, any key
 // or string of --extra-body, the model, the prompt source.
 func (o *options) scrubConfig(r *report.RunConfig) {
-	scrub := o.scrubber()
+	s := o.secrets()
 	for k, v := range r.Headers {
-		r.Headers[k] = scrub(v)
+		r.Headers[k] = s.Scrub(v)
 	}
 	if r.ExtraBody != nil { // a copy: o.ExtraBody is what is sent
-		r.ExtraBody, _ = scrubJSON(r.ExtraBody, scrub).(map[string]any)
+		r.ExtraBody, _ = s.JSON(r.ExtraBody).(map[string]any)
 	}
-	r.Model, r.PromptSource = scrub(r.Model), scrub(r.PromptSource)
-}
-
-// scrubJSON copies a decoded JSON value with every key and string scrubbed.
-func scrubJSON(v any, scrub func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return scrub(x)
-	case json.Number:
-		if s := scrub(string(x)); s != string(x) {
-			return s
-		}
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[scrub(k)] = scrubJSON(e, scrub)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = scrubJSON(e, scrub)
-		}
-		return a
-	}
-	return v
+	r.Model, r.PromptSource = s.Scrub(r.Model), s.Scrub(r.PromptSource)
 }

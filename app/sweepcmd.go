@@ -14,6 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/client/preflight"
+	"github.com/toksweep/toksweep/internal/progress"
 	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
@@ -104,7 +106,7 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 			return nil, err
 		}
 	}
-	if err := preflight(ctx, cl, o, o.Work.first(), stderr); err != nil {
+	if err := o.preflight(ctx, cl, o.Work.first(), stderr); err != nil {
 		return nil, err
 	}
 	if err := o.Work.findMetrics(ctx, o, stderr); err != nil {
@@ -116,7 +118,7 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 // sweepAndReport runs the levels and writes everything out.
 func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rundir.RunDir, stdout, stderr io.Writer) error {
 	plan := newTiming(o, o.Work.Set.Prompts)
-	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: newProgress(stderr, plan, o.streamed)}
+	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: progress.New(stderr, plan, o.streamed)}
 	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.runConfig(),
@@ -147,17 +149,17 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	}
 	watch, stopLive := run.startLive(&cfg, stderr)
 	defer func() { stopLive(ctx.Err() != nil) }() // after finish: the last scrape sees the whole run
-	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: watch(cl), warn: run.progress.levelDone}, run.level)
+	runErr := sweep.Run(ctx, cfg, warmWarner{Doer: watch(cl), warn: run.progress.Say}, run.level)
 	var ab *sweep.AbortError
 	if errors.As(runErr, &ab) {
-		if h := contextHint(ab.Message, o.MaxTokens, false); h != "" {
+		if h := preflight.ContextHint(ab.Message, o.MaxTokens); h != "" {
 			ab.Message += " (" + h + ")"
 		}
 	}
 	if err := shardDone(); err != nil && runErr == nil {
 		runErr = err
 	}
-	run.progress.stop()
+	run.progress.Stop()
 	return run.finish(ctx, runErr, stdout)
 }
 
@@ -166,7 +168,7 @@ type sweepRun struct {
 	o        *options
 	dir      *rundir.RunDir
 	stderr   io.Writer
-	progress *progress
+	progress *progress.Line
 	stats    []report.LevelStats
 	mode     mode.Run // what the chosen mode adds to the output
 	sum      report.Summary
@@ -188,7 +190,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	if r.mode.Note != nil {
 		line += r.mode.Note(l, s)
 	}
-	r.progress.levelEnded(line, s.OfferedRPS, goesOn)
+	r.progress.LevelEnded(line, s.OfferedRPS, goesOn)
 	if err := r.dir.AddLevel(l, s); err != nil {
 		return err
 	}

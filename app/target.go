@@ -1,22 +1,12 @@
 package app
 
 import (
-	"context"
-	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
 )
-
-// preflightTimeout bounds the checks made before any load is sent, beyond
-// the connect timeout: a server that accepts connections but never answers
-// must not hold the run (the pre-flight request's own, shorter bound is
-// preflightWait).
-const preflightTimeout = 60 * time.Second
 
 func (o *options) clientConfig() client.Config {
 	return client.Config{
@@ -25,56 +15,6 @@ func (o *options) clientConfig() client.Config {
 		RequestTimeout: o.RequestTimeout, ConnectTimeout: o.ConnectTimeout, Insecure: o.Insecure,
 		MaxConns: o.maxConns(), Streamed: o.streamed,
 	}
-}
-
-// resolveModel fills in --model from /v1/models when it was not given. It
-// is also the first contact with the server, so an unreachable URL or a
-// rejected key fails here, before any load.
-func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
-	if o.Model != "" {
-		return nil
-	}
-	limit := o.ConnectTimeout + preflightTimeout
-	lctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	models, err := cl.ListModels(lctx)
-	if err != nil {
-		if ctx.Err() == nil && lctx.Err() != nil { // our limit, not Ctrl-C: the client calls it canceled
-			err = fmt.Errorf("no answer from %s/models within %s", redactURL(o.URL), limit)
-		}
-		if hint := missingV1(ctx, o, err); hint != nil {
-			return hint
-		}
-		return checkFailed(err, true)
-	}
-	switch len(models) {
-	case 0:
-		return fmt.Errorf("%s/models lists no model; give --model", redactURL(o.URL))
-	case 1:
-		if !cl.UsableModelID(models[0].ID) {
-			return usagef("the server's only model id (%q) is too long, not printable or holds a credential; give --model", cl.ShowModelID(models[0].ID))
-		}
-		o.Model, o.check.contextLen = models[0].ID, models[0].MaxModelLen
-		return nil
-	}
-	return usagef("the server serves %d models; choose one with --model (%s)", len(models), modelList(cl, models))
-}
-
-// maxListedModels bounds how many of the server's model ids a message
-// quotes: the list is the server's, and may be huge or hostile.
-const maxListedModels = 10
-
-// modelList quotes the first maxListedModels ids, each as ShowModelID
-// renders it (scrubbed, one line, bounded), and counts the rest.
-func modelList(cl *client.Client, models []client.Model) string {
-	ids := make([]string, 0, maxListedModels+1)
-	for _, m := range models[:min(len(models), maxListedModels)] {
-		ids = append(ids, strconv.Quote(cl.ShowModelID(m.ID)))
-	}
-	if n := len(models) - maxListedModels; n > 0 {
-		ids = append(ids, fmt.Sprintf("and %d more", n))
-	}
-	return strings.Join(ids, ", ")
 }
 
 // runConfig is the sweep configuration as written to summary.json: no

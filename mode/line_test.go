@@ -36,7 +36,7 @@ func TestGivenAndJoin(t *testing.T) {
 	t.Parallel()
 	var set bool
 	var n int
-	app := &cli.App{Name: "t", Flags: []cli.Flag{&cli.IntFlag{Name: "n", Destination: &n, Action: Given[int](&set)}},
+	app := &cli.App{Name: "t", HideHelp: true, Flags: []cli.Flag{&cli.IntFlag{Name: "n", Destination: &n, Action: Given[int](&set)}},
 		Action: func(*cli.Context) error { return nil }}
 	if err := app.Run([]string{"t"}); err != nil || set {
 		t.Fatalf("absent flag: set %v, %v", set, err)

@@ -50,10 +50,10 @@ func (Mode) Flags(l *mode.Line) []cli.Flag {
 	}
 }
 
-// HelpOrder: the closed loop's flags stand first.
+// HelpOrder is 0: the closed loop's flags stand first.
 func (Mode) HelpOrder() int { return 0 }
 
-// FlagsBefore: --levels stands with the per-level counts in --help, the
+// FlagsBefore puts --levels with the per-level counts in --help, the
 // search's bounds after the SLO they search against.
 func (Mode) FlagsBefore() map[string]string {
 	return map[string]string{"levels": "requests", "auto-max": "reading-speed", "auto-granularity": "reading-speed"}
@@ -81,10 +81,10 @@ func (Mode) Parse(l *mode.Line) error {
 	return nil
 }
 
-// Check: nothing once the workload is known.
+// Check checks nothing once the workload is known.
 func (Mode) Check(*mode.Line) error { return nil }
 
-// Chosen: the closed loop takes every command line no other mode takes.
+// Chosen is true: the closed loop takes every command line no other mode takes.
 func (Mode) Chosen(*mode.Line) bool { return true }
 
 // Text names the levels in the start-up line: "at levels 1,2,4", "at
@@ -191,7 +191,7 @@ func (Mode) ShardLevels(l *mode.Line, info *rundir.ShardInfo) []int {
 	return info.Levels
 }
 
-// ShardSplit: the part of the workers is all there is to split.
+// ShardSplit does nothing: the part of the workers is all there is to split.
 func (Mode) ShardSplit(sweep.Part, *sweep.Config) {}
 
 // parse parses --levels. Unsorted or repeated levels are sorted and

@@ -20,7 +20,7 @@ import (
 func line(t *testing.T, requests int, args ...string) (*mode.Line, error) {
 	t.Helper()
 	l := &mode.Line{Requests: requests}
-	app := &cli.App{Name: "t", Flags: Mode{}.Flags(l), Action: func(*cli.Context) error { return nil }}
+	app := &cli.App{Name: "t", HideHelp: true, Flags: Mode{}.Flags(l), Action: func(*cli.Context) error { return nil }}
 	if err := app.Run(append([]string{"t"}, args...)); err != nil {
 		t.Fatalf("flags %q: %v", args, err)
 	}

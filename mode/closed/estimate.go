@@ -39,7 +39,7 @@ func (l Estimate) UpFront(p mode.Timing) string {
 // Runs is the level runs planned.
 func (l Estimate) Runs(p mode.Timing) int { return len(l) * max(p.Repeat, 1) }
 
-// PerRequest: a closed-loop level lasts Rounds(C) requests.
+// PerRequest divides by Rounds(C): a closed-loop level lasts Rounds(C) requests.
 func (Estimate) PerRequest(p mode.Timing, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
 	r := p.Rounds(k.Concurrency)
 	if !(r > 0) || k.Concurrency < 1 {

@@ -18,22 +18,22 @@ var _ sweep.Mode = Mode{}
 // Name is sweep.ClosedMode.
 func (Mode) Name() string { return sweep.ClosedMode }
 
-// Rank: the closed loop asks last; it takes what no other mode does.
+// Rank is 100: the closed loop asks last; it takes what no other mode does.
 func (Mode) Rank() int { return 100 }
 
-// Open: no, arrivals wait for the replies.
+// Open is false: arrivals wait for the replies.
 func (Mode) Open() bool { return false }
 
-// Marks: no, a level read back without a mode is the closed loop's.
+// Marks is false: a level read back without a mode is the closed loop's.
 func (Mode) Marks() bool { return false }
 
-// RunsSessions: no.
+// RunsSessions is false.
 func (Mode) RunsSessions() bool { return false }
 
 // Claims every level no mode before it claims.
 func (Mode) Claims(*sweep.Level) bool { return true }
 
-// Unbounded: never, the workers bound the requests in flight.
+// Unbounded is false: the workers bound the requests in flight.
 func (Mode) Unbounded(sweep.LevelKey) bool { return false }
 
 // Words are the closed loop's: "C=4", "concurrency 4".

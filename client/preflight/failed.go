@@ -1,4 +1,4 @@
-package app
+package preflight
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
 )
 
 // checkFailed makes a failed check before the sweep (the model listing or
@@ -76,27 +77,59 @@ func checkHint(re *client.RequestError, listing bool) string {
 // users often type the server's root): when err is a 404 and <url>/v1/models
 // answers, it returns the usage error that says so, else nil. The URL is not
 // changed silently: the user's --url stays what summary.json records.
-func missingV1(ctx context.Context, o *options, err error) error {
+func missingV1(ctx context.Context, cfg client.Config, err error) error {
 	var re *client.RequestError
 	if !errors.As(err, &re) || re.Status != http.StatusNotFound {
 		return nil
 	}
-	u, perr := url.Parse(o.URL)
+	given := cfg.BaseURL
+	u, perr := url.Parse(given)
 	if perr != nil || strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1") {
 		return nil
 	}
 	u.Path = strings.TrimRight(u.Path, "/") + "/v1"
-	cfg := o.clientConfig()
 	cfg.BaseURL = u.String()
 	cl, cerr := client.New(cfg)
 	if cerr != nil {
 		return nil
 	}
-	lctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout+preflightTimeout)
+	lctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+listingWait)
 	defer cancel()
 	if _, lerr := cl.ListModels(lctx); lerr != nil {
 		return nil
 	}
-	v1 := redactURL(cfg.BaseURL)
-	return usagef("did you mean --url %s? %s answers 404 but %s/models answers; no load sent", v1, redactURL(o.URL), v1)
+	v1 := client.RedactURL(cfg.BaseURL)
+	return mode.Usagef("did you mean --url %s? %s answers 404 but %s/models answers; no load sent", v1, client.RedactURL(given), v1)
+}
+
+// transient reports whether a pre-flight failure is the server's momentary
+// state (5xx, 429, an error event that says so) rather than a wrong URL,
+// key, model, prompt or length. An error event inside a 200 stream is
+// judged like the status it carries; without one, by its words.
+func transient(err error) bool {
+	var re *client.RequestError
+	if !errors.As(err, &re) {
+		return false
+	}
+	switch re.Class {
+	case client.HTTP5xx, client.HTTP429:
+		return true
+	case client.StreamError:
+		if code := client.EventCode(re.Message); code != 0 {
+			return code >= 500 || code == 429
+		}
+		return momentary(re.Message)
+	}
+	return false
+}
+
+// momentary reports whether an error's words describe a passing state.
+func momentary(msg string) bool {
+	msg = strings.ToLower(msg)
+	for _, w := range []string{"queue is full", "overloaded", "try again", "too many requests", "busy", "unavailable", "rate limit"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
 }

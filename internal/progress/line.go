@@ -1,15 +1,12 @@
-package app
+package progress
 
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/english"
@@ -17,15 +14,12 @@ import (
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// progressEvery is how often the live line is redrawn on a terminal.
-const progressEvery = 250 * time.Millisecond
-
-// progress reports a sweep's progress on stderr. On a terminal it redraws
+// Line reports a sweep's progress on stderr. On a terminal it redraws
 // one live line (level, requests done of planned, tokens streamed so far and
 // their rate, errors, and the time left for the level and the sweep);
 // elsewhere (CI, pipes, files) it writes only one plain line per finished
 // level and the re-estimated time left, and never a carriage return.
-type progress struct {
+type Line struct {
 	w    io.Writer
 	live bool
 	plan mode.Timing
@@ -47,27 +41,21 @@ type progress struct {
 	done, failed atomic.Int64
 }
 
-func newProgress(w io.Writer, plan mode.Timing, streamed *atomic.Int64) *progress {
+// New is the progress of a sweep on w, estimated from plan; streamed is
+// the client's live count of token chunks (nil: none counted).
+func New(w io.Writer, plan mode.Timing, streamed *atomic.Int64) *Line {
 	if streamed == nil {
 		streamed = new(atomic.Int64)
 	}
-	return &progress{w: w, live: isTerminal(w), plan: plan, streamed: streamed, perReq: plan.AssumedPerRequest()}
+	return &Line{w: w, live: IsTerminal(w), plan: plan, streamed: streamed, perReq: plan.AssumedPerRequest()}
 }
 
-func isTerminal(w io.Writer) bool {
-	if s, ok := w.(*scrubWriter); ok {
-		w = s.w
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// progress is the sweep's Observer of the line.
-var _ sweep.Observer = (*progress)(nil)
+// Line is the sweep's Observer of the progress.
+var _ sweep.Observer = (*Line)(nil)
 
 // LevelStarted is sweep.Observer's: a level starts; its key's mode names
 // it in the lines ("C=4", "rate=16/s").
-func (p *progress) LevelStarted(l sweep.Level, planned int) {
+func (p *Line) LevelStarted(l sweep.Level, planned int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.c, p.rep, p.planned, p.started = l.Concurrency, l.Repeat, planned, time.Now()
@@ -77,13 +65,13 @@ func (p *progress) LevelStarted(l sweep.Level, planned int) {
 	p.failed.Store(0)
 	p.streamed.Store(0)
 	if p.live && p.ticker == nil {
-		p.ticker, p.quit, p.exited = time.NewTicker(progressEvery), make(chan struct{}), make(chan struct{})
+		p.ticker, p.quit, p.exited = time.NewTicker(Every), make(chan struct{}), make(chan struct{})
 		go p.redraw(p.ticker.C, p.quit, p.exited)
 	}
 }
 
 // RequestDone is sweep.Observer's: it runs on worker goroutines.
-func (p *progress) RequestDone(r *client.Record) {
+func (p *Line) RequestDone(r *client.Record) {
 	if r.Warmup {
 		return // planned counts measured requests only
 	}
@@ -94,9 +82,9 @@ func (p *progress) RequestDone(r *client.Record) {
 }
 
 // TimerLate is sweep.Observer's: the line does not show the timer probe.
-func (p *progress) TimerLate(time.Duration) {}
+func (p *Line) TimerLate(time.Duration) {}
 
-func (p *progress) redraw(tick <-chan time.Time, quit <-chan struct{}, exited chan<- struct{}) {
+func (p *Line) redraw(tick <-chan time.Time, quit <-chan struct{}, exited chan<- struct{}) {
 	defer close(exited)
 	for {
 		select {
@@ -115,7 +103,7 @@ func (p *progress) redraw(tick <-chan time.Time, quit <-chan struct{}, exited ch
 }
 
 // liveLine is the terminal status line; p.mu must be held.
-func (p *progress) liveLine() string {
+func (p *Line) liveLine() string {
 	planned := "?"
 	if p.planned > 0 {
 		planned = fmt.Sprint(p.planned)
@@ -147,7 +135,7 @@ func (p *progress) liveLine() string {
 // levelLeft estimates the time left in the current level from how far it
 // got: the larger of its share of requests finished and of tokens streamed
 // (of planned requests × the mean output target), or of --duration.
-func (p *progress) levelLeft(elapsed time.Duration, tokens int64) (time.Duration, bool) {
+func (p *Line) levelLeft(elapsed time.Duration, tokens int64) (time.Duration, bool) {
 	var f float64
 	switch {
 	case p.planned > 0:
@@ -165,8 +153,9 @@ func (p *progress) levelLeft(elapsed time.Duration, tokens int64) (time.Duration
 	return time.Duration(float64(elapsed) * (1 - f) / f), true
 }
 
-// levelDone prints the finished level's one-line summary.
-func (p *progress) levelDone(line string) {
+// Say prints line (a finished level's summary, a warning) on a line of
+// its own, clearing the live line first.
+func (p *Line) Say(line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.live {
@@ -175,7 +164,7 @@ func (p *progress) levelDone(line string) {
 	fmt.Fprintln(p.w, line)
 }
 
-// levelEnded prints the finished level's summary, then, when the sweep
+// LevelEnded prints the finished level's summary, then, when the sweep
 // goes on (more is set: the level was not interrupted or aborted),
 // re-estimates the rest of it from the level's measured time per request.
 // offered is the rate the level's plan offered (report.LevelStats.
@@ -184,7 +173,7 @@ func (p *progress) levelDone(line string) {
 // that measured no time per request (an open loop that ended within its
 // arrivals' time, whose last request's time is not seen: 0) says none:
 // the estimate keeps the last one measured, or the assumed one.
-func (p *progress) levelEnded(line string, offered float64, more bool) {
+func (p *Line) LevelEnded(line string, offered float64, more bool) {
 	p.mu.Lock()
 	est := p.plan.Estimate()
 	measured := ""
@@ -194,15 +183,15 @@ func (p *progress) levelEnded(line string, offered float64, more bool) {
 	}
 	left, run := p.plan.TimeLeft(p.run, est.Alone(p.plan, p.key, p.perReq)), p.run
 	p.mu.Unlock()
-	p.levelDone(line)
+	p.Say(line)
 	if n := p.plan.Runs(); more && n > run {
-		p.levelDone(fmt.Sprintf("toksweep: %s left for %s%s",
+		p.Say(fmt.Sprintf("toksweep: %s left for %s%s",
 			mode.About(left), english.Plural(n-run, "more level run"), measured))
 	}
 }
 
-// stop ends the live line, and returns once nothing more will be drawn.
-func (p *progress) stop() {
+// Stop ends the live line, and returns once nothing more will be drawn.
+func (p *Line) Stop() {
 	p.mu.Lock()
 	if p.ticker == nil {
 		p.mu.Unlock()

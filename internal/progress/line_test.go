@@ -1,4 +1,4 @@
-package app
+package progress
 
 import (
 	"bytes"
@@ -36,14 +36,14 @@ func (s *syncBuffer) String() string {
 func TestProgressPlainWritesOneLinePerLevel(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	p := newProgress(&buf, mode.Timing{}, nil)
+	p := New(&buf, mode.Timing{}, nil)
 	if p.live {
 		t.Fatal("a buffer is not a terminal")
 	}
 	p.LevelStarted(sweep.Level{Concurrency: 4}, 16)
 	p.RequestDone(&client.Record{CompletionTokens: 10, HasUsage: true})
-	p.levelDone("level C=4 done")
-	p.stop()
+	p.Say("level C=4 done")
+	p.Stop()
 	if got := buf.String(); got != "level C=4 done\n" {
 		t.Errorf("plain progress wrote %q", got)
 	}
@@ -54,10 +54,10 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	var buf syncBuffer
 	var streamed atomic.Int64
 	plan := mode.Timing{Est: closed.Estimate([]int{4, 8}), Repeat: 1, Requests: 32, Tokens: 100}
-	p := newProgress(&buf, plan, &streamed)
+	p := New(&buf, plan, &streamed)
 	p.live = true
 	p.LevelStarted(sweep.Level{Concurrency: 4}, 32)
-	p.levelEnded("level C=4 done", 0, true)
+	p.LevelEnded("level C=4 done", 0, true)
 	p.LevelStarted(sweep.Level{Concurrency: 8}, 32)
 	for range 3 {
 		p.RequestDone(&client.Record{CompletionTokens: 100, HasUsage: true})
@@ -69,10 +69,10 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 	streamed.Store(1600)
 	// Wait for a redraw (polling, so a loaded machine only makes it slower).
 	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(buf.String(), "1600 tokens") && time.Now().Before(deadline); {
-		time.Sleep(progressEvery / 5)
+		time.Sleep(Every / 5)
 	}
-	p.levelDone("level C=8 done")
-	p.stop()
+	p.Say("level C=8 done")
+	p.Stop()
 	out := buf.String()
 	for _, want := range []string{"\r\033[Klevel C=8 (run 2 of 2): 4/32 requests, 1600 tokens streamed", "1 errors", "; level ~", " left", "\r\033[Klevel C=8 done\n"} {
 		if !strings.Contains(out, want) {
@@ -88,7 +88,7 @@ func TestProgressLiveRedrawsOnTerminal(t *testing.T) {
 // larger of the requests' and the streamed tokens' share.
 func TestProgressLevelLeft(t *testing.T) {
 	t.Parallel()
-	p := newProgress(io.Discard, mode.Timing{Est: closed.Estimate([]int{4}), Repeat: 1, Tokens: 100, Warmup: 4}, nil)
+	p := New(io.Discard, mode.Timing{Est: closed.Estimate([]int{4}), Repeat: 1, Tokens: 100, Warmup: 4}, nil)
 	p.planned = 16
 	cases := []struct {
 		done, tokens int64
@@ -118,12 +118,12 @@ func TestProgressLevelLeft(t *testing.T) {
 func TestProgressPlainReestimate(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	p := newProgress(&buf, mode.Timing{Est: closed.Estimate([]int{1, 2, 4}), Repeat: 1, Requests: 8, Tokens: 100}, nil)
+	p := New(&buf, mode.Timing{Est: closed.Estimate([]int{1, 2, 4}), Repeat: 1, Requests: 8, Tokens: 100}, nil)
 	p.LevelStarted(sweep.Level{Concurrency: 1}, 8)
-	p.levelEnded("level C=1 done", 0, true)
+	p.LevelEnded("level C=1 done", 0, true)
 	p.LevelStarted(sweep.Level{Concurrency: 2}, 8)
-	p.levelEnded("level C=2 done", 0, false)
-	p.stop()
+	p.LevelEnded("level C=2 done", 0, false)
+	p.Stop()
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	if len(lines) != 3 || lines[0] != "level C=1 done" || lines[2] != "level C=2 done" ||
 		!strings.HasPrefix(lines[1], "toksweep: a few seconds left for 2 more level runs (measured ") || strings.Contains(buf.String(), "\r") {

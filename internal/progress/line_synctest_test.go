@@ -1,4 +1,4 @@
-package app
+package progress
 
 import (
 	"strings"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/closed"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -18,10 +19,10 @@ import (
 // figure derived from the elapsed time is exact.
 
 // closedPlan is the estimates' view of a closed-loop sweep of levels, with
-// requests measured requests per level of tokens output tokens each (built
-// from options, as the sweep command builds it).
+// requests measured requests per level of tokens output tokens each (as
+// the sweep command builds it from --levels, --requests and --max-tokens).
 func closedPlan(levels []int, requests, tokens int) mode.Timing {
-	return newTiming(withLevels(&options{Line: mode.Line{Requests: requests, Repeat: 1}, MaxTokens: tokens}, levels...), nil)
+	return mode.Timing{Est: closed.Estimate(levels), Repeat: 1, Requests: requests, Tokens: float64(tokens)}
 }
 
 // redraws splits live output into the lines drawn after "\r\033[K".
@@ -31,7 +32,7 @@ func redraws(out string) []string {
 }
 
 // TestProgressRedrawsEveryInterval: on a terminal the live line is drawn
-// every progressEvery (250 ms), 80 times in 20 s, each from the elapsed
+// every Every (250 ms), 80 times in 20 s, each from the elapsed
 // time at its instant; the estimate at the level's end is measured from
 // the level's own time; a failed request counts as done and as an error,
 // a warm-up as neither; the last run has no sweep estimate; stop draws
@@ -44,7 +45,7 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 		var streamed atomic.Int64
 		// Two levels of 320 requests of 100 tokens; nothing known of the
 		// server, so a request's time at C=8 is its time at C=4.
-		p := newProgress(&buf, closedPlan([]int{4, 8}, 320, 100), &streamed)
+		p := New(&buf, closedPlan([]int{4, 8}, 320, 100), &streamed)
 		p.live = true
 		p.LevelStarted(sweep.Level{Concurrency: 4}, 320)
 		for range 80 {
@@ -55,7 +56,7 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 		time.Sleep(20*time.Second + time.Millisecond)
 		lines := redraws(buf.String())
 		if len(lines) != 80 {
-			t.Fatalf("%d redraws in 20s, want 80 (one every %v)", len(lines), progressEvery)
+			t.Fatalf("%d redraws in 20s, want 80 (one every %v)", len(lines), Every)
 		}
 		// At 250 ms: a quarter done, so 750 ms left (to the second: 1s);
 		// a request took 1s/80 = 12.5 ms, the C=8 level's 40 rounds 0.5 s.
@@ -72,7 +73,7 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 		// request measured (1s), so the C=8 level's 40 rounds take 40 s.
 		time.Sleep(60*time.Second + 99*time.Millisecond)
 		n := len(redraws(buf.String()))
-		p.levelEnded("level C=4 done", 0, true)
+		p.LevelEnded("level C=4 done", 0, true)
 		got := redraws(buf.String())[n:]
 		if len(got) != 2 || got[0] != "level C=4 done\n" || got[1] != "toksweep: about 40 seconds left for 1 more level run (measured 1s a request at C=4)\n" {
 			t.Errorf("at the level's end drew %q", got)
@@ -89,7 +90,7 @@ func TestProgressRedrawsEveryInterval(t *testing.T) {
 		if want := "level C=8 (run 2 of 2): 1/320 requests, 16000 tokens streamed, 106667 tok/s, 1 errors, 0s; level ~0s left"; last[len(last)-1] != want {
 			t.Errorf("last run's redraw\n%q, want\n%q (no sweep estimate)", last[len(last)-1], want)
 		}
-		p.stop()
+		p.Stop()
 		n = len(redraws(buf.String()))
 		time.Sleep(time.Second)
 		if m := len(redraws(buf.String())); m != n {
@@ -106,14 +107,14 @@ func TestProgressPlainReestimateIsMeasured(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var buf syncBuffer
-		p := newProgress(&buf, closedPlan([]int{1, 2, 4}, 8, 100), nil)
+		p := New(&buf, closedPlan([]int{1, 2, 4}, 8, 100), nil)
 		p.LevelStarted(sweep.Level{Concurrency: 1}, 8)
 		time.Sleep(3 * time.Second)
-		p.levelEnded("level C=1 done", 0, true)
+		p.LevelEnded("level C=1 done", 0, true)
 		p.LevelStarted(sweep.Level{Concurrency: 2}, 8)
 		time.Sleep(80 * time.Second) // 20 s a request: 2 rounds of C=4 left, 40 s
-		p.levelEnded("level C=2 done", 0, true)
-		p.stop()
+		p.LevelEnded("level C=2 done", 0, true)
+		p.Stop()
 		want := "level C=1 done\n" +
 			"toksweep: a few seconds left for 2 more level runs (measured 400ms a request at C=1)\n" +
 			"level C=2 done\n" +
