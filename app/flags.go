@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -56,7 +57,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
 		chartsFlag(&o.Charts),
-	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), block, shardFlags(o), percentileFlags(o), liveFlags(o))...), before)
+	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), block, []cli.Flag{capFlag(o)}, shardFlags(o), percentileFlags(o), liveFlags(o))...), before)
 }
 
 // chartsFlag is --charts, the chart files that sweep, report, compare and
@@ -95,9 +96,9 @@ func deref[T any](p *T) T {
 
 // requestsUsage is --requests' help: each mode's auto count, from the
 // functions that count it (sweep.AutoRequests for the closed loop and
-// sessions, sweep.AutoRateRequests for the rate mode; a replay sends its
+// sessions, rate.AutoRequests for the rate mode; a replay sends its
 // trace).
 var requestsUsage = fmt.Sprintf("measured requests per level; auto is %d per worker, at least %d; "+
 	"at a rate, %ds of arrivals, at least %d; a trace replay: the trace's requests less the warm-up "+
 	"(with --duration alone: unbounded)",
-	sweep.AutoRequests(1000)/1000, sweep.AutoRequests(0), sweep.AutoRateRequests(1000)/1000, sweep.AutoRateRequests(0))
+	sweep.AutoRequests(1000)/1000, sweep.AutoRequests(0), rate.AutoRequests(1000)/1000, rate.AutoRequests(0))

@@ -15,6 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/mode/openloop"
+	"github.com/toksweep/toksweep/mode/replay"
 	"github.com/toksweep/toksweep/plan"
 	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/rundir"
@@ -315,8 +317,8 @@ func readFinishedRun(dir string) (rundir.SavedRun, error) {
 // it, and the plan goes on as for --peak-rps, after a line that shows the
 // conversion.
 func runSpeedPlan(dir string, k float64, o plan.Options, stdout io.Writer) error {
-	if !(k > 0) || k > maxSpeed {
-		return usagef("invalid --peak-speed %v: want a speed above 0 and up to %d", k, maxSpeed)
+	if !(k > 0) || math.IsInf(k, 0) {
+		return usagef("invalid --peak-speed %v: want a speed above 0", k)
 	}
 	run, err := readFinishedRun(dir)
 	if err != nil {
@@ -325,6 +327,9 @@ func runSpeedPlan(dir string, k float64, o plan.Options, stdout io.Writer) error
 	tr := run.Summary.Trace
 	if tr == nil || !tr.Timed() {
 		return usagef("--peak-speed needs a trace replay run (sweep --trace); %s is not one: give --peak-rps", dir)
+	}
+	if most := replay.MaxSpeed(*tr); k > most {
+		return usagef("invalid --peak-speed %v: over this trace's highest speed, %.4g× (it would offer more than %d req/s)", k, most, openloop.MaxRate)
 	}
 	o.PeakRPS = k * tr.MeanRate
 	if err := o.Check(); err != nil {

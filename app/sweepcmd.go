@@ -32,6 +32,7 @@ func sweepCommand(stdout, stderr io.Writer) *cli.Command {
 		Flags:        sweepFlags(o),
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
+			o.givenFlags = c.FlagNames()
 			if err := o.parseOptions(c.Args()); err != nil {
 				return err
 			}

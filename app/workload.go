@@ -38,7 +38,7 @@ func workloadFlags(o *options) []cli.Flag {
 		&cli.StringFlag{Name: "dataset-format", Destination: &f.DatasetFormat, Usage: "jsonl or sharegpt (default: jsonl for a .jsonl file)"},
 		&cli.StringFlag{Name: "input-tokens", Destination: &f.InputTokens, Action: given[string](&f.InputTokensSet), Usage: "synthetic prompts of about N tokens, N[:STDDEV], e.g. 4000 or 4000:400; each request gets a unique prefix so prefix caching cannot flatter the figures"},
 		&cli.IntFlag{Name: "shared-prefix-tokens", Destination: &f.SharedPrefixTokens, Usage: "with --input-tokens: the first K tokens are the same in every request, to measure prefix caching on purpose"},
-		&cli.Int64Flag{Name: "seed", Destination: &f.Seed, Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},
+		&cli.Int64Flag{Name: "seed", Destination: &o.Seed, Action: given[int64](&o.SeedSet), Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},
 		&cli.BoolFlag{Name: "ignore-eos", Destination: &f.IgnoreEOS, Usage: `send "ignore_eos": true (a vLLM extension; other servers may ignore it) so that outputs run to max_tokens`},
 		&cli.IntFlag{Name: "min-tokens", Action: into(&f.MinTokens), Usage: `send "min_tokens": N (a vLLM extension; other servers may ignore it)`},
 		&cli.StringFlag{Name: "metrics-url", Destination: &f.MetricsURL, Usage: "the server's Prometheus endpoint, sampled during each level (default: --url with /v1 replaced by /metrics, when it answers); off to disable"},
@@ -83,19 +83,54 @@ func (o *options) checkBounds() error {
 	return nil
 }
 
+// promptOwned refuses, beside a mode that sets each request's prompt and
+// lengths (promptOwner: a trace replay), the flags that set them.
+func (o *options) promptOwned() error {
+	f := &o.Flags
+	for _, m := range modes() {
+		po, ok := m.(promptOwner)
+		if !ok {
+			continue
+		}
+		from := po.PromptsFrom(&o.Line)
+		if from == "" {
+			continue
+		}
+		for _, c := range []struct {
+			flag string
+			set  bool
+		}{
+			{"--prompt", f.PromptSet},
+			{"--prompt-file", f.PromptFile != ""},
+			{"--dataset", f.Dataset != ""},
+			{"--input-tokens", f.InputTokensSet},
+			{"--max-tokens", f.MaxTokensSet},
+			{"--min-tokens", f.MinTokens != nil},
+		} {
+			if c.set {
+				return usagef("%s does not apply to %s", c.flag, from)
+			}
+		}
+	}
+	return nil
+}
+
 // prompt loads the prompt set from the one source the flags name.
 func (o *options) prompt() error {
 	if err := o.checkBounds(); err != nil {
+		return err
+	}
+	if err := o.promptOwned(); err != nil {
 		return err
 	}
 	f := &o.Flags
 	wo := workload.Options{
 		Prompt: f.Prompt, PromptSet: f.PromptSet, PromptFile: f.PromptFile,
 		Dataset: f.Dataset, Format: f.DatasetFormat,
-		SharedPrefixTokens: f.SharedPrefixTokens, Seed: f.Seed,
+		SharedPrefixTokens: f.SharedPrefixTokens, Seed: o.Seed,
 		IgnoreSourceMaxTokens: f.MaxTokensSet, DefaultPrompt: sim.EssayPrompt,
 	}
-	for _, m := range modes(o) {
+	for _, m := range modes() {
 		if ps, ok := m.(promptShaper); ok {
 			if err := ps.Prompts(&o.Line, &wo); err != nil {
 				return err
@@ -115,7 +150,7 @@ func (o *options) prompt() error {
 	}
 	o.Work.Set, o.PromptSource, o.Prompt = set, set.Source, set.Prompts[0].Text
 	o.Warnings = append(o.Warnings, datasetWarnings(set, o.API, wo.Dataset)...)
-	for _, m := range modes(o) {
+	for _, m := range modes() {
 		if ps, ok := m.(promptShaper); ok {
 			o.PromptSource += ps.Loaded(&o.Line, set, o.API)
 		}

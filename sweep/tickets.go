@@ -111,8 +111,8 @@ func (t *tickets) expired() bool {
 	return t.late
 }
 
-// unlimited is the ticket count used when only a duration bounds a level.
-const unlimited = int(^uint(0) >> 2)
+// Unlimited is the ticket count used when only a duration bounds a level.
+const Unlimited = int(^uint(0) >> 2)
 
 // aborter watches a level's results and trips when the first C requests
 // (at least) all failed with the same client-side HTTP error, as a status
