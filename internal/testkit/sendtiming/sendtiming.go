@@ -15,8 +15,8 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/pct"
-	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/mode/replay"
+	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
 	"github.com/toksweep/toksweep/workload/trace"
 )
