@@ -329,7 +329,7 @@ func runSpeedPlan(dir string, k float64, o plan.Options, stdout io.Writer) error
 		return usagef("--peak-speed needs a trace replay run (sweep --trace); %s is not one: give --peak-rps", dir)
 	}
 	if most := replay.MaxSpeed(*tr); k > most {
-		return usagef("invalid --peak-speed %v: over this trace's highest speed, %.4g× (it would offer more than %d req/s)", k, most, openloop.MaxRate)
+		return usagef("invalid --peak-speed %v: over this trace's highest speed, %.6g× (it would offer more than %d req/s)", k, most, openloop.MaxRate)
 	}
 	o.PeakRPS = k * tr.MeanRate
 	if err := o.Check(); err != nil {

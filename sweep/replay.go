@@ -79,14 +79,14 @@ func ReplayLoop(rp *Replay, speed float64, salt uint64) Arrivals {
 			}
 		}
 		i := 0
-		plan := func() (time.Duration, bool) {
+		instants := func() (time.Duration, bool) {
 			if i >= len(rp.Requests) {
 				return 0, false
 			}
 			i++
 			return time.Duration(float64(rp.Requests[i-1].At) / speed), true
 		}
-		feed(ctx, s, plan, func(t Ticket, i int, sched time.Duration) {
+		feed(ctx, s, instants, func(t Ticket, i int, sched time.Duration) {
 			defer close(turns[i].done)
 			rq := rp.Requests[i]
 			var parent *ReplayTurn

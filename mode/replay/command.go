@@ -149,7 +149,7 @@ func (r *Settings) parseSpeeds() error {
 			return mode.Usagef("invalid --replay-speed %q: %q is not a speed (want numbers above 0, e.g. 0.5,1,2)", r.Speeds, s)
 		}
 		if v > most {
-			return mode.Usagef("invalid --replay-speed %q: %g× would offer %.4g req/s (mean) and %.4g req/s in the trace's busiest second, over the %d req/s bound: this trace's highest speed is %.4g×",
+			return mode.Usagef("invalid --replay-speed %q: %g× would offer %.4g req/s (mean) and %.4g req/s in the trace's busiest second, over the %d req/s bound: this trace's highest speed is %.6g×",
 				r.Speeds, v, v*r.sum.MeanRate, v*float64(r.sum.PeakRate1s), openloop.MaxRate, most)
 		}
 		if v <= prev {
