@@ -158,3 +158,63 @@ func TestBoundNeedsAStableTop(t *testing.T) {
 		})
 	}
 }
+
+// TestChooseMarksABound: among configurations planned as bounds (no SLO,
+// no knee: C=1 2 req/s, C=2 4 req/s for a, G = 1; C=4 8, C=8 16 for b,
+// G = 2), each is planned on its highest level and its replicas and cost
+// say "at most": a at ceil(100 / (4 × 0.75)) = 34 replicas, $68/h; b at
+// ceil(100 / (16 × 0.75)) = 9, 18 GPUs, $36/h, the cheaper.
+func TestChooseMarksABound(t *testing.T) {
+	sec := time.Second
+	mk := func(path string, gpus float64, ls []lvl) Config {
+		stats, levels := build(ls)
+		return Config{Path: path, Stats: stats, Levels: levels, GPUs: gpus}
+	}
+	ch, err := Choose([]Config{
+		mk("a", 1, []lvl{{1, 2, sec, nil, false}, {2, 4, sec, nil, false}}),
+		mk("b", 2, []lvl{{4, 8, sec, nil, false}, {8, 16, sec, nil, false}}),
+	}, fleetOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := ch.Best(); b.Run != "b" || b.Plan.Basis != BasisBound || b.Plan.Replicas != 9 || b.USDPerHour != 36 {
+		t.Fatalf("chose %s (%s): %d replicas at $%v/h; want b (bound): 9 at $36/h", b.Run, b.Plan.Basis, b.Plan.Replicas, b.USDPerHour)
+	}
+	var out bytes.Buffer
+	if err := ch.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  level    C=2 (bound)\n  replicas ceil(100 / (4.0000 × 0.75)) = ceil(33.333) = 34, at most\n",
+		"  level    C=8 (bound)\n  replicas ceil(100 / (16.0000 × 0.75)) = ceil(8.333) = 9, at most\n",
+		"  cost     9 × 2 × $2 = $36.00/h (18 GPUs; ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the choice does not say %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "per million output tokens), at most\n") {
+		t.Errorf("the cost is not marked a bound:\n%s", out.String())
+	}
+}
+
+// TestPlanBoundSessions: a multi-turn run without an SLO or a knee (the
+// saved sessions run, C=2) is a bound in sessions too: a replica completes
+// at least its sessions per second.
+func TestPlanBoundSessions(t *testing.T) {
+	run, err := rundir.ReadRunDir("../testdata/runs/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make(run, Options{PeakRPS: 10, Headroom: 0.75})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := p.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("sessions/s per replica (%.0f sessions/day), at least\n", p.sessionFigures().PerDay); p.Basis != BasisBound || !strings.Contains(out.String(), want) {
+		t.Errorf("basis %s; the plan does not say %q:\n%s", p.Basis, want, out.String())
+	}
+}
