@@ -51,9 +51,10 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			"toksweep plan --peak-speed K [--users N] [--headroom 0.75] [--gpus-per-replica G --gpu-hour-usd P] DIR\n" +
 			"toksweep plan --peak-rps λ --gpus-per-replica [RUN=]G ... --gpu-hour-usd P --out DIR RUN1 RUN2 ...\n\n" +
 			"DIR is a finished run directory. The plan rests on the largest tested level that met the\n" +
-			"run's SLO (every lower level passing too), or, for a run without an SLO, on its knee; it\n" +
-			"never extrapolates beyond a measured level. It prints every formula with the run's numbers\n" +
-			"and writes DIR/" + plan.File + " (see docs/metrics.md, \"Fleet plan\").\n\n" +
+			"run's SLO (every lower level passing too), or, for a run without an SLO, on its knee, or\n" +
+			"without one on its highest level when that ran stable: then every count is a bound (\"at\n" +
+			"most N replicas\"). It never extrapolates beyond a measured level. It prints every formula\n" +
+			"with the run's numbers and writes DIR/" + plan.File + " (see docs/metrics.md, \"Fleet plan\").\n\n" +
 			"A trace replay run (sweep --trace) takes --peak-speed K in place of --peak-rps: the peak is\n" +
 			"K times the trace's mean rate (from summary.json), shown, then planned as --peak-rps.\n\n" +
 			"Given several runs (each one server configuration: a tensor-parallel size, a max-num-seqs),\n" +

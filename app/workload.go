@@ -17,6 +17,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/client/promscrape"
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
@@ -267,8 +268,8 @@ func (w *workSettings) serverSampler() sweep.ServerSampler {
 	if w.sampler == nil {
 		return nil
 	}
-	return func(ctx context.Context, _ int) func() *promscrape.LevelMetrics {
-		stop := w.sampler.Start(ctx)
+	return func(ctx context.Context, _ int, loadEnd <-chan struct{}) func() *promscrape.LevelMetrics {
+		stop := w.sampler.StartLevel(ctx, loadEnd)
 		return func() *promscrape.LevelMetrics {
 			m := stop()
 			if m != nil { // a failed scrape may quote a page that echoes the credentials
@@ -311,7 +312,8 @@ func (w *workSettings) findMetrics(ctx context.Context, o *options, stderr io.Wr
 		return nil
 	}
 	w.sampler = s
-	fmt.Fprintf(stderr, "toksweep: server metrics from %s, sampled every %v during each level\n", promscrape.ShowURL(raw), s.Interval)
+	fmt.Fprintf(stderr, "toksweep: server metrics from %s, sampled in each level from %v in (gaps doubling up to %v) and at its load's end\n",
+		promscrape.ShowURL(raw), promscrape.FirstSample, s.Interval)
 	return nil
 }
 
@@ -357,8 +359,8 @@ func (o *options) levelNotes(s report.LevelStats) string {
 		if p := sv.Raw.Preemptions; p.OK {
 			preempted = fmt.Sprintf(", preemptions %.0f", p.Delta)
 		}
-		fmt.Fprintf(&b, "\n  server: running %s, waiting %s, KV cache %s, prefix hits %s%s; TTFT %s (queue %s, prefill %s)",
-			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), pct(sv.PrefixHitRate), preempted,
+		fmt.Fprintf(&b, "\n  server: running %s, waiting %s, KV cache %s%s, prefix hits %s%s; TTFT %s (queue %s, prefill %s)",
+			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), fewSamples(sv.Scrapes), pct(sv.PrefixHitRate), preempted,
 			msText(sv.TTFTMean), msText(sv.QueueMean), msText(sv.PrefillMean))
 		if raw := sv.Raw; raw != nil && raw.Failures > 0 {
 			fmt.Fprintf(&b, "\ntoksweep: warning: %s: %d scrapes of the server's metrics failed: %s", report.LevelName(s), raw.Failures, raw.Error)
@@ -374,6 +376,23 @@ func (o *options) levelNotes(s report.LevelStats) string {
 		}
 	}
 	return b.String()
+}
+
+// fewGaugeSamples is the count of gauge samples under which a level's
+// server line says how many its means rest on.
+const fewGaugeSamples = 5
+
+// fewSamples is the caveat after a level's gauge means when they rest on
+// few samples: " (1 sample)", " (3 samples)", " (no sample)"; "" from
+// fewGaugeSamples up.
+func fewSamples(n int) string {
+	switch {
+	case n >= fewGaugeSamples:
+		return ""
+	case n == 0:
+		return " (no sample)"
+	}
+	return " (" + english.Plural(n, "sample") + ")"
 }
 
 func pct(v float64) string {

@@ -221,7 +221,7 @@ func runLevel(ctx context.Context, cfg Config, load Load, d Doer, spec LevelKey,
 		_ = w.WarmConns(lctx, load.WarmConns(spec))
 	}
 
-	stopServer := cfg.Server.start(ctx, c)
+	stopServer := cfg.Server.start(ctx, c, tk.ended)
 	mon := startMonitor(obs.TimerLate)
 	start := d.Now()
 	s := &sender{cfg: cfg, d: d, obs: obs, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks(), prevEnd: map[int]time.Duration{}}
