@@ -32,7 +32,7 @@ const (
 func sweepFlags(o *options) []cli.Flag {
 	f := &o.Flags
 	block, before := modeFlags(o)
-	return placeFlags(append([]cli.Flag{
+	return placeFlags(append(categorize([]cli.Flag{
 		&cli.StringFlag{Name: "url", Destination: &o.URL, Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
 		&cli.BoolFlag{Name: "sim", Destination: &o.Sim, Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
 		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Destination: &o.SimPreset, Action: given[string](&f.SimPresetSet), Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
@@ -57,7 +57,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
 		chartsFlag(&o.Charts),
-	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), block, []cli.Flag{capFlag(o)}, shardFlags(o), percentileFlags(o), liveFlags(o))...), before)
+	}, ""), slices.Concat(categorize(slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o)), ""), block, categorize([]cli.Flag{capFlag(o)}, ""), categorize(slices.Concat(shardFlags(o), percentileFlags(o), liveFlags(o)), ""))...), before)
 }
 
 // chartsFlag is --charts, the chart files that sweep, report, compare and

@@ -30,7 +30,9 @@ type commandMode interface {
 	// Flags are the mode's flags, bound into its settings in l; HelpOrder
 	// places them among the other modes' in --help, and a flag named in
 	// FlagsBefore is shown just before that common flag instead.
+	// Category is the flags' category in --help (app/helpcats.go).
 	Flags(l *mode.Line) []cli.Flag
+	Category() string
 	HelpOrder() int
 	FlagsBefore() map[string]string
 	// Parse is the first pass over the mode's flags, before the prompt
@@ -120,7 +122,7 @@ func modeFlags(o *options) (block []cli.Flag, before map[string][]cli.Flag) {
 	byHelp := slices.SortedStableFunc(slices.Values(modes()), func(a, b commandMode) int { return cmp.Compare(a.HelpOrder(), b.HelpOrder()) })
 	for _, m := range byHelp {
 		at := m.FlagsBefore()
-		fs := m.Flags(&o.Line)
+		fs := categorize(m.Flags(&o.Line), m.Category())
 		if o.modeFlagSet == nil {
 			o.modeFlagSet = map[string][]cli.Flag{}
 		}

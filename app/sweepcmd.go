@@ -25,12 +25,14 @@ import (
 
 func sweepCommand(stdout, stderr io.Writer) *cli.Command {
 	o := &options{}
+	flags := sweepFlags(o)
 	return &cli.Command{
-		Name:         "sweep",
-		Usage:        "run closed-loop load at increasing concurrency levels (or open-loop arrivals at --rates) and report per-level figures",
-		UsageText:    "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
-		Flags:        sweepFlags(o),
-		OnUsageError: onUsageError,
+		Name:               "sweep",
+		Usage:              "run closed-loop load at increasing concurrency levels (or open-loop arrivals at --rates) and report per-level figures",
+		UsageText:          "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
+		Flags:              flags,
+		CustomHelpTemplate: helpTemplate(flags),
+		OnUsageError:       onUsageError,
 		Action: func(c *cli.Context) error {
 			o.givenFlags = c.FlagNames()
 			if err := o.parseOptions(c.Args()); err != nil {

@@ -47,6 +47,9 @@ func (Mode) Flags(l *mode.Line) []cli.Flag {
 	}
 }
 
+// Category is "open loop", the flags' category in --help.
+func (Mode) Category() string { return "open loop" }
+
 // HelpOrder is 2: after the closed loop's and the sessions' flags.
 func (Mode) HelpOrder() int { return 2 }
 

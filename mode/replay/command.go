@@ -54,6 +54,9 @@ func (Mode) Flags(l *mode.Line) []cli.Flag {
 	}
 }
 
+// Category is "trace replay", the flags' category in --help.
+func (Mode) Category() string { return "trace replay" }
+
 // HelpOrder is 3: the last of the modes' flags.
 func (Mode) HelpOrder() int { return 3 }
 
