@@ -117,13 +117,21 @@ func (r *gpuRun) fail(err error) {
 	r.failed++
 }
 
-func (r *gpuRun) open(ctx context.Context) {
+// stamped scrapes the endpoint once, stamped at the midpoint of its round
+// trip: the instant the server read its figures, give or take half of it.
+func (r *gpuRun) stamped(ctx context.Context) ([]GPUReading, time.Time, error) {
+	t0 := time.Now()
 	g, err := r.s.Scrape(ctx, r.url)
+	return g, t0.Add(time.Since(t0) / 2), err
+}
+
+func (r *gpuRun) open(ctx context.Context) {
+	g, at, err := r.stamped(ctx)
 	if err != nil {
 		r.fail(err)
 		return
 	}
-	r.opening, r.openAt = g, time.Now()
+	r.opening, r.openAt = g, at
 	for i := range g {
 		r.gpu(&g[i])
 	}
@@ -157,12 +165,11 @@ func (r *gpuRun) sample(ctx context.Context) {
 }
 
 func (r *gpuRun) close(ctx context.Context) {
-	g, err := r.s.Scrape(ctx, r.url)
+	g, at, err := r.stamped(ctx)
 	if err != nil {
 		r.fail(err)
 		return
 	}
-	at := time.Now()
 	for i := range g {
 		gpu := r.gpu(&g[i])
 		if r.opening == nil {
