@@ -103,7 +103,7 @@ func TestSavedRunCSVCells(t *testing.T) {
 	openOnly := []string{"rate", "offered_rps", "achieved_rps", "dispatch_delay_p50_ms", "dispatch_delay_p99_ms",
 		"dispatch_delay_max_ms", "ttft_rise_ms", "unstable", "unstable_reason", "goodput_rps", "goodput_ratio"}
 	mayBeEmpty := func(name string) bool {
-		return strings.HasPrefix(name, "server_") || name == "slo_failed" || name == "client_limited_reason" ||
+		return strings.HasPrefix(name, "server_") || strings.HasPrefix(name, "gpu_") || name == "slo_failed" || name == "client_limited_reason" ||
 			slices.Contains(openOnly, name) ||
 			slices.ContainsFunc(sessionColumns(), func(c Column) bool { return c.Name == name }) ||
 			slices.ContainsFunc(traceColumns(), func(c Column) bool { return c.Name == name })
