@@ -20,9 +20,21 @@ import (
 // gpuMetricsFlag is --gpu-metrics-url, one dcgm-exporter endpoint per GPU
 // host, sampled during each level like --metrics-url.
 func gpuMetricsFlag(o *options) cli.Flag {
-	return &cli.StringSliceFlag{Name: "gpu-metrics-url",
-		Action: func(_ *cli.Context, v []string) error { o.Work.GPUURLs = v; return nil },
-		Usage:  "a GPU host's dcgm-exporter endpoint (e.g. http://HOST:9400/metrics), sampled during each level for power, memory and energy (repeatable: one per host)"}
+	return &cli.GenericFlag{Name: "gpu-metrics-url", Value: appendTo{&o.Work.GPUURLs},
+		Usage: "a GPU host's dcgm-exporter endpoint (e.g. http://HOST:9400/metrics), sampled during each level for power, memory and energy (repeatable: one per host)"}
+}
+
+// appendTo is a repeatable flag's value: each use appends one, in order,
+// without a comma split (a URL may hold commas).
+type appendTo struct{ dst *[]string }
+
+func (a appendTo) Set(v string) error { *a.dst = append(*a.dst, v); return nil }
+
+func (a appendTo) String() string {
+	if a.dst == nil {
+		return ""
+	}
+	return strings.Join(*a.dst, " ")
 }
 
 // checkGPUMetrics checks the --gpu-metrics-url values: http(s) URLs, each

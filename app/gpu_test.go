@@ -140,3 +140,44 @@ func TestSpecDecodeAcceptanceOfTheSimulator(t *testing.T) {
 		t.Errorf("the level line does not give the acceptance:\n%s%s", stdout, stderr)
 	}
 }
+
+// TestGPUMetricsURLChecks: --gpu-metrics-url is checked before any load:
+// a bad or repeated URL is a usage error, an endpoint that does not answer
+// or exports no dcgm-exporter field fails the run in one line; with
+// --metrics-url off the GPUs are still sampled, and the server_* columns
+// stay empty.
+func TestGPUMetricsURLChecks(t *testing.T) {
+	t.Parallel()
+	srv := simtest.NewServer(serveSimConfig(t, "--preset", "fast"))
+	defer srv.Close()
+	gpu := srv.URL + "/gpu/metrics"
+	base := []string{"sweep", "--url", srv.URL + "/v1", "--levels", "2", "--requests", "4", "--max-tokens", "16"}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"not a URL", []string{"--gpu-metrics-url", "gpu:9400"}, ExitUsage, `invalid --gpu-metrics-url "gpu:9400"`},
+		{"twice", []string{"--gpu-metrics-url", gpu, "--gpu-metrics-url", gpu}, ExitUsage, "is given twice"},
+		{"no GPU fields", []string{"--gpu-metrics-url", srv.URL + "/metrics"}, ExitFailure, "exports none of dcgm-exporter's fields"},
+		{"not answering", []string{"--gpu-metrics-url", srv.URL + "/nothing"}, ExitFailure, "--gpu-metrics-url: scraping"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append(append(append([]string{}, base...), "--out", filepath.Join(t.TempDir(), "out")), c.args...)
+			code, _, stderr := runCLI(t, context.Background(), args...)
+			if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 && c.code == ExitUsage {
+				t.Errorf("exit %d, stderr %q; want %d saying %q", code, stderr, c.code, c.want)
+			}
+		})
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI(t, context.Background(), append(base, "--metrics-url", "off", "--gpu-metrics-url", gpu, "--out", dir)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	row := readLevels(t, dir)[0]
+	if row["server_scrapes"] != "" || row["gpu_count"] != "1" || row["gpu_energy_source"] != "counter" {
+		t.Errorf("server_scrapes %q, gpu_count %q, source %q; want empty, 1, counter", row["server_scrapes"], row["gpu_count"], row["gpu_energy_source"])
+	}
+}
