@@ -112,5 +112,5 @@ func helpTemplate(flags []cli.Flag) string {
 	fmt.Fprintf(&b, "   %s\n", cli.HelpFlag)
 	// The flags' text is literal, not template.
 	return "NAME:\n   {{template \"helpNameTemplate\" .}}\n\nUSAGE:\n   {{template \"usageTemplate\" .}}\n\nOPTIONS:\n" +
-		strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), "{{", `{{"{{"}}`)
+		strings.ReplaceAll(b.String(), "{{", `{{"{{"}}`)
 }
