@@ -3,7 +3,6 @@ package promscrape
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -31,39 +30,6 @@ func (s *GPUSampler) Scrape(ctx context.Context, url string) ([]GPUReading, erro
 		return err
 	})
 	return gpus, err
-}
-
-// fetch GETs s.URL as Sampler.Scrape does (classic text format, no
-// redirect, s.Header, s.Timeout) and hands the body to read.
-func fetch(ctx context.Context, s *Sampler, read func(io.Reader) error) error {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout())
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
-	if err != nil {
-		return fmt.Errorf("metrics URL %s: %v", ShowURL(s.URL), err)
-	}
-	for k, vs := range s.Header {
-		req.Header[k] = vs
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
-	hc := http.Client{CheckRedirect: noRedirects}
-	if s.Client != nil {
-		hc = *s.Client
-		hc.CheckRedirect = noRedirects
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("scraping %s: %v", ShowURL(s.URL), unwrapURLError(err))
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return fmt.Errorf("scraping %s: HTTP %s", ShowURL(s.URL), resp.Status)
-	}
-	if err := read(io.LimitReader(resp.Body, maxBody)); err != nil {
-		return fmt.Errorf("scraping %s: %v", ShowURL(s.URL), err)
-	}
-	return nil
 }
 
 // Start takes every endpoint's opening scrape, then scrapes them in the

@@ -45,11 +45,26 @@ type Sampler struct {
 
 // Scrape fetches and reads the endpoint once.
 func (s *Sampler) Scrape(ctx context.Context) (*Snapshot, error) {
+	var fams *Exposition
+	err := fetch(ctx, s, func(r io.Reader) (err error) {
+		fams, err = Parse(r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return Read(fams), nil
+}
+
+// fetch GETs s.URL once (the classic text format, s.Header, s.Timeout; a
+// redirect is a failed scrape, never followed) and hands the body, at
+// most maxBody, to read.
+func fetch(ctx context.Context, s *Sampler, read func(io.Reader) error) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("metrics URL %s: %v", ShowURL(s.URL), err)
+		return fmt.Errorf("metrics URL %s: %v", ShowURL(s.URL), err)
 	}
 	for k, vs := range s.Header {
 		req.Header[k] = vs
@@ -63,21 +78,20 @@ func (s *Sampler) Scrape(ctx context.Context) (*Snapshot, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %v", ShowURL(s.URL), unwrapURLError(err))
+		return fmt.Errorf("scraping %s: %v", ShowURL(s.URL), unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		if resp.StatusCode/100 == 3 {
-			return nil, fmt.Errorf("scraping %s: HTTP %s (redirects are not followed)", ShowURL(s.URL), resp.Status)
+			return fmt.Errorf("scraping %s: HTTP %s (redirects are not followed)", ShowURL(s.URL), resp.Status)
 		}
-		return nil, fmt.Errorf("scraping %s: HTTP %s", ShowURL(s.URL), resp.Status)
+		return fmt.Errorf("scraping %s: HTTP %s", ShowURL(s.URL), resp.Status)
 	}
-	e, err := Parse(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %v", ShowURL(s.URL), err)
+	if err := read(io.LimitReader(resp.Body, maxBody)); err != nil {
+		return fmt.Errorf("scraping %s: %v", ShowURL(s.URL), err)
 	}
-	return Read(e), nil
+	return nil
 }
 
 func (s *Sampler) timeout() time.Duration {

@@ -7,24 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/modetest"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// line binds the closed mode's flags into a fresh Line, runs args through
-// a real urfave/cli command and then the mode's Parse, as app does.
+// line runs args through the closed loop's flags and Parse
+// (modetest.Parse), with --requests given as requests.
 func line(t *testing.T, requests int, args ...string) (*mode.Line, error) {
 	t.Helper()
-	l := &mode.Line{Requests: requests}
-	app := &cli.App{Name: "t", HideHelp: true, Flags: Mode{}.Flags(l), Action: func(*cli.Context) error { return nil }}
-	if err := app.Run(append([]string{"t"}, args...)); err != nil {
-		t.Fatalf("flags %q: %v", args, err)
-	}
-	return l, Mode{}.Parse(l)
+	return modetest.Parse(t, Mode{}, &mode.Line{Requests: requests}, args...)
 }
 
 func TestParseLevels(t *testing.T) {

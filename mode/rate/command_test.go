@@ -7,26 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/modetest"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sweep"
 )
 
-// line binds the rate mode's flags into a fresh Line, runs args through a
-// real urfave/cli command and then the mode's Parse, as app does.
+// line runs args through the mode's flags and Parse (modetest.Parse).
 func line(t *testing.T, l *mode.Line, args ...string) (*mode.Line, error) {
 	t.Helper()
-	if l == nil {
-		l = &mode.Line{}
-	}
-	app := &cli.App{Name: "t", HideHelp: true, Flags: Mode{}.Flags(l), Action: func(*cli.Context) error { return nil }}
-	if err := app.Run(append([]string{"t"}, args...)); err != nil {
-		t.Fatalf("flags %q: %v", args, err)
-	}
-	return l, Mode{}.Parse(l)
+	return modetest.Parse(t, Mode{}, l, args...)
 }
 
 func TestParse(t *testing.T) {
