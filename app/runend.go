@@ -40,6 +40,7 @@ type runEnd struct {
 func recommend(sum *report.Summary, stats []report.LevelStats, slo report.SLO) {
 	if len(stats) > 0 {
 		sum.Recommendation = report.NewRecommendationJSON(report.Recommend(stats, slo), stats)
+		sum.Tiers = report.NewTiersJSON(report.JudgeTiers(stats, sum.Config.Tiers()), stats)
 	}
 }
 
@@ -73,6 +74,9 @@ func (e *runEnd) write(ctx context.Context, runErr error, stdout io.Writer) erro
 	}
 	if s := recommendation(*e.sum); s != "" {
 		fmt.Fprintf(stdout, "\n%s\n", s)
+	}
+	if err := report.WriteTiers(stdout, e.sum.Tiers); err != nil && runErr == nil && !errors.Is(err, syscall.EPIPE) {
+		runErr = err
 	}
 	for _, l := range e.closing {
 		fmt.Fprintln(stdout, l)

@@ -26,7 +26,7 @@ func (o *options) runConfig() *report.RunConfig {
 		Temperature: o.Temperature, PromptSource: o.PromptSource, ExtraBody: o.ExtraBody,
 		APIKeySet: o.APIKey != "", RequestTimeout: o.RequestTimeout.String(),
 		ConnectTimeout: o.ConnectTimeout.String(), Insecure: o.Insecure,
-		SLO: report.NewSLOConfig(o.SLO), ReadingSpeed: o.readingConfig(),
+		SLO: report.NewSLOConfig(o.SLO), SLOTiers: report.NewTierConfigs(o.Tier.Tiers), ReadingSpeed: o.readingConfig(),
 	}
 	m := o.mode()
 	r.Mode = m.Name()

@@ -268,24 +268,41 @@ func (r Recommendation) figuresAt(b *strings.Builder, stats []LevelStats, c int,
 // server delivers there: decode and e2e tok/s (p50), TTFT p95 and the
 // aggregate output tok/s, each the mean over the level's repeats.
 func levelFigures(stats []LevelStats, c int) string {
-	var decode, e2e, ttft, agg float64
-	n := 0
+	var runs []LevelStats
 	for _, s := range stats {
-		if s.Concurrency != c {
-			continue
+		if s.Concurrency == c {
+			runs = append(runs, s)
 		}
-		n++
-		decode += s.DecodeTPSP50
-		e2e += s.E2ETPSP50
-		ttft += Ms(s.TTFTP95)
-		agg += s.AggregateOutputTPS
 	}
-	if n == 0 {
+	if len(runs) == 0 {
 		return "no figures were measured"
 	}
-	k := float64(n)
+	m := meanFigures(runs)
 	return fmt.Sprintf("each user gets %s tok/s decode and %s tok/s end to end (p50) with a TTFT p95 of %s, and the server delivers %s output tok/s in aggregate",
-		Num(decode/k, 1), Num(e2e/k, 1), msText(ttft/k), Num(agg/k, 0))
+		Num(m.DecodeP50, 1), Num(m.E2EP50, 1), msText(m.TTFTP95Ms), Num(m.Aggregate, 0))
+}
+
+// userFigures is what one user gets at a level and what the server
+// delivers there, each the mean over the level's runs (meanFigures).
+type userFigures struct {
+	DecodeP50, DecodeP10, E2EP50 float64 // tok/s
+	TTFTP95Ms                    float64
+	Aggregate                    float64 // aggregate output tok/s
+}
+
+// meanFigures is the mean of runs' figures (NaN if one run has none, as
+// a TTFT p95 without a sample); runs must not be empty.
+func meanFigures(runs []LevelStats) userFigures {
+	var m userFigures
+	for _, s := range runs {
+		m.DecodeP50 += s.DecodeTPSP50
+		m.DecodeP10 += s.DecodeTPSP10
+		m.E2EP50 += s.E2ETPSP50
+		m.TTFTP95Ms += Ms(s.TTFTP95)
+		m.Aggregate += s.AggregateOutputTPS
+	}
+	k := float64(len(runs))
+	return userFigures{DecodeP50: m.DecodeP50 / k, DecodeP10: m.DecodeP10 / k, E2EP50: m.E2EP50 / k, TTFTP95Ms: m.TTFTP95Ms / k, Aggregate: m.Aggregate / k}
 }
 
 // msText is a duration in milliseconds for a sentence: "420 ms", "1.25 s".

@@ -28,7 +28,8 @@ type RunConfig struct {
 	LevelsAuto     bool              `json:"levels_auto,omitempty"` // --levels auto: an adaptive search
 	AutoMax        int               `json:"auto_max,omitempty"`    // --levels auto: the highest level it may reach
 	SLO            *SLOConfig        `json:"slo,omitempty"`
-	Requests       int               `json:"requests"` // 0: auto (or unbounded with Duration alone)
+	SLOTiers       []TierConfig      `json:"slo_tiers,omitempty"` // --slo-tier, in the order given
+	Requests       int               `json:"requests"`            // 0: auto (or unbounded with Duration alone)
 	Duration       string            `json:"duration,omitempty"`
 	Warmup         int               `json:"warmup"`
 	Repeat         int               `json:"repeat"`

@@ -37,6 +37,9 @@ type Summary struct {
 	// Recommendation is the capacity answer (SLO verdict and knee), set
 	// when the run finished at least one level.
 	Recommendation *RecommendationJSON `json:"recommendation,omitempty"`
+	// Tiers is the tier table (--slo-tier): one answer per tier, set with
+	// Recommendation; absent for a run without tiers.
+	Tiers []TierJSON `json:"tiers,omitempty"`
 	// Trace is the replayed trace's summary (--trace), before any replay.
 	Trace *trace.Summary `json:"trace,omitempty"`
 	// ReplaySalt is the salt of a replay's prompts, drawn per run (from
