@@ -109,9 +109,10 @@ func tierLimit(r Recommendation, stats []LevelStats) string {
 const TierTableTitle = "SLO tiers: the highest level meeting each tier with every lower level passing, and what each user gets there"
 
 // TierTable is the tier table's heads and cells, one row per tier, for
-// the console (WriteTiers) and report.html.
-func TierTable(tiers []TierJSON) (heads []string, rows [][]string) {
+// the console (WriteTiers) and report.html; left marks the text columns.
+func TierTable(tiers []TierJSON) (heads []string, left []bool, rows [][]string) {
 	heads = []string{"tier", "SLO", "level", "decode p50", "decode p10", "TTFT p95 ms", "output tok/s", "limit"}
+	left = []bool{true, true, true, false, false, false, false, true}
 	cell := func(v *float64, decimals int) string {
 		if v == nil {
 			return NoValue
@@ -122,7 +123,7 @@ func TierTable(tiers []TierJSON) (heads []string, rows [][]string) {
 		rows = append(rows, []string{t.Name, t.SLO, cmp.Or(t.Level, "none"),
 			cell(t.DecodeTPSP50, 1), cell(t.DecodeTPSP10, 1), cell(t.TTFTP95Ms, 0), cell(t.AggregateOutputTPS, 0), t.Limit})
 	}
-	return heads, rows
+	return heads, left, rows
 }
 
 // WriteTiers writes the tier table under its title; nothing without tiers.
@@ -130,10 +131,10 @@ func WriteTiers(w io.Writer, tiers []TierJSON) error {
 	if len(tiers) == 0 {
 		return nil
 	}
-	heads, rows := TierTable(tiers)
+	heads, left, rows := TierTable(tiers)
 	t := table{rows: rows}
 	for i, h := range heads {
-		t.cols = append(t.cols, col{head: h, left: i < 3 || i == len(heads)-1})
+		t.cols = append(t.cols, col{head: h, left: left[i]})
 	}
 	if _, err := fmt.Fprintf(w, "\n%s:\n", TierTableTitle); err != nil {
 		return err

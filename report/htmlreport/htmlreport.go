@@ -122,12 +122,45 @@ type view struct {
 	Started  string
 	Finished string
 	Answer   string
+	Tiers    *tierView // the tier table (summary.json tiers); nil: none
 	Charts   []chartView
 	Tables   []tableView
 	Notes    []string
 	Config   string
 	Terms    []term // the definitions of the figures shown
 	Docs     string // MetricsURL
+}
+
+// tierView is the tier table (report.TierTable) as the page draws it.
+type tierView struct {
+	Title string
+	Heads []tierCell
+	Rows  [][]tierCell
+}
+
+type tierCell struct {
+	Text string
+	Left bool
+}
+
+// newTierView is the tier table of tiers; nil without any.
+func newTierView(tiers []report.TierJSON) *tierView {
+	if len(tiers) == 0 {
+		return nil
+	}
+	heads, left, rows := report.TierTable(tiers)
+	v := &tierView{Title: report.TierTableTitle}
+	for i, h := range heads {
+		v.Heads = append(v.Heads, tierCell{h, left[i]})
+	}
+	for _, r := range rows {
+		var cells []tierCell
+		for i, c := range r {
+			cells = append(cells, tierCell{c, left[i]})
+		}
+		v.Rows = append(v.Rows, cells)
+	}
+	return v
 }
 
 type chartView struct {
@@ -150,6 +183,7 @@ func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []
 		Docs:     MetricsURL,
 	}
 	v.Terms, _ = definitions(v.Tables)
+	v.Tiers = newTierView(sum.Tiers)
 	for i, c := range charts {
 		src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svgs[i])
 		v.Charts = append(v.Charts, chartView{Title: c.Title, Note: c.Note, Src: template.URL(src)})

@@ -267,3 +267,33 @@ func TestEveryShownColumnDefined(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTierTable checks the page draws summary.json's tier table, its
+// cells as the console's (report.TierTable), and nothing without tiers.
+func TestWriteTierTable(t *testing.T) {
+	stats := testStats()
+	sum := testSummary()
+	sum.Tiers = report.NewTiersJSON(report.JudgeTiers(stats, []report.Tier{{Name: "fast", SLO: report.SLO{DecodeTPS: 200}}, {Name: "any", SLO: report.SLO{DecodeTPS: 1}}}), stats)
+	var b bytes.Buffer
+	if err := Write(&b, sum, stats, Options{Answer: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(b.String())
+	for _, w := range []string{
+		`<p class="answer">x</p><div class="scroll"><table class="tiers">` + "\n<caption>" + report.TierTableTitle + "</caption>",
+		`<th class="l">tier</th><th class="l">SLO</th><th class="l">level</th><th>decode p50</th>`,
+		`<tr><td class="l">fast</td><td class="l">decode ≥ 200 tok/s (p10)</td><td class="l">C=1</td><td>300.0</td><td>280.0</td><td>30</td><td>300</td><td class="l">fails at C=4</td></tr>`,
+		`<tr><td class="l">any</td><td class="l">decode ≥ 1 tok/s (p10)</td><td class="l">C=16</td>`,
+	} {
+		if !strings.Contains(page, w) {
+			t.Errorf("page lacks %q", w)
+		}
+	}
+	b.Reset()
+	if err := Write(&b, testSummary(), stats, Options{Answer: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "tiers") || !strings.Contains(b.String(), "<p class=\"answer\">x</p>\n<p class=\"meta\">") {
+		t.Error("a run without tiers has a tier table, or its answer is not followed by the meta line as before")
+	}
+}
