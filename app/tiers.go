@@ -1,7 +1,9 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,14 +16,18 @@ import (
 
 // tierSettings is --slo-tier: the tiers as given, and as checked.
 type tierSettings struct {
-	Given []string
+	Given []string // --slo-tier
+	File  string   // --slo-tiers
 	Tiers []report.Tier
 }
 
-// tierFlag is --slo-tier, bound into o.Tier.Given.
-func tierFlag(o *options) cli.Flag {
-	return &cli.StringSliceFlag{Name: "slo-tier", Action: func(_ *cli.Context, v []string) error { o.Tier.Given = v; return nil },
-		Usage: "SLO tier NAME:BOUND[,BOUND...] judged at every level, each bound an --slo-* flag's name without slo- (decode, e2e for the rates) and its limit, e.g. interactive:decode>=100,ttft-p95<=2s (repeatable)"}
+// tierFlags are --slo-tier and --slo-tiers, bound into o.Tier.
+func tierFlags(o *options) []cli.Flag {
+	return []cli.Flag{&cli.StringSliceFlag{Name: "slo-tier", Action: func(_ *cli.Context, v []string) error { o.Tier.Given = v; return nil },
+		Usage: "SLO tier NAME:BOUND[,BOUND...] judged at every level, each bound an --slo-* flag's name without slo- (decode, e2e for the rates) and its limit, e.g. interactive:decode>=100,ttft-p95<=2s (repeatable)"},
+		&cli.StringFlag{Name: "slo-tiers", Destination: &o.Tier.File,
+			Usage: `SLO tiers from a JSON FILE, a list such as [{"name": "interactive", "decode": 100, "ttft-p95": "2s"}], before the --slo-tier ones`},
+	}
 }
 
 // sloValues are an SLO's bounds as given, by the --slo-* flags or by one
@@ -96,45 +102,102 @@ func durInto(field func(*sloValues) **time.Duration) func(*sloValues, string) er
 
 // parseTier parses one --slo-tier, NAME:BOUND[,BOUND...].
 func parseTier(given string) (report.Tier, error) {
-	bad := func(format string, args ...any) error {
-		return usagef("invalid --slo-tier %q: %s", given, fmt.Sprintf(format, args...))
-	}
+	where := fmt.Sprintf("--slo-tier %q", given)
 	name, conds, ok := strings.Cut(given, ":")
 	name = strings.TrimSpace(name)
-	switch {
-	case !ok || name == "":
-		return report.Tier{}, bad("want NAME:BOUND[,BOUND...], e.g. interactive:decode>=100,ttft-p95<=2s")
-	case strings.TrimSpace(conds) == "":
-		return report.Tier{}, bad("tier %s has no bound to judge: give at least one, e.g. %s:ttft-p95<=2s", name, name)
+	if !ok || name == "" {
+		return report.Tier{}, badTier(where, "want NAME:BOUND[,BOUND...], e.g. interactive:decode>=100,ttft-p95<=2s")
+	}
+	return tierOf(name, strings.Split(conds, ","), where)
+}
+
+// badTier is the usage error of the tier given where.
+func badTier(where, format string, args ...any) error {
+	return usagef("invalid %s: %s", where, fmt.Sprintf(format, args...))
+}
+
+// tierOf checks the tier name of bounds conds (each NAME>=X or NAME<=X),
+// given where.
+func tierOf(name string, conds []string, where string) (report.Tier, error) {
+	if strings.TrimSpace(strings.Join(conds, "")) == "" {
+		return report.Tier{}, badTier(where, "tier %s has no bound to judge: give at least one, e.g. %s:ttft-p95<=2s", name, name)
 	}
 	var v sloValues
 	var seen []string
-	for _, c := range strings.Split(conds, ",") {
+	for _, c := range conds {
 		c = strings.TrimSpace(c)
 		i := strings.IndexAny(c, "<>=")
 		if i < 0 {
-			return report.Tier{}, bad("bound %q has no comparison: want NAME>=X or NAME<=X", c)
+			return report.Tier{}, badTier(where, "bound %q has no comparison: want NAME>=X or NAME<=X", c)
 		}
-		key := c[:i]
+		key := strings.TrimSpace(c[:i])
 		j := slices.IndexFunc(tierBounds, func(b tierBound) bool { return key == b.bound || (key == b.short && key != "") })
 		if j < 0 {
-			return report.Tier{}, bad("unknown bound %q: want one of %s", key, tierBoundNames())
+			return report.Tier{}, badTier(where, "unknown bound %q: want one of %s", key, tierBoundNames())
 		}
 		b := tierBounds[j]
 		limit, ok := strings.CutPrefix(c[i:], b.op)
 		if !ok {
-			return report.Tier{}, bad("%s takes %s, as --slo-%s does", key, b.op, b.bound)
+			return report.Tier{}, badTier(where, "%s takes %s, as --slo-%s does", key, b.op, b.bound)
 		}
 		if slices.Contains(seen, b.bound) {
-			return report.Tier{}, bad("%s is given twice", key)
+			return report.Tier{}, badTier(where, "%s is given twice", key)
 		}
 		seen = append(seen, b.bound)
 		if err := b.set(&v, strings.TrimSpace(limit)); err != nil {
-			return report.Tier{}, bad("%s: %v", key, err)
+			return report.Tier{}, badTier(where, "%s: %v", key, err)
 		}
 	}
-	slo, err := v.slo(func(bound string) string { return fmt.Sprintf("--slo-tier %q: %s", given, bound) })
+	slo, err := v.slo(func(bound string) string { return where + ": " + bound })
 	return report.Tier{Name: name, SLO: slo}, err
+}
+
+// readTierFile reads --slo-tiers FILE: a JSON list of tiers, each
+// {"name": NAME, BOUND: LIMIT, ...} with the bounds' names of --slo-tier
+// and their limits as numbers or duration strings, e.g.
+// [{"name": "interactive", "decode": 100, "ttft-p95": "2s"}].
+func readTierFile(file string) ([]report.Tier, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, usagef("--slo-tiers: %v", err)
+	}
+	var entries []map[string]json.RawMessage
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return nil, usagef("invalid --slo-tiers %s: %v: want a JSON list such as [{\"name\": \"interactive\", \"decode\": 100, \"ttft-p95\": \"2s\"}]", file, err)
+	}
+	var tiers []report.Tier
+	for i, e := range entries {
+		where := fmt.Sprintf("--slo-tiers %s, tier %d", file, i+1)
+		var name string
+		if json.Unmarshal(e["name"], &name) != nil || strings.TrimSpace(name) == "" {
+			return nil, badTier(where, "want a \"name\" string")
+		}
+		var conds []string
+		for _, b := range tierBounds { // in the bounds' order, so that every run names the same bad one first
+			for _, key := range []string{b.bound, b.short} {
+				raw, ok := e[key]
+				if key == "" || !ok {
+					continue
+				}
+				var limit string
+				if json.Unmarshal(raw, &limit) != nil {
+					limit = string(raw)
+				}
+				conds = append(conds, key+b.op+limit)
+			}
+		}
+		for key := range e {
+			if key != "name" && !slices.ContainsFunc(tierBounds, func(b tierBound) bool { return key == b.bound || (key == b.short && key != "") }) {
+				return nil, badTier(where, "unknown bound %q: want one of %s", key, tierBoundNames())
+			}
+		}
+		t, err := tierOf(strings.TrimSpace(name), conds, where)
+		if err != nil {
+			return nil, err
+		}
+		tiers = append(tiers, t)
+	}
+	return tiers, nil
 }
 
 // tierBoundNames lists the bounds a tier may give, with their comparisons.
@@ -153,19 +216,29 @@ func cmpOrName(b tierBound) string {
 	return b.bound
 }
 
-// sloTiers checks --slo-tier: each tier parses, no two share a name, and
-// the levels are given (an auto search follows the single --slo-* SLO).
+// sloTiers checks --slo-tiers and --slo-tier (the file's tiers first):
+// each tier parses, no two share a name, and the levels are given (an auto
+// search follows the single --slo-* SLO).
 func (o *options) sloTiers() error {
 	o.Tier.Tiers = nil
+	if o.Tier.File != "" {
+		tiers, err := readTierFile(o.Tier.File)
+		if err != nil {
+			return err
+		}
+		o.Tier.Tiers = tiers
+	}
 	for _, g := range o.Tier.Given {
 		t, err := parseTier(g)
 		if err != nil {
 			return err
 		}
-		if slices.ContainsFunc(o.Tier.Tiers, func(u report.Tier) bool { return u.Name == t.Name }) {
-			return usagef("invalid --slo-tier %q: a tier named %s is given twice", g, t.Name)
-		}
 		o.Tier.Tiers = append(o.Tier.Tiers, t)
+	}
+	for i, t := range o.Tier.Tiers {
+		if slices.ContainsFunc(o.Tier.Tiers[:i], func(u report.Tier) bool { return u.Name == t.Name }) {
+			return usagef("invalid --slo-tier: a tier named %s is given twice", t.Name)
+		}
 	}
 	if len(o.Tier.Tiers) > 0 && o.searched() {
 		return usagef("--slo-tier judges given levels; an auto search (--levels auto, --rates auto) follows the single --slo-* SLO: give the levels, e.g. --levels 1,2,4,8,16")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestSLOTierRefusals(t *testing.T) {
 		{[]string{"--slo-tier", "fast:decode>=0"}, `invalid --slo-tier "fast:decode>=0": decode-tps 0: want a positive rate`},
 		{[]string{"--slo-tier", "fast:error-rate<=2"}, `error-rate 2: want a share between 0 and 1`},
 		{[]string{"--slo-tier", "fast:decode>=10,decode-tps>=20"}, `decode-tps is given twice`},
-		{[]string{"--slo-tier", "a:decode>=10", "--slo-tier", "a:ttft-p95<=1s"}, `invalid --slo-tier "a:ttft-p95<=1s": a tier named a is given twice`},
+		{[]string{"--slo-tier", "a:decode>=10", "--slo-tier", "a:ttft-p95<=1s"}, `invalid --slo-tier: a tier named a is given twice`},
 		{[]string{"--slo-tier", "a:decode>=10", "--levels", "auto", "--slo-decode-tps", "10"}, "--slo-tier judges given levels"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -153,4 +154,57 @@ func TestSLOTiersAgreeWithSingleSLOSweeps(t *testing.T) {
 		}
 	}
 	t.Errorf("after 3 tries: %s", strings.Join(misses, "; "))
+}
+
+// TestSLOTiersFile: --slo-tiers FILE gives the tiers --slo-tier gives, in
+// its order and before the flag's; a bad file is a one-line usage error.
+func TestSLOTiersFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := file("good.json", `[{"name": "interactive", "decode": 100, "ttft-p95": "2s"}, {"name": "batch", "e2e-tps": 5, "error-rate": 0.01}]`)
+	o := &options{}
+	o.Tier.File, o.Tier.Given = good, []string{"last:max-gap<=1s"}
+	if err := o.sloTiers(); err != nil {
+		t.Fatal(err)
+	}
+	var want []report.Tier
+	for _, g := range []string{"interactive:decode>=100,ttft-p95<=2s", "batch:e2e-tps>=5,error-rate<=0.01", "last:max-gap<=1s"} {
+		tr, err := parseTier(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, tr)
+	}
+	if !reflect.DeepEqual(o.Tier.Tiers, want) {
+		t.Errorf("tiers from the file and the flag: %+v, want %+v", o.Tier.Tiers, want)
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"notjson.json", `{"name": "a"}`, "want a JSON list such as"},
+		{"noname.json", `[{"decode": 1}]`, `tier 1: want a "name" string`},
+		{"unknown.json", `[{"name": "a", "decode": 1}, {"name": "b", "speed": 2}]`, `tier 2: unknown bound "speed"`},
+		{"badvalue.json", `[{"name": "a", "ttft-p95": 2}]`, `tier 1: ttft-p95: "2" is not a duration such as 2s`},
+		{"negative.json", `[{"name": "a", "decode": -1}]`, `tier 1: decode-tps -1: want a positive rate`},
+		{"empty.json", `[{"name": "a"}]`, "tier a has no bound to judge"},
+		{"twice.json", `[{"name": "a", "decode": 1}, {"name": "a", "e2e": 1}]`, "a tier named a is given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "run")
+			code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--out", out, "--slo-tiers", file(tc.name, tc.text))
+			if code != ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q: want a one-line usage error with %q", code, stderr, tc.want)
+			}
+		})
+	}
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--out", filepath.Join(dir, "run"), "--slo-tiers", filepath.Join(dir, "absent.json"))
+	if code != ExitUsage || !strings.Contains(stderr, "absent.json") {
+		t.Errorf("a missing file: exit %d, %q", code, stderr)
+	}
 }
