@@ -1,7 +1,11 @@
 package app
 
 import (
+	"time"
+
 	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/report"
 )
 
 func capacityFlags(o *options) []cli.Flag {
@@ -25,4 +29,34 @@ func (o *options) capacity() error {
 	slo, err := v.slo(func(bound string) string { return "--slo-" + bound })
 	o.SLO = slo
 	return err
+}
+
+// sloValues are an SLO's bounds as given, by the --slo-* flags or by one
+// tier's bounds; nil is not given.
+type sloValues struct {
+	DecodeTPS, E2ETPS, ErrorRate     *float64
+	TTFTP95, MaxGap, TPOTP99, E2EP95 *time.Duration
+}
+
+// slo checks v and makes its SLO; name names a bound, by its --slo-*
+// flag's name without slo-, in the usage error.
+func (v sloValues) slo(name func(bound string) string) (report.SLO, error) {
+	switch {
+	case v.DecodeTPS != nil && !(*v.DecodeTPS > 0):
+		return report.SLO{}, usagef("invalid %s %v: want a positive rate", name("decode-tps"), *v.DecodeTPS)
+	case v.E2ETPS != nil && !(*v.E2ETPS > 0):
+		return report.SLO{}, usagef("invalid %s %v: want a positive rate", name("e2e-tps"), *v.E2ETPS)
+	case v.TTFTP95 != nil && *v.TTFTP95 <= 0:
+		return report.SLO{}, usagef("invalid %s %v: want a positive duration such as 2s", name("ttft-p95"), *v.TTFTP95)
+	case v.ErrorRate != nil && !(*v.ErrorRate >= 0 && *v.ErrorRate <= 1):
+		return report.SLO{}, usagef("invalid %s %v: want a share between 0 and 1, e.g. 0.01", name("error-rate"), *v.ErrorRate)
+	case v.MaxGap != nil && *v.MaxGap <= 0:
+		return report.SLO{}, usagef("invalid %s %v: want a positive duration such as 1s", name("max-gap"), *v.MaxGap)
+	case v.TPOTP99 != nil && *v.TPOTP99 <= 0:
+		return report.SLO{}, usagef("invalid %s %v: want a positive duration such as 50ms", name("tpot-p99"), *v.TPOTP99)
+	case v.E2EP95 != nil && *v.E2EP95 <= 0:
+		return report.SLO{}, usagef("invalid %s %v: want a positive duration such as 30s", name("e2e-p95"), *v.E2EP95)
+	}
+	return report.SLO{DecodeTPS: deref(v.DecodeTPS), E2ETPS: deref(v.E2ETPS), TTFTP95: deref(v.TTFTP95), ErrorRate: v.ErrorRate,
+		MaxGapP95: deref(v.MaxGap), TPOTP99: deref(v.TPOTP99), E2EP95: deref(v.E2EP95)}, nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +15,8 @@ import (
 	"github.com/toksweep/toksweep/report"
 )
 
-// tierSettings is --slo-tier: the tiers as given, and as checked.
+// tierSettings is --slo-tier and --slo-tiers: the tiers as given, and as
+// checked.
 type tierSettings struct {
 	Given []string // --slo-tier
 	File  string   // --slo-tiers
@@ -28,36 +30,6 @@ func tierFlags(o *options) []cli.Flag {
 		&cli.StringFlag{Name: "slo-tiers", Destination: &o.Tier.File,
 			Usage: `SLO tiers from a JSON FILE, a list such as [{"name": "interactive", "decode": 100, "ttft-p95": "2s"}], before the --slo-tier ones`},
 	}
-}
-
-// sloValues are an SLO's bounds as given, by the --slo-* flags or by one
-// tier's bounds; nil is not given.
-type sloValues struct {
-	DecodeTPS, E2ETPS, ErrorRate     *float64
-	TTFTP95, MaxGap, TPOTP99, E2EP95 *time.Duration
-}
-
-// slo checks v and makes its SLO; name names a bound, by its --slo-*
-// flag's name without slo-, in the usage error.
-func (v sloValues) slo(name func(bound string) string) (report.SLO, error) {
-	switch {
-	case v.DecodeTPS != nil && !(*v.DecodeTPS > 0):
-		return report.SLO{}, usagef("invalid %s %v: want a positive rate", name("decode-tps"), *v.DecodeTPS)
-	case v.E2ETPS != nil && !(*v.E2ETPS > 0):
-		return report.SLO{}, usagef("invalid %s %v: want a positive rate", name("e2e-tps"), *v.E2ETPS)
-	case v.TTFTP95 != nil && *v.TTFTP95 <= 0:
-		return report.SLO{}, usagef("invalid %s %v: want a positive duration such as 2s", name("ttft-p95"), *v.TTFTP95)
-	case v.ErrorRate != nil && !(*v.ErrorRate >= 0 && *v.ErrorRate <= 1):
-		return report.SLO{}, usagef("invalid %s %v: want a share between 0 and 1, e.g. 0.01", name("error-rate"), *v.ErrorRate)
-	case v.MaxGap != nil && *v.MaxGap <= 0:
-		return report.SLO{}, usagef("invalid %s %v: want a positive duration such as 1s", name("max-gap"), *v.MaxGap)
-	case v.TPOTP99 != nil && *v.TPOTP99 <= 0:
-		return report.SLO{}, usagef("invalid %s %v: want a positive duration such as 50ms", name("tpot-p99"), *v.TPOTP99)
-	case v.E2EP95 != nil && *v.E2EP95 <= 0:
-		return report.SLO{}, usagef("invalid %s %v: want a positive duration such as 30s", name("e2e-p95"), *v.E2EP95)
-	}
-	return report.SLO{DecodeTPS: deref(v.DecodeTPS), E2ETPS: deref(v.E2ETPS), TTFTP95: deref(v.TTFTP95), ErrorRate: v.ErrorRate,
-		MaxGapP95: deref(v.MaxGap), TPOTP99: deref(v.TPOTP99), E2EP95: deref(v.E2EP95)}, nil
 }
 
 // tierBound is one bound a tier may give: its names (the --slo-* flag's
@@ -131,7 +103,7 @@ func tierOf(name string, conds []string, where string) (report.Tier, error) {
 			return report.Tier{}, badTier(where, "bound %q has no comparison: want NAME>=X or NAME<=X", c)
 		}
 		key := strings.TrimSpace(c[:i])
-		j := slices.IndexFunc(tierBounds, func(b tierBound) bool { return key == b.bound || (key == b.short && key != "") })
+		j := slices.IndexFunc(tierBounds, func(b tierBound) bool { return b.named(key) })
 		if j < 0 {
 			return report.Tier{}, badTier(where, "unknown bound %q: want one of %s", key, tierBoundNames())
 		}
@@ -187,7 +159,7 @@ func readTierFile(file string) ([]report.Tier, error) {
 			}
 		}
 		for key := range e {
-			if key != "name" && !slices.ContainsFunc(tierBounds, func(b tierBound) bool { return key == b.bound || (key == b.short && key != "") }) {
+			if key != "name" && !slices.ContainsFunc(tierBounds, func(b tierBound) bool { return b.named(key) }) {
 				return nil, badTier(where, "unknown bound %q: want one of %s", key, tierBoundNames())
 			}
 		}
@@ -204,17 +176,13 @@ func readTierFile(file string) ([]report.Tier, error) {
 func tierBoundNames() string {
 	var names []string
 	for _, b := range tierBounds {
-		names = append(names, cmpOrName(b)+b.op)
+		names = append(names, cmp.Or(b.short, b.bound)+b.op)
 	}
 	return strings.Join(names, ", ")
 }
 
-func cmpOrName(b tierBound) string {
-	if b.short != "" {
-		return b.short
-	}
-	return b.bound
-}
+// named reports whether key names b.
+func (b tierBound) named(key string) bool { return key == b.bound || (key == b.short && key != "") }
 
 // sloTiers checks --slo-tiers and --slo-tier (the file's tiers first):
 // each tier parses, no two share a name, and the levels are given (an auto
