@@ -43,9 +43,9 @@ type Config struct {
 	// prompt tokens (a server's per-prefill overhead, as
 	// llm-d-inference-sim's --prefill-overhead). 0 means none, as in the
 	// presets.
-	PrefillBase time.Duration
-	DecodeBase  time.Duration // fixed cost of every step
-	DecodePerSeq        time.Duration // cost per running sequence per step
+	PrefillBase  time.Duration
+	DecodeBase   time.Duration // fixed cost of every step
+	DecodePerSeq time.Duration // cost per running sequence per step
 	// DecodePerCtxToken is the cost per token of context (prompt plus
 	// generated so far, summed over the batch) per step. It is what makes
 	// long outputs slower than short ones. Its resolution is 1ns, which is
