@@ -1,0 +1,84 @@
+package fit
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the fit as a person reads it: what was fitted, each
+// parameter with its interval, each level's residual, and a sentence for
+// each parameter the data could not identify.
+func (m Model) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Fitted %d decode steps and %d first tokens on an idle server, from %d levels (%d read on the server's send stamps).\n",
+		m.Steps, m.IdleFirst, len(m.Levels), m.Stamped)
+	fmt.Fprintf(&b, "Intervals: %s.\n\n", m.Interval)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "parameter\tvalue\t80% interval\tmeaning")
+	for _, p := range m.Params {
+		iv := "not identified"
+		switch {
+		case p.Counted != "":
+			iv = p.Counted
+		case p.Lo != nil:
+			iv = fmtValue(p.Unit, *p.Lo) + " – " + fmtValue(p.Unit, *p.Hi)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name, fmtValue(p.Unit, p.Value), iv, p.Doc)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b.WriteString("\nResidual per level (the mean step or first-token time of its rows, measured and fitted):\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "level\trows\tmeasured\tfitted\tbias\trms\t")
+	for _, r := range m.Levels {
+		if math.IsNaN(r.MeasuredNs) || r.Rows == 0 {
+			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t\n", r.Level)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%+.1f%%\t%.1f%%\t\n", r.Level, r.Rows, fmtNs(r.MeasuredNs), fmtNs(r.FittedNs), 100*r.Bias, 100*r.RMS)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(m.NotIdentified) > 0 {
+		b.WriteString("\nNot identified:\n")
+		for _, n := range m.NotIdentified {
+			fmt.Fprintf(&b, "- %s.\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func fmtValue(unit string, v float64) string {
+	switch {
+	case unit == "seqs":
+		return strconv.Itoa(int(v))
+	case strings.HasPrefix(unit, "ns/"):
+		return fmtNs(v) + "/" + strings.TrimPrefix(unit, "ns/")
+	default:
+		return fmtNs(v)
+	}
+}
+
+// fmtNs prints a duration in nanoseconds with three significant digits.
+func fmtNs(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a < 1e3:
+		return strconv.FormatFloat(v, 'g', 3, 64) + "ns"
+	case a < 1e6:
+		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "µs"
+	case a < 1e9:
+		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "ms"
+	default:
+		return strconv.FormatFloat(v/1e9, 'g', 3, 64) + "s"
+	}
+}
