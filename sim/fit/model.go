@@ -23,9 +23,9 @@ const maxPrefillRate = 1e12
 // intervals, how well they reproduce each level, and what the data could
 // not tell. Sim is what it sets in a sim.Config (Apply).
 type Model struct {
-	Format   string `json:"format"`
+	Format   string   `json:"format"`
 	Runs     []string `json:"runs,omitempty"` // the run directories it was fitted from
-	Interval string `json:"interval"`         // how Lo and Hi were computed
+	Interval string   `json:"interval"`       // how Lo and Hi were computed
 	// Steps and IdleFirst count the rows fitted: decode steps, and first
 	// tokens of requests sent to an idle server. Stamped counts the levels
 	// read on the server's send stamps rather than the client's arrivals.
