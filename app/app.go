@@ -46,6 +46,7 @@ var ErrInterrupted = errors.New("interrupted")
 // runs one command line: build a new one per run.
 func New(stdout, stderr io.Writer) *cli.App {
 	commands := []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr)}
+	commands = append(commands, fitCommand(stdout, stderr))
 	for _, c := range commands {
 		c.Flags = withNames(c.Flags)
 		h := cliHelp

@@ -64,11 +64,59 @@ func FromLevels(levels []Level, opt Options) (Model, error) {
 		return Model{}, ErrNoSteps
 	}
 	f.choose()
-	beta, ok := nnls(&all, f.kept)
+	beta, ok := f.robust()
 	if !ok {
 		return Model{}, errors.New("the step-time fit is singular: the levels hold too little variation")
 	}
 	return f.model(beta), nil
+}
+
+// huberK is where Huber's weights start: a row whose relative residual is
+// more than huberK robust standard deviations (1.4826 × the median
+// absolute one) counts as if it were that far.
+const huberK = 2.5
+
+// robust fits by iteratively reweighted non-negative least squares with
+// Huber's weights on each row's relative residual, so that a block that
+// a late chunk put a neighbour's prefill in or out of (a 10ms error among
+// 0.1ms ones) does not pull the fit. It leaves each row's weight in
+// f.data for the bootstrap.
+func (f *fitter) robust() (beta [nCols]float64, ok bool) {
+	for iter := range 6 {
+		var g gram
+		for _, d := range f.data {
+			for _, r := range d.rows {
+				g.addWeighted(r.x, r.y, r.weight())
+			}
+		}
+		next, solved := nnls(&g, f.kept)
+		if !solved {
+			return beta, iter > 0 && ok
+		}
+		beta, ok = next, true
+		var rel []float64
+		for _, d := range f.data {
+			for _, r := range d.rows {
+				rel = append(rel, math.Abs(r.relResidual(beta)))
+			}
+		}
+		slices.Sort(rel)
+		scale := 1.4826 * rel[len(rel)/2]
+		if scale == 0 {
+			break
+		}
+		for _, d := range f.data {
+			for i := range d.rows {
+				r := &d.rows[i]
+				e := math.Abs(r.relResidual(beta))
+				r.w = 1
+				if e > huberK*scale {
+					r.w = huberK * scale / e
+				}
+			}
+		}
+	}
+	return beta, ok
 }
 
 func cmp0(v, def int) int {
@@ -104,20 +152,27 @@ func (f *fitter) choose() {
 	for c := range nCols {
 		switch {
 		case f.all.xx[c][c] == 0:
-			if c != colOverhead { // no idle request: nothing to say
+			if !clientSide(c) { // no idle request: nothing to say
 				f.notes[c] = zeroNote(c)
 			}
 		case c == colPrefillBase && float64(hi-lo) <= 0.1*float64(hi):
 			f.notes[c] = samePromptNote(lo, hi)
 		case c == colPerSeq && len(batches) == 1:
 			f.notes[c] = fmt.Sprintf("every decode step ran the same number of sequences (%d): the per-sequence decode cost is not identified (it is folded into decode_base); re-run with several --levels", only(batches))
+		case c == colOverheadTok && f.all.residual(c, []int{colOverhead}) < minResidual:
+			// one prompt length: the overhead's two parts are one
 		case f.all.residual(c, f.kept) < minResidual:
-			f.notes[c] = fmt.Sprintf("%s cannot be told apart from the costs before it in these runs: it is not identified (left at 0)", paramOf(c).name)
+			f.notes[c] = collinearNote(c)
 		default:
 			f.kept = append(f.kept, c)
 		}
 	}
 }
+
+// clientSide says whether column c is the request's own overhead, which is
+// fitted so that it does not bias the step's costs, but is no simulator
+// parameter.
+func clientSide(c int) bool { return c == colOverhead || c == colOverheadTok }
 
 func only(m map[int]bool) int {
 	for k := range m {
@@ -131,6 +186,16 @@ func samePromptNote(lo, hi int) string {
 		return fmt.Sprintf("every request had the same prompt length (%d tokens): the per-token prefill cost is not identified apart from a fixed one (the prefill is fitted per token, prefill_base 0); re-run with --input-tokens varying, e.g. --input-tokens %d:%d", lo, max(lo, 64), max(lo, 64)/2)
 	}
 	return fmt.Sprintf("prompt lengths varied only from %d to %d tokens: the per-token prefill cost is not identified apart from a fixed one (the prefill is fitted per token, prefill_base 0); re-run with --input-tokens varying more, e.g. --input-tokens %d:%d", lo, hi, hi, hi/2)
+}
+
+func collinearNote(c int) string {
+	switch c {
+	case colOverhead:
+		return "no request was admitted while others ran, so the fixed prefill cost cannot be told from a request's own overhead (prefill_base includes it); re-run with --levels above 1"
+	case colOverheadTok:
+		return "no request was admitted while others ran, so the per-token prefill cost cannot be told from a request's per-token overhead (sending and tokenizing the prompt: prefill_per_token includes it); re-run with --levels above 1"
+	}
+	return paramOf(c).name + " cannot be told apart from the costs before it in these runs: it is not identified (left at 0)"
 }
 
 func zeroNote(c int) string {
@@ -151,17 +216,17 @@ func (f *fitter) model(beta [nCols]float64) Model {
 	m := Model{Format: Format, Interval: fmt.Sprintf("%d%% bootstrap over requests (%d resamples, requests drawn within each level; the batch each step ran is kept)", intervalHi-intervalLo, f.opt.Resamples)}
 	for c := range nCols {
 		p := paramOf(c)
-		prm := Param{Name: p.name, Unit: p.unit, Doc: p.doc, Value: beta[c], InSim: c != colOverhead, Identified: slices.Contains(f.kept, c)}
+		prm := Param{Name: p.name, Unit: p.unit, Doc: p.doc, Value: beta[c], InSim: !clientSide(c), Identified: slices.Contains(f.kept, c)}
 		if prm.Identified && len(boot[c]) > 0 {
 			s := slices.Sorted(slices.Values(boot[c]))
 			lo, hi := pct.Percentile(s, intervalLo), pct.Percentile(s, intervalHi)
 			prm.Lo, prm.Hi = &lo, &hi
 		}
-		if n, ok := f.notes[c]; ok && c != colOverhead {
+		if n, ok := f.notes[c]; ok {
 			m.NotIdentified = append(m.NotIdentified, n)
 		}
-		if c == colOverhead && !prm.Identified {
-			continue // no idle request: the overhead is simply not part of this fit
+		if clientSide(c) && !prm.Identified {
+			continue // no idle request, or the prompt's part is not told from the prefill's: not part of this fit
 		}
 		m.Params = append(m.Params, prm)
 	}
@@ -192,7 +257,7 @@ func (f *fitter) bootstrap() [nCols][]float64 {
 				byReq[r.req] = g
 				order = append(order, r.req)
 			}
-			g.addRow(r.x, r.y)
+			g.addWeighted(r.x, r.y, r.weight())
 		}
 		var gs []gram
 		for _, k := range order {
@@ -251,27 +316,34 @@ func (f *fitter) slots(m *Model) Param {
 	return p
 }
 
-// residualOf compares a level's measured step times with the fitted ones.
+// residualOf compares a level's measured decode steps with the fitted
+// ones: the mean step over its blocks, measured and fitted, their relative
+// bias, and the root-mean-square of each block's relative residual.
 func residualOf(name string, d levelData, beta [nCols]float64) Residual {
-	r := Residual{Level: name, Rows: len(d.rows), Skipped: d.skipped, HitShare: d.hitShare}
-	if len(d.rows) == 0 {
-		r.MeasuredNs, r.FittedNs, r.Bias, r.RMS = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-		return r
-	}
-	var sq float64
+	r := Residual{Level: name, Steps: d.decode, Skipped: d.skipped, HitShare: d.hitShare}
+	var steps, sq float64
+	blocks := 0
 	for _, row := range d.rows {
+		if row.steps == 0 {
+			continue
+		}
 		fit := 0.0
 		for c := range nCols {
 			fit += beta[c] * row.x[c]
 		}
 		r.MeasuredNs += row.y
 		r.FittedNs += fit
-		sq += (row.y - fit) * (row.y - fit)
+		steps += float64(row.steps)
+		sq += (row.y - fit) * (row.y - fit) / (row.y * row.y)
+		blocks++
 	}
-	n := float64(len(d.rows))
-	r.MeasuredNs /= n
-	r.FittedNs /= n
+	if blocks == 0 {
+		r.MeasuredNs, r.FittedNs, r.Bias, r.RMS = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		return r
+	}
 	r.Bias = (r.FittedNs - r.MeasuredNs) / r.MeasuredNs
-	r.RMS = math.Sqrt(sq/n) / r.MeasuredNs
+	r.MeasuredNs /= steps
+	r.FittedNs /= steps
+	r.RMS = math.Sqrt(sq / float64(blocks))
 	return r
 }

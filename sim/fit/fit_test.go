@@ -155,6 +155,7 @@ func TestOneLevelLeavesBatchCostsUnidentified(t *testing.T) {
 	for _, want := range []string{
 		"every decode step ran the same number of sequences (1): the per-sequence decode cost is not identified",
 		"no request waited for a batch slot (the largest running batch seen was 1): the batch-slot limit is not identified; the model keeps 256",
+		"no request was admitted while others ran, so the fixed prefill cost cannot be told from a request's own overhead (prefill_base includes it)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("not identified:\n%s\nwant a sentence %q", got, want)

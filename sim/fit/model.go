@@ -52,12 +52,12 @@ type Param struct {
 }
 
 // Residual is how the fitted step times compare with one level's measured
-// ones: the mean measured and fitted duration of its rows, the relative
-// bias of the mean and the root-mean-square residual relative to the
-// measured mean.
+// ones: the mean decode step, measured and fitted, the relative bias of the
+// mean, and the root-mean-square of each block's relative residual
+// (blockSteps steps of one request).
 type Residual struct {
 	Level      string  `json:"level"`
-	Rows       int     `json:"rows"`
+	Steps      int     `json:"steps"`
 	Skipped    int     `json:"skipped,omitempty"` // intervals longer than a step could be (preemption, a stall)
 	HitShare   float64 `json:"hit_share,omitempty"`
 	MeasuredNs float64 `json:"measured_ns"`
@@ -72,8 +72,8 @@ func (r Residual) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(r.MeasuredNs) {
 		return json.Marshal(struct {
 			Level string `json:"level"`
-			Rows  int    `json:"rows"`
-		}{r.Level, r.Rows})
+			Steps int    `json:"steps"`
+		}{r.Level, r.Steps})
 	}
 	return json.Marshal(plain(r))
 }
@@ -99,6 +99,7 @@ func paramOf(c int) paramInfo {
 		colPrefillTok:  {"prefill_per_token", "ns/token", "step cost per prompt token prefilled (cached ones free)"},
 		colPrefillBase: {"prefill_base", "ns/step", "fixed cost of a step that prefills"},
 		colOverhead:    {"request_overhead", "ns", "a request's own time to its first token beyond the step (client side; not a simulator parameter)"},
+		colOverheadTok: {"request_overhead_per_token", "ns/token", "the part of it per prompt token (sending, tokenizing; not a simulator parameter)"},
 	}[c]
 }
 
@@ -154,9 +155,17 @@ func (m Model) Apply(cfg *sim.Config) {
 		cfg.PrefillTokensPerSec = *v
 	}
 	if v := m.Sim.MaxNumSeqs; v != nil {
+		// A KV cache of the preset's default size (room for MaxNumSeqs
+		// full-length sequences) follows the new slot count.
+		if cfg.KVCacheTokens == cfg.MaxNumSeqs*fullBlocks(cfg.MaxModelLen) {
+			cfg.KVCacheTokens = *v * fullBlocks(cfg.MaxModelLen)
+		}
 		cfg.MaxNumSeqs = *v
 	}
 }
+
+// fullBlocks is n tokens rounded up to whole KV blocks.
+func fullBlocks(n int) int { return (n + sim.BlockSize - 1) / sim.BlockSize * sim.BlockSize }
 
 // WriteJSON writes m as indented JSON, as model.json holds it.
 func (m Model) WriteJSON(w io.Writer) error {

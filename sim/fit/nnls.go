@@ -26,6 +26,19 @@ func (g *gram) addRow(x [nCols]float64, y float64) {
 	g.n++
 }
 
+// addWeighted adds a row with weight w (its square root scales x and y).
+func (g *gram) addWeighted(x [nCols]float64, y, w float64) {
+	if w == 1 {
+		g.addRow(x, y)
+		return
+	}
+	sw := math.Sqrt(w)
+	for i := range x {
+		x[i] *= sw
+	}
+	g.addRow(x, y*sw)
+}
+
 func (g *gram) add(o *gram) {
 	for i := range nCols {
 		for j := range nCols {

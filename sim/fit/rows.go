@@ -19,12 +19,19 @@ const (
 	colPrefillTok         // prompt tokens prefilled in the step (cached ones excluded)
 	colPrefillBase        // 1 when the step prefilled any
 	colOverhead           // 1 for a first token on an idle server: the request's own overhead
+	colOverheadTok        // its prompt tokens: the part of that overhead that grows with the prompt (sending, tokenizing it)
 	nCols
 )
 
-// maxRowsPerRequest bounds the decode steps one request contributes: a
-// long output adds evenly spaced steps, not all of them.
-const maxRowsPerRequest = 64
+// Decode steps are fitted in blocks of blockSteps consecutive steps of one
+// request: the block's duration is the time between its first and last
+// chunk, so a chunk sent late (a busy server or client) moves time between
+// two steps of a block, not out of it. maxStepsPerRequest bounds the steps
+// one request contributes (a long output adds its first ones).
+const (
+	blockSteps         = 8
+	maxStepsPerRequest = 512
+)
 
 // Level is one measured level as the fit reads it.
 type Level struct {
@@ -33,12 +40,32 @@ type Level struct {
 	Server  *promscrape.LevelMetrics // the server's metrics during the level; nil when not scraped
 }
 
-// row is one observed duration and what the step model says it is made of.
+// row is one observed duration and what the step model says it is made
+// of: a block of decode steps (their summed regressors), or a first token
+// on an idle server.
 type row struct {
 	x     [nCols]float64
 	y     float64 // nanoseconds
+	steps int     // decode steps in the block; 0 for a first token
 	level int
-	req   int // the request's index within its level: the bootstrap's unit
+	req   int     // the request's index within its level: the bootstrap's unit
+	w     float64 // the robust fit's weight; 0 means 1 (not yet weighed)
+}
+
+func (r *row) weight() float64 {
+	if r.w == 0 {
+		return 1
+	}
+	return r.w
+}
+
+// relResidual is (y − fitted)/fitted under beta.
+func (r *row) relResidual(beta [nCols]float64) float64 {
+	fit := 0.0
+	for c := range nCols {
+		fit += beta[c] * r.x[c]
+	}
+	return (r.y - fit) / math.Max(fit, 1)
 }
 
 // span is a request as the rows need it: its times (ns from the run epoch)
@@ -55,7 +82,7 @@ type span struct {
 // levelData is one level turned into rows, with what the fit reports of it.
 type levelData struct {
 	rows      []row
-	decode    int     // decode-step rows
+	decode    int     // decode steps fitted
 	idle      int     // first tokens on an idle server
 	skipped   int     // intervals too long to be one step (a preemption, a stall)
 	stamped   bool    // intervals read on the server's send stamps
@@ -118,8 +145,9 @@ func spans(recs []client.Record, useStamps bool, hit float64) []span {
 	return out
 }
 
-// buildLevel turns one level's records into rows: one per decode interval
-// of a successful request (the step that ended at its chunk), and one per
+// buildLevel turns one level's records into rows: one per block of decode
+// intervals of a successful request (each the step that ended at its
+// chunk), and one per
 // first token of a request that found the server idle (its whole TTFT is
 // one step plus the request's overhead).
 func buildLevel(li int, l Level) levelData {
@@ -147,11 +175,19 @@ func buildLevel(li int, l Level) levelData {
 		if !s.rec.OK() {
 			continue
 		}
-		stride := max(1, (len(s.chunks)-1+maxRowsPerRequest-1)/maxRowsPerRequest)
-		for k := 1; k < len(s.chunks); k += stride {
+		var blk row
+		flush := func() {
+			if blk.steps > 0 {
+				blk.level, blk.req = li, i
+				d.rows = append(d.rows, blk)
+			}
+			blk = row{}
+		}
+		for k := 1; k < len(s.chunks) && k <= maxStepsPerRequest; k++ {
 			gap := s.chunks[k] - s.chunks[k-1]
-			if gap <= 0 || gap > 2*width {
+			if gap > 2*width { // not one step: the request was out of the batch (preempted) or the server stalled
 				d.skipped++
+				flush()
 				continue
 			}
 			// The step's chunks land nearer its end than its
@@ -164,16 +200,24 @@ func buildLevel(li int, l Level) levelData {
 			}
 			after = min(after, gap/2)
 			x, b := step(sp, running, s.chunks[k], gap/2, after)
-			d.rows = append(d.rows, row{x: x, y: gap, level: li, req: i})
+			for c := range nCols {
+				blk.x[c] += x[c]
+			}
+			blk.y += gap
+			blk.steps++
 			d.decode++
 			d.maxBatch = max(d.maxBatch, b)
 			d.batchSeen[b] = true
 			if waiting(sp, queued, s.rec, k) {
 				d.waitedAt = append(d.waitedAt, b)
 			}
+			if blk.steps == blockSteps {
+				flush()
+			}
 		}
+		flush()
 		if idle(sp, i) {
-			x := [nCols]float64{colDecodeBase: 1, colPerSeq: 1, colPerCtx: s.prompt, colPrefillTok: s.uncached, colPrefillBase: 1, colOverhead: 1}
+			x := [nCols]float64{colDecodeBase: 1, colPerSeq: 1, colPerCtx: s.prompt, colPrefillTok: s.uncached, colPrefillBase: 1, colOverhead: 1, colOverheadTok: s.prompt}
 			d.rows = append(d.rows, row{x: x, y: float64(s.rec.FirstToken - s.rec.Start), level: li, req: i})
 			d.idle++
 		}
@@ -205,15 +249,17 @@ func field(sp []span, f func(span) float64) []float64 {
 	return out
 }
 
-// idle says whether request i was sent while no other request of the level
-// was in flight (client times: sent, and not yet past its last token).
+// idle says whether request i had the server to itself from its send to
+// its first token: no other request of the level was in flight then
+// (client times: sent, and not yet past its last token), so its first
+// step computed its prefill alone.
 func idle(sp []span, i int) bool {
 	r := sp[i].rec
 	if r.FirstToken <= r.Start {
 		return false
 	}
 	for j, o := range sp {
-		if j != i && o.rec.Start <= r.Start && o.rec.LastToken >= r.Start {
+		if j != i && o.rec.Start <= r.FirstToken && o.rec.LastToken >= r.Start {
 			return false
 		}
 	}

@@ -64,20 +64,23 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 	recs := make([]client.Record, n)
 	var waiting, running []*synthSeq
 	next := 0
-	send := func(at float64) {
+	send := func(at, arrive float64) {
 		if next >= n {
 			return
 		}
 		r := &recs[next]
 		*r = client.Record{Concurrency: c, Seq: next, Start: time.Duration(at), HasUsage: true}
-		s := &synthSeq{rec: r, arrive: at + tr.overhead/2,
+		s := &synthSeq{rec: r, arrive: arrive,
 			prompt: spec.promptLo + rng.IntN(spec.hiP-spec.promptLo+1), want: spec.outLo + rng.IntN(spec.outHi-spec.outLo+1)}
 		r.PromptTokens, r.CompletionTokens = s.prompt, s.want
 		waiting = append(waiting, s)
 		next++
 	}
-	for range c {
-		send(t0)
+	// The workers start a hair apart, as a real client's do, and the
+	// server takes them in as one burst, as the simulator's engine does
+	// when it wakes for the first.
+	for w := range c {
+		send(t0+float64(w)*20e3, t0+float64(c)*20e3+tr.overhead/2)
 	}
 	now := t0
 	for len(waiting) > 0 || len(running) > 0 {
@@ -118,7 +121,8 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 				return false
 			}
 			finish(s, spec, tr)
-			send(float64(s.rec.LastToken) + 1e5)
+			at := float64(s.rec.LastToken) + 1e5
+			send(at, at+tr.overhead/2)
 			return true
 		})
 	}

@@ -32,15 +32,15 @@ func (m Model) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	b.WriteString("\nResidual per level (the mean step or first-token time of its rows, measured and fitted):\n")
+	fmt.Fprintf(&b, "\nResidual per level (its mean decode step, measured and fitted; rms over blocks of %d steps):\n", blockSteps)
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "level\trows\tmeasured\tfitted\tbias\trms\t")
+	fmt.Fprintln(tw, "level\tsteps\tmeasured\tfitted\tbias\trms\t")
 	for _, r := range m.Levels {
-		if math.IsNaN(r.MeasuredNs) || r.Rows == 0 {
-			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t\n", r.Level)
+		if math.IsNaN(r.MeasuredNs) {
+			fmt.Fprintf(tw, "%s\t%d\t-\t-\t-\t-\t\n", r.Level, r.Steps)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%+.1f%%\t%.1f%%\t\n", r.Level, r.Rows, fmtNs(r.MeasuredNs), fmtNs(r.FittedNs), 100*r.Bias, 100*r.RMS)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%+.1f%%\t%.1f%%\t\n", r.Level, r.Steps, fmtNs(r.MeasuredNs), fmtNs(r.FittedNs), 100*r.Bias, 100*r.RMS)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
