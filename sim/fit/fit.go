@@ -3,6 +3,7 @@ package fit
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -45,7 +46,7 @@ var ErrNoSteps = errors.New("no request has two token chunks: nothing to fit a s
 // decode interval of every successful request (one step of its batch) and
 // to the first token of every request sent to an idle server (one step
 // plus the request's own overhead), with 80% intervals from a bootstrap
-// over requests within each level. The batch-slot limit is counted from the
+// over windows of time within each level. The batch-slot limit is counted from the
 // steps during which a request waited. docs/metrics.md#the-fitted-model
 // defines each part.
 func FromLevels(levels []Level, opt Options) (Model, error) {
@@ -213,7 +214,7 @@ func zeroNote(c int) string {
 // sentences for what is not identified.
 func (f *fitter) model(beta [nCols]float64) Model {
 	boot := f.bootstrap()
-	m := Model{Format: Format, Interval: fmt.Sprintf("%d%% bootstrap over requests (%d resamples, requests drawn within each level; the batch each step ran is kept)", intervalHi-intervalLo, f.opt.Resamples)}
+	m := Model{Format: Format, Interval: fmt.Sprintf("%d%% bootstrap over time (%d resamples of each level's windows of %d typical steps, drawn within the level; the batch each step ran is kept)", intervalHi-intervalLo, f.opt.Resamples, windowSteps)}
 	for c := range nCols {
 		p := paramOf(c)
 		prm := Param{Name: p.name, Unit: p.unit, Doc: p.doc, Value: beta[c], InSim: !clientSide(c), Identified: slices.Contains(f.kept, c)}
@@ -243,25 +244,24 @@ func (f *fitter) model(beta [nCols]float64) Model {
 	return m
 }
 
-// bootstrap refits on resamples of the requests, drawn with replacement
-// within each level, and returns each column's estimates.
+// bootstrap refits on resamples of the levels' windows of time (each
+// window's rows together), drawn with replacement within each level, and
+// returns each column's estimates.
 func (f *fitter) bootstrap() [nCols][]float64 {
 	var perLevel [][]gram
 	for _, d := range f.data {
-		byReq := map[int]*gram{}
-		var order []int
+		byUnit := map[int]*gram{}
 		for _, r := range d.rows {
-			g := byReq[r.req]
+			g := byUnit[r.unit]
 			if g == nil {
 				g = &gram{}
-				byReq[r.req] = g
-				order = append(order, r.req)
+				byUnit[r.unit] = g
 			}
 			g.addWeighted(r.x, r.y, r.weight())
 		}
 		var gs []gram
-		for _, k := range order {
-			gs = append(gs, *byReq[k])
+		for _, k := range slices.Sorted(maps.Keys(byUnit)) {
+			gs = append(gs, *byUnit[k])
 		}
 		perLevel = append(perLevel, gs)
 	}

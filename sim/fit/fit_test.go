@@ -2,6 +2,7 @@ package fit
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"strings"
 	"testing"
@@ -71,17 +72,22 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 // Over 20 seeds, each parameter's 80% interval holds its true value in
 // 12 or more: with honest intervals the count is Binomial(20, 0.8), below
 // 12 with probability 3%, and the seeds are fixed, so the test is
-// deterministic. Each interval must also be narrower than a quarter of the
-// value, so that covering is not bought with width.
+// deterministic. The records have the simulator's 2% step jitter besides
+// the arrival noise: a step's noise is shared by every request in its
+// batch, which a bootstrap over requests would count as independent. Each
+// interval must also be narrower than a quarter of the value (1.5 times
+// the value for the per-context-token cost, which adds about 1% to a
+// step, below the jitter), so that covering is not bought with width.
 func TestIntervalsCover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 fits")
 	}
 	covered := map[string]int{}
+	maxWidth := map[string]float64{"decode_per_ctx_token": 1.5}
 	const seeds = 20
 	for seed := range uint64(seeds) {
 		spec := variedSpec
-		spec.seed = 100 + seed
+		spec.seed, spec.jitter = 100+seed, 0.02
 		m, err := FromLevels(synth(knownTruth, spec), Options{Resamples: 100, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
@@ -94,8 +100,8 @@ func TestIntervalsCover(t *testing.T) {
 			if *p.Lo <= want && want <= *p.Hi {
 				covered[name]++
 			}
-			if w := *p.Hi - *p.Lo; w > want/4 {
-				t.Errorf("seed %d: %s interval %.4g–%.4g is wider than a quarter of %.4g", seed, name, *p.Lo, *p.Hi, want)
+			if w, most := *p.Hi-*p.Lo, cmp.Or(maxWidth[name], 0.25)*want; w > most {
+				t.Errorf("seed %d: %s interval %.4g–%.4g is wider than %.4g", seed, name, *p.Lo, *p.Hi, most)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -28,9 +29,15 @@ const (
 // chunk, so a chunk sent late (a busy server or client) moves time between
 // two steps of a block, not out of it. maxStepsPerRequest bounds the steps
 // one request contributes (a long output adds its first ones).
+//
+// The bootstrap draws windows of windowSteps typical steps of a level, not
+// requests: concurrent requests share their steps, and so a step's noise
+// (the server's jitter, a late batch), which resampling requests would
+// count once per request as if it were independent.
 const (
 	blockSteps         = 8
 	maxStepsPerRequest = 512
+	windowSteps        = 32
 )
 
 // Level is one measured level as the fit reads it.
@@ -48,7 +55,7 @@ type row struct {
 	y     float64 // nanoseconds
 	steps int     // decode steps in the block; 0 for a first token
 	level int
-	req   int     // the request's index within its level: the bootstrap's unit
+	unit  int     // the bootstrap's unit: the window of time the row starts in (windowSteps typical steps)
 	w     float64 // the robust fit's weight; 0 means 1 (not yet weighed)
 }
 
@@ -168,6 +175,8 @@ func buildLevel(li int, l Level) levelData {
 	slices.Sort(gaps)
 	median := math.Max(gaps[len(gaps)/2], float64(time.Microsecond))
 	width := 4 * median
+	window := windowSteps * median
+	t0 := slices.MinFunc(sp, func(a, b span) int { return cmp.Compare(a.first, b.first) }).first
 	running := newIndex(field(sp, func(s span) float64 { return s.first }), field(sp, func(s span) float64 { return s.last }), width)
 	queued := newIndex(field(sp, func(s span) float64 { return float64(s.rec.Start) }), field(sp, func(s span) float64 { return float64(s.rec.FirstToken) }), width)
 	for i, s := range sp {
@@ -178,18 +187,13 @@ func buildLevel(li int, l Level) levelData {
 		var blk row
 		flush := func() {
 			if blk.steps > 0 {
-				blk.level, blk.req = li, i
+				blk.level = li
 				d.rows = append(d.rows, blk)
 			}
 			blk = row{}
 		}
 		for k := 1; k < len(s.chunks) && k <= maxStepsPerRequest; k++ {
 			gap := s.chunks[k] - s.chunks[k-1]
-			if gap > 2*width { // not one step: the request was out of the batch (preempted) or the server stalled
-				d.skipped++
-				flush()
-				continue
-			}
 			// The step's chunks land nearer its end than its
 			// neighbours' ends: between the midpoints to this request's
 			// previous and next chunks (for its last, at most half a
@@ -198,8 +202,23 @@ func buildLevel(li int, l Level) levelData {
 			if k+1 < len(s.chunks) {
 				after = (s.chunks[k+1] - s.chunks[k]) / 2
 			}
-			after = min(after, gap/2)
-			x, b := step(sp, running, s.chunks[k], gap/2, after)
+			after = min(after, gap/2, width)
+			x, b := step(sp, running, s.chunks[k], min(gap/2, width), after)
+			// A block never spans two windows, so that the rows holding
+			// one step's noise are all in the step's window.
+			unit := int((s.chunks[k] - t0) / window)
+			if blk.steps > 0 && unit != blk.unit {
+				flush()
+			}
+			blk.unit = unit
+			if gap > 2*width && x[colPrefillBase] == 0 {
+				// A long step with no prefill in it is not one step:
+				// the request was out of the batch (preempted), or the
+				// server stalled.
+				d.skipped++
+				flush()
+				continue
+			}
 			for c := range nCols {
 				blk.x[c] += x[c]
 			}
@@ -218,7 +237,7 @@ func buildLevel(li int, l Level) levelData {
 		flush()
 		if idle(sp, i) {
 			x := [nCols]float64{colDecodeBase: 1, colPerSeq: 1, colPerCtx: s.prompt, colPrefillTok: s.uncached, colPrefillBase: 1, colOverhead: 1, colOverheadTok: s.prompt}
-			d.rows = append(d.rows, row{x: x, y: float64(s.rec.FirstToken - s.rec.Start), level: li, req: i})
+			d.rows = append(d.rows, row{x: x, y: float64(s.rec.FirstToken - s.rec.Start), level: li, unit: int((s.first - t0) / window)})
 			d.idle++
 		}
 	}

@@ -28,6 +28,7 @@ type synthSpec struct {
 	promptLo, hiP  int     // prompt tokens, uniform in [promptLo, hiP]
 	outLo, outHi   int     // output tokens, uniform
 	arrivalNoiseNs float64 // std dev of each chunk's delay (|N|), the client's and network's noise
+	jitter         float64 // each step's relative std dev, shared by its batch (sim.Config.Jitter)
 	stamps         bool    // give every chunk a send stamp (SendLag = the delay)
 	seed           uint64
 }
@@ -110,7 +111,7 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 		if prefill > 0 {
 			d += tr.prefillBase
 		}
-		now += d
+		now += d * math.Max(0.1, 1+spec.jitter*rng.NormFloat64())
 		for _, s := range stepped {
 			s.produced++
 			s.sendNs = append(s.sendNs, now)
