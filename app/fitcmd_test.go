@@ -215,3 +215,42 @@ func fitMisses(m fit.Model, h hidden) []string {
 	}
 	return misses
 }
+
+// A fit of the saved run (one prompt length, 36 tokens; levels 1, 2 and 4
+// of the fast preset's 16 slots) prints each parameter, the residual of
+// each level and the sentences for what the run cannot identify, writes
+// the model, and never writes over it.
+func TestFitSavedRun(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "model.json")
+	code, stdout, stderr := runCLI(t, context.Background(), "fit", "--out", out, smallRun)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"decode_base", "prefill_per_token", "max_num_seqs", "Residual per level", "C=1", "C=2", "C=4",
+		"- every request had the same prompt length (36 tokens): the per-token prefill cost is not identified",
+		"- no request waited for a batch slot (the largest running batch seen was 4): the batch-slot limit is not identified",
+		"Wrote " + out,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := fit.Read(f)
+	f.Close()
+	if err != nil || len(m.Runs) != 1 || m.Runs[0] != smallRun || len(m.Levels) != 3 {
+		t.Errorf("model %+v, err %v", m, err)
+	}
+	before, _ := os.ReadFile(out)
+	if code, _, stderr := runCLI(t, context.Background(), "fit", "--out", out, smallRun); code != ExitUsage || !strings.Contains(stderr, "never replaces") {
+		t.Errorf("a second fit to the same --out: exit %d, %q", code, stderr)
+	}
+	if after, _ := os.ReadFile(out); string(after) != string(before) {
+		t.Error("the second fit changed the model file")
+	}
+}

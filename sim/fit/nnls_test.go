@@ -36,3 +36,14 @@ func TestNNLSKeepsCoefficientsNonNegative(t *testing.T) {
 		t.Errorf("a column's residual on itself = %v, want 0", r)
 	}
 }
+
+func TestFmtNs(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		want string
+	}{{0, "0"}, {12.34, "12.3ns"}, {999.6, "1.00µs"}, {999.4, "999ns"}, {1500, "1.50µs"}, {3.0e6, "3.00ms"}, {12.5e6, "12.5ms"}, {2.5e9, "2.50s"}, {0.5, "0.500ns"}} {
+		if got := fmtNs(tt.v); got != tt.want {
+			t.Errorf("fmtNs(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

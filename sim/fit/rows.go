@@ -178,6 +178,11 @@ func buildLevel(li int, l Level) levelData {
 	window := windowSteps * median
 	t0 := slices.MinFunc(sp, func(a, b span) int { return cmp.Compare(a.first, b.first) }).first
 	running := newIndex(field(sp, func(s span) float64 { return s.first }), field(sp, func(s span) float64 { return s.last }), width)
+	fastest := math.Inf(1)
+	for _, s := range sp {
+		fastest = min(fastest, float64(s.rec.FirstToken-s.rec.Start))
+	}
+	inflight := newIndex(field(sp, func(s span) float64 { return float64(s.rec.Start) }), field(sp, func(s span) float64 { return float64(s.rec.LastToken) }), width)
 	queued := newIndex(field(sp, func(s span) float64 { return float64(s.rec.Start) }), field(sp, func(s span) float64 { return float64(s.rec.FirstToken) }), width)
 	for i, s := range sp {
 		d.prompts = append(d.prompts, int(s.prompt))
@@ -227,7 +232,7 @@ func buildLevel(li int, l Level) levelData {
 			d.decode++
 			d.maxBatch = max(d.maxBatch, b)
 			d.batchSeen[b] = true
-			if waiting(sp, queued, s.rec, k) {
+			if waiting(sp, queued, inflight, s.rec, k, b, fastest) {
 				d.waitedAt = append(d.waitedAt, b)
 			}
 			if blk.steps == blockSteps {
@@ -245,15 +250,28 @@ func buildLevel(li int, l Level) levelData {
 }
 
 // waiting says whether, at the end of r's k-th chunk's step, another
-// request of the level had been sent more than two steps before and still
-// had no token: it waited while r's batch ran. Client times throughout
+// request of the level had been sent more than two steps before (beyond
+// fastest, the level's quickest first token: the request's own way to the
+// server and back) and still had no token: it waited while r's batch ran.
+// More requests must be in flight than the b running, or nobody can be
+// waiting (a closed loop of b workers is never queued, however late its
+// requests' first tokens come). Client times throughout
 // (the send instant has no server stamp).
-func waiting(sp []span, queued *index, r *client.Record, k int) bool {
+func waiting(sp []span, queued, inflight *index, r *client.Record, k, b int, fastest float64) bool {
 	t := float64(r.Start + r.ChunkAt[k])
 	gap := float64(r.ChunkAt[k] - r.ChunkAt[k-1])
+	n := 0 // requests in flight: one can wait only beside b running ones
+	for _, j := range inflight.around(t) {
+		if q := sp[j].rec; float64(q.Start) <= t && float64(q.LastToken) >= t {
+			n++
+		}
+	}
+	if n <= b {
+		return false
+	}
 	for _, j := range queued.around(t) {
 		q := sp[j].rec
-		if q != r && float64(q.Start) < t-2*gap && float64(q.FirstToken) > t+gap {
+		if q != r && float64(q.Start) < t-2*gap-fastest && float64(q.FirstToken) > t+gap {
 			return true
 		}
 	}

@@ -66,19 +66,25 @@ func fmtValue(unit string, v float64) string {
 	}
 }
 
-// fmtNs prints a duration in nanoseconds with three significant digits.
+// fmtNs prints a duration in nanoseconds with three significant digits,
+// in the unit that keeps it below 1000.
 func fmtNs(v float64) string {
 	a := math.Abs(v)
-	switch {
-	case a == 0:
+	if a == 0 {
 		return "0"
-	case a < 1e3:
-		return strconv.FormatFloat(v, 'g', 3, 64) + "ns"
-	case a < 1e6:
-		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "µs"
-	case a < 1e9:
-		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "ms"
-	default:
-		return strconv.FormatFloat(v/1e9, 'g', 3, 64) + "s"
 	}
+	units := []struct {
+		scale float64
+		name  string
+	}{{1, "ns"}, {1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}}
+	u := units[len(units)-1]
+	for _, c := range units {
+		if a/c.scale < 999.5 {
+			u = c
+			break
+		}
+	}
+	x, _ := strconv.ParseFloat(strconv.FormatFloat(v/u.scale, 'g', 3, 64), 64) // rounded first: 0.9996 is 1.00
+	decimals := max(0, 2-int(math.Floor(math.Log10(math.Abs(x)))))
+	return strconv.FormatFloat(x, 'f', decimals, 64) + u.name
 }
