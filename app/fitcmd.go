@@ -36,10 +36,10 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 		Name:  "fit",
 		Usage: "fit the simulator's parameters to saved runs, for serve-sim --sim-model and sweep --sim --sim-model",
 		UsageText: "toksweep fit --out model.json RUN [RUN...]\n\n" +
-			"Every decode step of every successful request, and the first token of every request sent to an\n" +
-			"idle server, is fitted to the simulator's step model (docs/metrics.md#the-fitted-model). It prints\n" +
-			"each parameter with an 80% bootstrap interval, the residual of each level, and a sentence for\n" +
-			"each parameter the runs cannot identify, then writes the model to --out, a new file.",
+			"The decode steps of the runs' successful requests, and the first tokens of requests sent to an\n" +
+			"idle server, are fitted to the simulator's step model (docs/metrics.md, \"The fitted model\").\n" +
+			"It prints each parameter with an 80% bootstrap interval, the residual of each level and a\n" +
+			"sentence for each parameter the runs cannot identify, then writes the model to --out, a new file.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Destination: &o.Out, Usage: "the model file to write (a new file: an existing one is never replaced)"},
 			&cli.IntFlag{Name: "resamples", Value: 200, Destination: &o.Resamples, Usage: fmt.Sprintf("bootstrap resamples for the intervals (%d to %d)", minResamples, maxResamples)},

@@ -42,13 +42,14 @@ var ErrNoSteps = errors.New("no request has two token chunks: nothing to fit a s
 //	prefill_base×[any prefill] + prefill_per_token×prefill_tokens
 //	  + decode_base + decode_per_seq×B + decode_per_ctx_token×ctx
 //
-// (sim.Config's model), fitted by non-negative least squares to every
-// decode interval of every successful request (one step of its batch) and
-// to the first token of every request sent to an idle server (one step
-// plus the request's own overhead), with 80% intervals from a bootstrap
-// over windows of time within each level. The batch-slot limit is counted from the
-// steps during which a request waited. docs/metrics.md#the-fitted-model
-// defines each part.
+// (sim.Config's model), fitted by Huber-weighted non-negative least
+// squares to the decode intervals of every successful request (each one
+// step of its batch), summed in blocks, and to the first token of every
+// request sent to an idle server (one step plus the request's own
+// overhead), with 80% intervals from a bootstrap over windows of time
+// within each level. The batch-slot limit is counted from the steps during
+// which a request waited. docs/metrics.md ("The fitted model") defines
+// each part.
 func FromLevels(levels []Level, opt Options) (Model, error) {
 	opt.Resamples = cmp0(opt.Resamples, 200)
 	var data []levelData
