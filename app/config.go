@@ -33,7 +33,6 @@ type options struct {
 	SimNoPrefix    bool // --sim-no-prefix-caching
 	ReadingSpeed   float64
 	Model          string
-	API            client.API
 	DrainTimeout   time.Duration // after Duration, before in-flight requests are canceled
 	MaxTokens      int
 	Temperature    *float64
@@ -54,9 +53,12 @@ type options struct {
 	// set by runSweep; nil outside a sweep.
 	streamed *atomic.Int64
 
-	Work   workSettings   // prompt set, output length and server metrics (workload.go)
-	Open   rateSettings   // open loop: --rates and its flags (rates.go)
-	Replay replaySettings // --trace and its flags (replay.go)
+	Work workSettings // prompt set, output length and server metrics (workload.go)
+	// modeFlagSet is each mode's flags as bound (modeFlags), and
+	// modeWarnings each mode's warnings until the mode is chosen (mode.go).
+	modeFlagSet  map[string][]cli.Flag
+	modeWarnings map[string][]string
+	givenFlags   []string // the flags given, by name (cli.Context.FlagNames)
 	// Percentiles are --percentiles' extra percentiles (percentiles.go).
 	Percentiles []float64
 
@@ -84,7 +86,6 @@ type sweepFlagValues struct {
 	InputTokens        string
 	InputTokensSet     bool
 	SharedPrefixTokens int
-	Seed               int64
 	IgnoreEOS          bool
 	MinTokens          *int
 	MetricsURL         string
@@ -100,14 +101,6 @@ type sweepFlagValues struct {
 	SLOTPOTP99         *time.Duration
 	SLOE2EP95          *time.Duration
 	SimPresetSet       bool
-	Rates              string
-	RatesSet           bool
-	Arrival            string
-	ArrivalSet         bool
-	Burstiness         float64
-	BurstinessSet      bool
-	MaxConcurrency     int
-	MaxConcurrencySet  bool
 	Percentiles        string
 	SimNoPrefixSet     bool
 	SimModel           string // --sim-model: a model file from 'toksweep fit', set over the preset
@@ -121,7 +114,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	}
 	// The modes' checks run in two passes (mode.go): their level lists
 	// before the prompt set is read, their cross-checks once it is.
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.parseModes, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.checkModes, o.sessionsWithRates, o.shardMode, o.percentiles, o.live}
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.exclusive, o.parseModes, o.openCap, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.checkModes, o.shardMode, o.percentiles, o.live}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -31,7 +32,7 @@ const (
 func sweepFlags(o *options) []cli.Flag {
 	f := &o.Flags
 	block, before := modeFlags(o)
-	return placeFlags(append([]cli.Flag{
+	return placeFlags(append(categorize([]cli.Flag{
 		&cli.StringFlag{Name: "url", Destination: &o.URL, Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
 		&cli.BoolFlag{Name: "sim", Destination: &o.Sim, Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
 		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Destination: &o.SimPreset, Action: given[string](&f.SimPresetSet), Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
@@ -57,7 +58,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "connect-timeout", Value: defaultConnectTimeout, Destination: &o.ConnectTimeout, Usage: "deadline for connecting (dial and TLS)"},
 		&cli.BoolFlag{Name: "insecure", Destination: &o.Insecure, Usage: "skip TLS certificate verification (recorded in summary.json)"},
 		chartsFlag(&o.Charts),
-	}, slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o), block, shardFlags(o), percentileFlags(o), liveFlags(o))...), before)
+	}, ""), slices.Concat(categorize(slices.Concat(capacityFlags(o), readingFlags(o), workloadFlags(o)), ""), block, categorize([]cli.Flag{capFlag(o)}, ""), categorize(slices.Concat(shardFlags(o), percentileFlags(o), liveFlags(o)), ""))...), before)
 }
 
 // chartsFlag is --charts, the chart files that sweep, report, compare and
@@ -96,9 +97,9 @@ func deref[T any](p *T) T {
 
 // requestsUsage is --requests' help: each mode's auto count, from the
 // functions that count it (sweep.AutoRequests for the closed loop and
-// sessions, sweep.AutoRateRequests for the rate mode; a replay sends its
+// sessions, rate.AutoRequests for the rate mode; a replay sends its
 // trace).
 var requestsUsage = fmt.Sprintf("measured requests per level; auto is %d per worker, at least %d; "+
 	"at a rate, %ds of arrivals, at least %d; a trace replay: the trace's requests less the warm-up "+
 	"(with --duration alone: unbounded)",
-	sweep.AutoRequests(1000)/1000, sweep.AutoRequests(0), sweep.AutoRateRequests(1000)/1000, sweep.AutoRateRequests(0))
+	sweep.AutoRequests(1000)/1000, sweep.AutoRequests(0), rate.AutoRequests(1000)/1000, rate.AutoRequests(0))

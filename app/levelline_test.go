@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -24,7 +25,7 @@ func TestLevelLineNamesTheLevelOnce(t *testing.T) {
 		{report.LevelStats{Mode: sweep.ReplayMode, Rate: 0.5, RequestsOK: 4, EndReason: sweep.Completed},
 			"level speed=0.5× done (completed): 4 ok, 0 failed", "0.5×"},
 		{report.LevelStats{Mode: sweep.RateMode, Rate: 16, OfferedRPS: 18.23, RequestsOK: 4, EndReason: sweep.Completed},
-			"level rate=16/s done (completed): " + sweep.RateText(18.23, 16) + ", 4 ok, 0 failed", "offered"},
+			"level rate=16/s done (completed): " + rate.Text(18.23, 16) + ", 4 ok, 0 failed", "offered"},
 		{report.LevelStats{Mode: sweep.ClosedMode, Concurrency: 4, RequestsOK: 8, EndReason: sweep.Completed},
 			"level C=4 done (completed): 8 ok, 0 failed", "C=4"},
 	} {

@@ -3,9 +3,9 @@ package app
 import (
 	"cmp"
 	"context"
-	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,7 +30,9 @@ type commandMode interface {
 	// Flags are the mode's flags, bound into its settings in l; HelpOrder
 	// places them among the other modes' in --help, and a flag named in
 	// FlagsBefore is shown just before that common flag instead.
+	// Category is the flags' category in --help (app/helpcats.go).
 	Flags(l *mode.Line) []cli.Flag
+	Category() string
 	HelpOrder() int
 	FlagsBefore() map[string]string
 	// Parse is the first pass over the mode's flags, before the prompt
@@ -96,103 +98,19 @@ type sharder interface {
 	ShardSplit(p sweep.Part, cfg *sweep.Config)
 }
 
-// legacyMode is a mode whose command side is still app's own hooks over
-// the options (its engine side the sweep's own), until it moves to its
-// package; legacy adapts it to commandMode.
-type legacyMode struct {
-	name           string
-	rank           int
-	helpOrder      int
-	flags          func(o *options) []cli.Flag
-	before         map[string]string
-	parse          func(o *options) error
-	check          func(o *options) error
-	chosen         func(o *options) bool
-	text           func(o *options) string
-	searched       func(o *options) bool
-	levels         func(o *options) int
-	conns, streams func(o *options) int
-	record         func(o *options, rc *report.RunConfig)
-	summary        func(o *options, sum *report.Summary)
-	estimate       func(o *options) mode.Estimate
-	shard          *modeShard
-	start          func(ctx context.Context, s modeStart, cfg *sweep.Config) modeRun
-}
-
-// modeShard is a mode's part in a sharded run (shard.go): every shard runs
-// every level at the shared instants, each with its part of the level's
-// count (sweep.Part.Workers: the workers, or an open loop's cap) and its
-// part of the prompts.
-type modeShard struct {
-	// check refuses, once the mode is chosen, what the mode cannot split
-	// exactly (a search, a level below the shards).
-	check func(o *options) error
-	// levels fills shard.json's levels (or rates) and returns, for each
-	// level, the count whose part each shard takes.
-	levels func(o *options, info *rundir.ShardInfo) []int
-	// split gives cfg this shard's part p of the mode's arrivals (nil: the
-	// part of the count is all there is to split).
-	split func(p sweep.Part, cfg *sweep.Config)
-}
-
-// modeStart is what a mode's start may use.
-type modeStart struct {
-	o      *options
-	cl     *client.Client
-	stderr io.Writer
-	stats  *[]report.LevelStats // the finished levels, for a search's judge
-}
-
-// modeRun is what a mode adds to one sweep's output; nil funcs add nothing.
-type modeRun struct {
-	// search is the mode's auto search, whose sentence follows the answer.
-	search interface{ Sentence() string }
-	// note is a line under a level's status line.
-	note func(l sweep.Level, s report.LevelStats) string
-	// preface is written on stdout before the tables; closing is a line
-	// after the answer (and the search's sentence).
-	preface func(w io.Writer) error
-	closing func(stats []report.LevelStats) string
-}
-
 // defaultConns is the connection pool size of a mode that names none (the
 // pool only bounds idle connections: an uncapped open loop opens as many
 // as it needs).
 const defaultConns = 64
 
-var legacyModes []*legacyMode
-
-// registerMode adds a legacy mode; its engine side is registered in sweep.
-func registerMode(m *legacyMode) {
-	if slices.ContainsFunc(legacyModes, func(o *legacyMode) bool { return o.name == m.name }) {
-		panic("app: mode " + m.name + " registered twice")
-	}
-	legacyModes = append(legacyModes, m)
-}
-
-// modes are the registered modes' command sides, in the order the
-// command line asks them which one it chose (their rank; a legacy mode's
-// own rank).
-func modes(o *options) []commandMode {
-	type ranked struct {
-		m    commandMode
-		rank int
-	}
-	var rs []ranked
+// modes are the registered modes' command sides, in rank order: the
+// order the command line asks them which one it chose.
+func modes() []commandMode {
+	var ms []commandMode
 	for _, m := range sweep.Modes() {
 		if c, ok := m.(commandMode); ok {
-			rs = append(rs, ranked{c, c.Rank()})
+			ms = append(ms, c)
 		}
-	}
-	for _, m := range legacyModes {
-		if em := sweep.ModeNamed(m.name); em != nil {
-			rs = append(rs, ranked{adapt(em, m, o), m.rank})
-		}
-	}
-	slices.SortStableFunc(rs, func(a, b ranked) int { return cmp.Compare(a.rank, b.rank) })
-	ms := make([]commandMode, len(rs))
-	for i, r := range rs {
-		ms[i] = r.m
 	}
 	return ms
 }
@@ -201,10 +119,15 @@ func modes(o *options) []commandMode {
 // flags (in HelpOrder), and those placed before a common flag.
 func modeFlags(o *options) (block []cli.Flag, before map[string][]cli.Flag) {
 	before = map[string][]cli.Flag{}
-	byHelp := slices.SortedStableFunc(slices.Values(modes(o)), func(a, b commandMode) int { return cmp.Compare(a.HelpOrder(), b.HelpOrder()) })
+	byHelp := slices.SortedStableFunc(slices.Values(modes()), func(a, b commandMode) int { return cmp.Compare(a.HelpOrder(), b.HelpOrder()) })
 	for _, m := range byHelp {
 		at := m.FlagsBefore()
-		for _, f := range m.Flags(&o.Line) {
+		fs := categorize(m.Flags(&o.Line), m.Category())
+		if o.modeFlagSet == nil {
+			o.modeFlagSet = map[string][]cli.Flag{}
+		}
+		o.modeFlagSet[m.Name()] = fs
+		for _, f := range fs {
 			if name, ok := at[f.Names()[0]]; ok {
 				before[name] = append(before[name], f)
 				continue
@@ -231,27 +154,124 @@ func placeFlags(flags []cli.Flag, before map[string][]cli.Flag) []cli.Flag {
 	return out
 }
 
-// parseModes and checkModes run every mode's first and second pass.
+// parseModes and checkModes run every mode's first and second pass. A
+// mode's warnings are kept aside (modeWarnings) until the mode is known:
+// only the chosen mode's, and those of the mode it extends, are said.
 func (o *options) parseModes() error {
 	return o.eachMode(commandMode.Parse)
 }
 func (o *options) checkModes() error {
-	return o.eachMode(commandMode.Check)
+	if err := o.eachMode(commandMode.Check); err != nil {
+		return err
+	}
+	m := o.mode()
+	o.Warnings = append(o.Warnings, o.modeWarnings[m.Name()]...)
+	if e, ok := m.(extender); ok {
+		o.Warnings = append(o.Warnings, o.modeWarnings[e.Extends()]...)
+	}
+	o.modeWarnings = nil
+	return nil
 }
 
 func (o *options) eachMode(pass func(commandMode, *mode.Line) error) error {
-	for _, m := range modes(o) {
-		if err := pass(m, &o.Line); err != nil {
+	for _, m := range modes() {
+		n := len(o.Warnings)
+		err := pass(m, &o.Line)
+		if said := o.Warnings[n:]; len(said) > 0 {
+			if o.modeWarnings == nil {
+				o.modeWarnings = map[string][]string{}
+			}
+			o.modeWarnings[m.Name()] = append(o.modeWarnings[m.Name()], said...)
+			o.Warnings = o.Warnings[:n]
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// extender is a mode that runs on another mode's levels (the sessions on
+// the closed loop's): that mode's flags and warnings are its too.
+type extender interface {
+	Extends() string
+}
+
+// promptOwner is a mode that sets each request's prompt and lengths
+// itself (the trace replay): PromptsFrom names its flag and why when it
+// does ("--trace: the trace sets …"; "": not on this command line), and
+// the prompt set's flags are refused.
+type promptOwner interface {
+	PromptsFrom(l *mode.Line) string
+}
+
+// exclusive is the one rule between the modes: the flags of two modes
+// are refused together, unless one mode extends the other. It runs before
+// any mode's checks.
+func (o *options) exclusive() error {
+	var given []commandMode
+	for _, m := range modes() {
+		if m.Given(&o.Line) {
+			given = append(given, m)
+		}
+	}
+	for i, a := range given {
+		for _, b := range given[i+1:] {
+			if !extends(a, b) && !extends(b, a) {
+				return usagef("%s and %s are exclusive: they set two load modes (%s and %s), and a sweep runs one", o.givenFlag(a), o.givenFlag(b), a.Name(), b.Name())
+			}
+		}
+	}
+	return nil
+}
+
+// extends reports whether mode a runs on mode b's levels.
+func extends(a, b commandMode) bool {
+	e, ok := a.(extender)
+	return ok && e.Extends() == b.Name()
+}
+
+// givenFlag is the first of m's flags given on the command line:
+// "--rates" (its mode's name when the flags were not parsed here).
+func (o *options) givenFlag(m commandMode) string {
+	for _, f := range o.modeFlagSet[m.Name()] {
+		if slices.Contains(o.givenFlags, f.Names()[0]) {
+			return "--" + f.Names()[0]
+		}
+	}
+	return "the " + m.Name() + " mode's flags"
+}
+
+// openCap refuses --max-concurrency, an open loop's cap, for a mode that
+// is not open, and checks its bounds.
+func (o *options) openCap() error {
+	if !o.CapSet {
+		return nil
+	}
+	if m := o.mode(); !m.Open() {
+		var open []string
+		for _, m := range modes() {
+			if fs := o.modeFlagSet[m.Name()]; m.Open() && len(fs) > 0 {
+				open = append(open, "--"+fs[0].Names()[0])
+			}
+		}
+		return usagef("--max-concurrency caps an open loop's requests in flight: give %s too (the %s mode's levels are its concurrency)", strings.Join(open, " or "), m.Name())
+	}
+	if o.Cap < 1 || o.Cap > mode.MaxLevel {
+		return usagef("invalid --max-concurrency %d: want an integer from 1 to %d", o.Cap, mode.MaxLevel)
+	}
+	return nil
+}
+
+// capFlag is --max-concurrency, the open-loop modes' shared cap.
+func capFlag(o *options) cli.Flag {
+	return &cli.IntFlag{Name: "max-concurrency", DefaultText: "none", Destination: &o.Cap, Action: given[int](&o.CapSet), Usage: "--rates, --trace: cap on requests in flight; requests over it wait in the client, and the wait counts as latency"}
+}
+
 // mode is the mode the checked command line chose: the first in rank
 // order whose Chosen says so.
 func (o *options) mode() commandMode {
-	for _, m := range modes(o) {
+	for _, m := range modes() {
 		if m.Chosen(&o.Line) {
 			return m
 		}

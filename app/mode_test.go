@@ -7,6 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/mode/rate"
+	"github.com/toksweep/toksweep/mode/replay"
 )
 
 // Every registered mode's flags are sweep flags, each once, and the
@@ -18,14 +20,14 @@ func TestModeFlagsAreSweepFlags(t *testing.T) {
 		names = append(names, f.Names()[0])
 	}
 	o := &options{}
-	for _, m := range modes(o) {
+	for _, m := range modes() {
 		for _, f := range m.Flags(&o.Line) {
 			if n := countOf(names, f.Names()[0]); n != 1 {
 				t.Errorf("mode %s: --%s is %d times among the sweep flags", m.Name(), f.Names()[0], n)
 			}
 		}
 	}
-	for _, pair := range [][2]string{{"levels", "requests"}, {"auto-granularity", "reading-speed"}, {"think-time", "rates"}, {"max-concurrency", "trace"}} {
+	for _, pair := range [][2]string{{"levels", "requests"}, {"auto-granularity", "reading-speed"}, {"think-time", "rates"}, {"burstiness", "trace"}, {"max-concurrency", "shard"}} {
 		if i := slices.Index(names, pair[0]); i < 0 || i+1 >= len(names) || names[i+1] != pair[1] {
 			t.Errorf("--%s is not just before --%s: %v", pair[0], pair[1], names)
 		}
@@ -64,15 +66,19 @@ func TestChosenMode(t *testing.T) {
 		want string
 	}{
 		{&options{}, "closed"},
-		{&options{Open: rateSettings{Rates: []float64{1}}}, "rate"},
-		{&options{Open: rateSettings{Auto: true}, Replay: replaySettings{File: "t.jsonl"}}, "replay"},
+		{withRates(&options{}), "rate"},
+		{withTrace(&options{}), "replay"},
 	}
 	for _, tc := range cases {
 		if got := tc.o.mode().Name(); got != tc.want {
-			t.Errorf("%+v: mode %s, want %s", tc.o.Open, got, tc.want)
+			t.Errorf("mode %s, want %s", got, tc.want)
 		}
 	}
 }
+
+// withRates gives o a --rates; withTrace a --trace.
+func withRates(o *options) *options { rate.Of(&o.Line).RatesSet = true; return o }
+func withTrace(o *options) *options { replay.Of(&o.Line).File = "t.jsonl"; return o }
 
 // withLevels gives o the closed loop's checked --levels.
 func withLevels(o *options, levels ...int) *options {

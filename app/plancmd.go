@@ -15,6 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/mode/openloop"
+	"github.com/toksweep/toksweep/mode/replay"
 	"github.com/toksweep/toksweep/plan"
 	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/rundir"
@@ -49,9 +51,10 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			"toksweep plan --peak-speed K [--users N] [--headroom 0.75] [--gpus-per-replica G --gpu-hour-usd P] DIR\n" +
 			"toksweep plan --peak-rps λ --gpus-per-replica [RUN=]G ... --gpu-hour-usd P --out DIR RUN1 RUN2 ...\n\n" +
 			"DIR is a finished run directory. The plan rests on the largest tested level that met the\n" +
-			"run's SLO (every lower level passing too), or, for a run without an SLO, on its knee; it\n" +
-			"never extrapolates beyond a measured level. It prints every formula with the run's numbers\n" +
-			"and writes DIR/" + plan.File + " (see docs/metrics.md, \"Fleet plan\").\n\n" +
+			"run's SLO (every lower level passing too), or, for a run without an SLO, on its knee, or\n" +
+			"without one on its highest level when that ran stable: then every count is a bound (\"at\n" +
+			"most N replicas\"). It never extrapolates beyond a measured level. It prints every formula\n" +
+			"with the run's numbers and writes DIR/" + plan.File + " (see docs/metrics.md, \"Fleet plan\").\n\n" +
 			"A trace replay run (sweep --trace) takes --peak-speed K in place of --peak-rps: the peak is\n" +
 			"K times the trace's mean rate (from summary.json), shown, then planned as --peak-rps.\n\n" +
 			"Given several runs (each one server configuration: a tensor-parallel size, a max-num-seqs),\n" +
@@ -315,8 +318,8 @@ func readFinishedRun(dir string) (rundir.SavedRun, error) {
 // it, and the plan goes on as for --peak-rps, after a line that shows the
 // conversion.
 func runSpeedPlan(dir string, k float64, o plan.Options, stdout io.Writer) error {
-	if !(k > 0) || k > maxSpeed {
-		return usagef("invalid --peak-speed %v: want a speed above 0 and up to %d", k, maxSpeed)
+	if !(k > 0) || math.IsInf(k, 0) {
+		return usagef("invalid --peak-speed %v: want a speed above 0", k)
 	}
 	run, err := readFinishedRun(dir)
 	if err != nil {
@@ -325,6 +328,9 @@ func runSpeedPlan(dir string, k float64, o plan.Options, stdout io.Writer) error
 	tr := run.Summary.Trace
 	if tr == nil || !tr.Timed() {
 		return usagef("--peak-speed needs a trace replay run (sweep --trace); %s is not one: give --peak-rps", dir)
+	}
+	if most := replay.MaxSpeed(*tr); k > most {
+		return usagef("invalid --peak-speed %v: over this trace's highest speed, %.6g× (it would offer more than %d req/s)", k, most, openloop.MaxRate)
 	}
 	o.PeakRPS = k * tr.MeanRate
 	if err := o.Check(); err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toksweep/toksweep/search"
+	"github.com/toksweep/toksweep/mode/openloop"
 )
 
 // --rates auto against the simulator (capacity about 34 req/s with its
@@ -65,8 +65,8 @@ func rateSearch(t *testing.T) (tried []float64, line, miss, limited string) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	rows := readLevels(t, out)
-	if len(rows) > search.RateAutoLevels {
-		t.Fatalf("%d levels, want at most %d", len(rows), search.RateAutoLevels)
+	if len(rows) > openloop.MaxLevels {
+		t.Fatalf("%d levels, want at most %d", len(rows), openloop.MaxLevels)
 	}
 	var flagged []string
 	for _, r := range rows {

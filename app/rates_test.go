@@ -26,7 +26,7 @@ func TestRateFlagErrors(t *testing.T) {
 		{[]string{"--rates", "1", "--arrival", "poisson", "--burstiness", "2"}, "applies to --arrival gamma"},
 		{[]string{"--rates", "1", "--arrival", "gamma", "--burstiness", "0"}, "invalid --burstiness"},
 		{[]string{"--rates", "1", "--max-concurrency", "0"}, "invalid --max-concurrency"},
-		{[]string{"--max-concurrency", "4"}, "give --rates too"},
+		{[]string{"--max-concurrency", "4"}, "give --rates or --trace too"},
 		{[]string{"--arrival", "gamma"}, "give --rates too"},
 	} {
 		args := append([]string{"sweep", "--sim", "--out", filepath.Join(t.TempDir(), "r")}, tt.args...)

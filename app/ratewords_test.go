@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/rundir"
-	"github.com/toksweep/toksweep/sweep"
 )
 
 // TestRateRunSentencesQuoteTheOfferedRate: on a rate run against the
@@ -63,7 +63,7 @@ func TestRateRunSentencesQuoteTheOfferedRate(t *testing.T) {
 		if !(s.OfferedRPS > 0) {
 			t.Fatalf("rate=%g/s: no offered rate recorded", s.Rate)
 		}
-		said[s.Rate] = sweep.RateText(s.OfferedRPS, s.Rate)
+		said[s.Rate] = rate.Text(s.OfferedRPS, s.Rate)
 	}
 	if err := run.ScanErr(); err != nil || len(said) != 2 {
 		t.Fatalf("levels %v (%v), want rates 8 and 16", said, err)

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/workload/trace"
 )
 
@@ -140,9 +139,9 @@ func TestReplayFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--prompt-token-ids"}, "apply to a trace replay"},
-		{[]string{"--trace", path, "--rates", "1"}, "--trace and --rates are exclusive"},
+		{[]string{"--trace", path, "--rates", "1"}, "--rates and --trace are exclusive: they set two load modes (rate and replay), and a sweep runs one"},
 		{[]string{"--trace", path, "--levels", "1"}, "--trace and --levels are exclusive"},
-		{[]string{"--trace", path, "--arrival", "constant"}, "do not apply to --trace"},
+		{[]string{"--trace", path, "--arrival", "constant"}, "--arrival and --trace are exclusive"},
 		{[]string{"--trace", path, "--prompt-token-ids"}, "needs --api completions"},
 		{[]string{"--trace", path, "--replay-speed", "2,1"}, "increasing order"},
 		{[]string{"--trace", path, "--replay-speed", "0"}, `"0" is not a speed`},
@@ -189,6 +188,9 @@ func TestReplayRefusesPromptAndLengthFlags(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
 			code, stdout, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--trace", path, "--out", out}, c.args...)...)
 			want := "toksweep: " + c.flag + " does not apply to --trace: the trace sets each request's prompt and lengths\n"
+			if c.flag == "--turns" { // the flags of another mode: the one rule between modes
+				want = "toksweep: --trace and --turns are exclusive: they set two load modes (replay and sessions), and a sweep runs one\n"
+			}
 			if code != ExitUsage || stderr != want || stdout != "" {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d and the one line %q", code, stdout, stderr, ExitUsage, want)
 			}
@@ -312,22 +314,6 @@ func TestPlanPeakSpeed(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, context.Background(), "plan", "--peak-speed", "3", closed); code != ExitUsage || !strings.Contains(stderr, "needs a trace replay run") {
 		t.Errorf("plan --peak-speed on a closed-loop run: exit %d\n%s", code, stderr)
-	}
-}
-
-// The closing line names each speed once, in ascending order, however many
-// times it ran (--repeat, or a search that came back to it). Before, a
-// --repeat 2 run read "1× = 20 req/s, 1× = 20 req/s, 2× = 40 req/s, 2× = …".
-func TestReplaySpeedsSentenceNamesEachSpeedOnce(t *testing.T) {
-	t.Parallel()
-	r := &replaySettings{File: "t.jsonl", sum: trace.Summary{MeanRate: 20}}
-	var stats []report.LevelStats
-	for _, speed := range []float64{2, 1, 1, 2, 0.5} {
-		stats = append(stats, report.LevelStats{Rate: speed})
-	}
-	want := "Replay speeds (offered rate = speed × the trace's mean rate, 20 req/s): 0.5× = 10 req/s, 1× = 20 req/s, 2× = 40 req/s."
-	if got := r.speedsSentence(stats); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -51,7 +52,7 @@ func TestRequestsHelpSaysEachModesAutoCount(t *testing.T) {
 	}
 	for _, r := range []float64{0.5, 1, 2, 4, 16, 25.1} {
 		said := max(int(float64(secs)*r+0.999999), rateMin)
-		if got := sweep.AutoRateRequests(r); got != said {
+		if got := rate.AutoRequests(r); got != said {
 			t.Errorf("rate %g/s: auto counts %d, the help says %d", r, got, said)
 		}
 	}

@@ -28,6 +28,8 @@ var savedRuns = []struct {
 	{"slo", nil},
 	{"rate", recordSweep("--sim", "--sim-preset", "fast", "--rates", "8,16", "--requests", "16", "--max-tokens", "32",
 		"--slo-ttft-p95", "1s", "--slo-e2e-p95", "2s")},
+	// bound: no SLO, no knee, every rate stable; plan's bound is worked out on it.
+	{"bound", recordSweep("--sim", "--sim-preset", "fast", "--rates", "5,10", "--arrival", "constant", "--duration", "2s", "--max-tokens", "32")},
 	{"sessions", recordSweep("--sim", "--sim-preset", "fast", "--levels", "2", "--requests", "6", "--turns", "3",
 		"--input-tokens", "200", "--max-tokens", "16", "--think-time", "20ms")},
 	{"merged", recordMerged},

@@ -19,8 +19,9 @@ func TestSessionUsageErrors(t *testing.T) {
 		// says them: before the prompt set is read, and against its source.
 		{[]string{"--turns", "3", "--prompt", "hi"}, "--turns makes synthetic sessions, sized by --input-tokens"},
 		{[]string{"--think-time", "1s"}, "--think-time is the pause between a session's turns"},
-		// Sessions are a closed loop: with --rates they were silently dropped.
-		{[]string{"--turns", "2", "--input-tokens", "100", "--rates", "4"}, "they can't be combined with --rates"},
+		// Sessions are a closed loop: with --rates they were silently
+		// dropped; now the one rule between modes refuses them.
+		{[]string{"--turns", "2", "--input-tokens", "100", "--rates", "4"}, "--rates and --turns are exclusive: they set two load modes (rate and sessions)"},
 	} {
 		args := append([]string{"sweep", "--url", "http://127.0.0.1:9/v1", "--out", t.TempDir()}, tt.args...)
 		code, _, stderr := runCLI(t, context.Background(), args...)

@@ -91,7 +91,7 @@ func (o *options) shard() error {
 		return usagef("--start-at %s is %v ahead, more than --max-start-wait %v: give a nearer start, or raise --max-start-wait", s.StartAt, wait.Round(time.Second), s.MaxStartWait)
 	}
 	s.Start = t
-	o.Duration, o.Flags.DurationSet = s.LevelDuration, true
+	o.Duration, o.Flags.DurationSet, o.LevelDuration = s.LevelDuration, true, s.LevelDuration
 	if s.Grace > 0 {
 		o.DrainTimeout = min(o.DrainTimeout, s.Grace)
 	}
@@ -226,35 +226,6 @@ func (s *shardOptions) split(cfg *sweep.Config, m commandMode) {
 	if p := cfg.Prompt; p != nil {
 		cfg.Prompt = func(seq int) client.Prompt { return p(seq*s.Count + s.Index) }
 	}
-}
-
-// shardRates refuses what a sharded open loop cannot split exactly.
-func (o *options) shardRates() error {
-	s, f := &o.Shard, &o.Flags
-	switch {
-	case o.Open.Auto:
-		return usagef("--shard needs fixed --rates: an adaptive search cannot be split across shards")
-	case f.RequestsSet:
-		return usagef("--shard with --rates: the levels are bounded by --level-duration; drop --requests")
-	case o.Warmup > 0:
-		return usagef("--shard with --rates does not take --warmup: the warm-up arrivals would not be the whole plan's first")
-	case f.MaxConcurrencySet && o.Open.MaxConcurrency < s.Count:
-		return usagef("--shard %d/%d: --max-concurrency %d is below the %d shards: each shard caps its part of it", s.Index, s.Count, o.Open.MaxConcurrency, s.Count)
-	}
-	// Every shard draws every plan now, so all of them refuse alike.
-	for _, rate := range o.Open.Rates {
-		for r := range max(o.Repeat, 1) {
-			n, err := o.Open.Spec.PlanLen(rate, s.LevelDuration, r, s.Count)
-			if err != nil {
-				return usagef("--rates %g: %v", rate, err)
-			}
-			if n < s.Count {
-				return usagef("--shard %d/%d: the plan at %g req/s holds %d arrivals in --level-duration %v, fewer than the %d shards, so a shard would send nothing: lengthen --level-duration or run fewer shards",
-					s.Index, s.Count, rate, n, s.LevelDuration, s.Count)
-			}
-		}
-	}
-	return nil
 }
 
 // startShard writes shard.json and returns the sweep's BeforeLevel hook and

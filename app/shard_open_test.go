@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/client"
-	"github.com/toksweep/toksweep/search"
+	"github.com/toksweep/toksweep/mode/openloop"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -39,7 +39,7 @@ func TestShardedOpenLoopSendsThePlan(t *testing.T) {
 		dir := filepath.Join(base, fmt.Sprintf("shard%d", i))
 		dirs = append(dirs, dir)
 		wg.Go(func() {
-			out, err := toksweepCmd(bin, "sweep", "--url", url, "--rates", search.JoinRates(rates), "--seed", fmt.Sprint(seed),
+			out, err := toksweepCmd(bin, "sweep", "--url", url, "--rates", openloop.JoinRates(rates), "--seed", fmt.Sprint(seed),
 				"--max-tokens", "16", "--metrics-url", "off", "--shard", fmt.Sprintf("%d/%d", i, shards),
 				"--reading-speed", "1e6", "--percentiles", "90", // a reader that always waits: its figures show whose reader the merge used
 				"--start-at", start, "--level-duration", dur.String(), "--grace", "1s", "--out", dir).CombinedOutput()
@@ -70,7 +70,7 @@ func TestShardedOpenLoopSendsThePlan(t *testing.T) {
 		t.Fatalf("merged levels.csv has %d rows, want %d", len(rows), len(rates))
 	}
 	for k, rate := range rates {
-		plan, err := spec.ArrivalPlan(rate, int(4*rate*dur.Seconds()), 0)
+		plan, err := spec.Instants(rate, int(4*rate*dur.Seconds()), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

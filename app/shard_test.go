@@ -10,6 +10,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -75,9 +76,9 @@ func TestShardFarStartIsBounded(t *testing.T) {
 func TestShardSplitTakesItsPart(t *testing.T) {
 	t.Parallel()
 	s := shardOptions{Index: 1, Count: 4}
-	o := &options{}
-	for _, m := range []commandMode{closed.Mode{}, adapt(sweep.ModeNamed(sweep.RateMode), rateMode, o)} {
-		cfg := sweep.Config{Prompt: func(seq int) client.Prompt { return client.Prompt{ID: seq} }}
+	for _, m := range []commandMode{closed.Mode{}, rate.Mode{}} {
+		ld := &rate.Load{}
+		cfg := sweep.Config{Load: ld, Prompt: func(seq int) client.Prompt { return client.Prompt{ID: seq} }}
 		s.split(&cfg, m)
 		for i, want := range []int{1, 5, 9, 13} {
 			if got := cfg.Prompt(i).ID; got != want {
@@ -90,8 +91,8 @@ func TestShardSplitTakesItsPart(t *testing.T) {
 		if m.Name() == sweep.ClosedMode {
 			want = sweep.Part{}
 		}
-		if cfg.Rate.Part != want {
-			t.Errorf("%s: shard 1/4 draws part %+v of the plans", m.Name(), cfg.Rate.Part)
+		if ld.Spec.Part != want {
+			t.Errorf("%s: shard 1/4 draws part %+v of the plans", m.Name(), ld.Spec.Part)
 		}
 	}
 }

@@ -25,13 +25,16 @@ import (
 
 func sweepCommand(stdout, stderr io.Writer) *cli.Command {
 	o := &options{}
+	flags := sweepFlags(o)
 	return &cli.Command{
-		Name:         "sweep",
-		Usage:        "run closed-loop load at increasing concurrency levels (or open-loop arrivals at --rates) and report per-level figures",
-		UsageText:    "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
-		Flags:        sweepFlags(o),
-		OnUsageError: onUsageError,
+		Name:               "sweep",
+		Usage:              "run closed-loop load at increasing concurrency levels (or open-loop arrivals at --rates) and report per-level figures",
+		UsageText:          "toksweep sweep --url http://HOST:PORT/v1 [flags]\ntoksweep sweep --sim [flags]",
+		Flags:              flags,
+		CustomHelpTemplate: helpTemplate(flags),
+		OnUsageError:       onUsageError,
 		Action: func(c *cli.Context) error {
+			o.givenFlags = c.FlagNames()
 			if err := o.parseOptions(c.Args()); err != nil {
 				return err
 			}
@@ -117,8 +120,8 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 
 // sweepAndReport runs the levels and writes everything out.
 func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *rundir.RunDir, stdout, stderr io.Writer) error {
-	plan := newTiming(o, o.Work.Set.Prompts)
-	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: progress.New(stderr, plan, o.streamed)}
+	timing := newTiming(o, o.Work.Set.Prompts)
+	run := &sweepRun{o: o, dir: dir, stderr: stderr, progress: progress.New(stderr, timing, o.streamed)}
 	run.sum = report.Summary{
 		Tool: "toksweep", Version: Version(), URL: redactURL(o.URL), Model: o.Model,
 		Started: time.Now().UTC(), Config: o.runConfig(),
@@ -131,7 +134,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 		return err
 	}
 	fmt.Fprintf(stderr, "toksweep: sweeping %s (model %s) %s; results in %s\n", redactURL(o.URL), o.Model, o.levelsText(), o.Out)
-	fmt.Fprintf(stderr, "toksweep: %s\n", plan.UpFront())
+	fmt.Fprintf(stderr, "toksweep: %s\n", timing.UpFront())
 	cfg := sweep.Config{
 		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
 		Observer: run.progress, DrainTimeout: o.DrainTimeout,

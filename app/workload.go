@@ -17,6 +17,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/client/promscrape"
+	"github.com/toksweep/toksweep/internal/english"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
@@ -38,7 +39,7 @@ func workloadFlags(o *options) []cli.Flag {
 		&cli.StringFlag{Name: "dataset-format", Destination: &f.DatasetFormat, Usage: "jsonl or sharegpt (default: jsonl for a .jsonl file)"},
 		&cli.StringFlag{Name: "input-tokens", Destination: &f.InputTokens, Action: given[string](&f.InputTokensSet), Usage: "synthetic prompts of about N tokens, N[:STDDEV], e.g. 4000 or 4000:400; each request gets a unique prefix so prefix caching cannot flatter the figures"},
 		&cli.IntFlag{Name: "shared-prefix-tokens", Destination: &f.SharedPrefixTokens, Usage: "with --input-tokens: the first K tokens are the same in every request, to measure prefix caching on purpose"},
-		&cli.Int64Flag{Name: "seed", Destination: &f.Seed, Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},
+		&cli.Int64Flag{Name: "seed", Destination: &o.Seed, Action: given[int64](&o.SeedSet), Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},
 		&cli.BoolFlag{Name: "ignore-eos", Destination: &f.IgnoreEOS, Usage: `send "ignore_eos": true (a vLLM extension; other servers may ignore it) so that outputs run to max_tokens`},
 		&cli.IntFlag{Name: "min-tokens", Action: into(&f.MinTokens), Usage: `send "min_tokens": N (a vLLM extension; other servers may ignore it)`},
 		&cli.StringFlag{Name: "metrics-url", Destination: &f.MetricsURL, Usage: "the server's Prometheus endpoint, sampled during each level (default: --url with /v1 replaced by /metrics, when it answers); off to disable"},
@@ -83,19 +84,54 @@ func (o *options) checkBounds() error {
 	return nil
 }
 
+// promptOwned refuses, beside a mode that sets each request's prompt and
+// lengths (promptOwner: a trace replay), the flags that set them.
+func (o *options) promptOwned() error {
+	f := &o.Flags
+	for _, m := range modes() {
+		po, ok := m.(promptOwner)
+		if !ok {
+			continue
+		}
+		from := po.PromptsFrom(&o.Line)
+		if from == "" {
+			continue
+		}
+		for _, c := range []struct {
+			flag string
+			set  bool
+		}{
+			{"--prompt", f.PromptSet},
+			{"--prompt-file", f.PromptFile != ""},
+			{"--dataset", f.Dataset != ""},
+			{"--input-tokens", f.InputTokensSet},
+			{"--max-tokens", f.MaxTokensSet},
+			{"--min-tokens", f.MinTokens != nil},
+		} {
+			if c.set {
+				return usagef("%s does not apply to %s", c.flag, from)
+			}
+		}
+	}
+	return nil
+}
+
 // prompt loads the prompt set from the one source the flags name.
 func (o *options) prompt() error {
 	if err := o.checkBounds(); err != nil {
+		return err
+	}
+	if err := o.promptOwned(); err != nil {
 		return err
 	}
 	f := &o.Flags
 	wo := workload.Options{
 		Prompt: f.Prompt, PromptSet: f.PromptSet, PromptFile: f.PromptFile,
 		Dataset: f.Dataset, Format: f.DatasetFormat,
-		SharedPrefixTokens: f.SharedPrefixTokens, Seed: f.Seed,
+		SharedPrefixTokens: f.SharedPrefixTokens, Seed: o.Seed,
 		IgnoreSourceMaxTokens: f.MaxTokensSet, DefaultPrompt: sim.EssayPrompt,
 	}
-	for _, m := range modes(o) {
+	for _, m := range modes() {
 		if ps, ok := m.(promptShaper); ok {
 			if err := ps.Prompts(&o.Line, &wo); err != nil {
 				return err
@@ -115,7 +151,7 @@ func (o *options) prompt() error {
 	}
 	o.Work.Set, o.PromptSource, o.Prompt = set, set.Source, set.Prompts[0].Text
 	o.Warnings = append(o.Warnings, datasetWarnings(set, o.API, wo.Dataset)...)
-	for _, m := range modes(o) {
+	for _, m := range modes() {
 		if ps, ok := m.(promptShaper); ok {
 			o.PromptSource += ps.Loaded(&o.Line, set, o.API)
 		}
@@ -232,8 +268,8 @@ func (w *workSettings) serverSampler() sweep.ServerSampler {
 	if w.sampler == nil {
 		return nil
 	}
-	return func(ctx context.Context, _ int) func() *promscrape.LevelMetrics {
-		stop := w.sampler.Start(ctx)
+	return func(ctx context.Context, _ int, loadEnd <-chan struct{}) func() *promscrape.LevelMetrics {
+		stop := w.sampler.StartLevel(ctx, loadEnd)
 		return func() *promscrape.LevelMetrics {
 			m := stop()
 			if m != nil { // a failed scrape may quote a page that echoes the credentials
@@ -276,7 +312,8 @@ func (w *workSettings) findMetrics(ctx context.Context, o *options, stderr io.Wr
 		return nil
 	}
 	w.sampler = s
-	fmt.Fprintf(stderr, "toksweep: server metrics from %s, sampled every %v during each level\n", promscrape.ShowURL(raw), s.Interval)
+	fmt.Fprintf(stderr, "toksweep: server metrics from %s, sampled in each level from %v in (gaps doubling up to %v) and at its load's end\n",
+		promscrape.ShowURL(raw), promscrape.FirstSample, s.Interval)
 	return nil
 }
 
@@ -322,8 +359,8 @@ func (o *options) levelNotes(s report.LevelStats) string {
 		if p := sv.Raw.Preemptions; p.OK {
 			preempted = fmt.Sprintf(", preemptions %.0f", p.Delta)
 		}
-		fmt.Fprintf(&b, "\n  server: running %s, waiting %s, KV cache %s, prefix hits %s%s; TTFT %s (queue %s, prefill %s)",
-			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), pct(sv.PrefixHitRate), preempted,
+		fmt.Fprintf(&b, "\n  server: running %s, waiting %s, KV cache %s%s, prefix hits %s%s; TTFT %s (queue %s, prefill %s)",
+			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), fewSamples(sv.Scrapes), pct(sv.PrefixHitRate), preempted,
 			msText(sv.TTFTMean), msText(sv.QueueMean), msText(sv.PrefillMean))
 		if raw := sv.Raw; raw != nil && raw.Failures > 0 {
 			fmt.Fprintf(&b, "\ntoksweep: warning: %s: %d scrapes of the server's metrics failed: %s", report.LevelName(s), raw.Failures, raw.Error)
@@ -339,6 +376,23 @@ func (o *options) levelNotes(s report.LevelStats) string {
 		}
 	}
 	return b.String()
+}
+
+// fewGaugeSamples is the count of gauge samples under which a level's
+// server line says how many its means rest on.
+const fewGaugeSamples = 5
+
+// fewSamples is the caveat after a level's gauge means when they rest on
+// few samples: " (1 sample)", " (3 samples)", " (no sample)"; "" from
+// fewGaugeSamples up.
+func fewSamples(n int) string {
+	switch {
+	case n >= fewGaugeSamples:
+		return ""
+	case n == 0:
+		return " (no sample)"
+	}
+	return " (" + english.Plural(n, "sample") + ")"
 }
 
 func pct(v float64) string {

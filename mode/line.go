@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
 )
 
@@ -16,7 +17,18 @@ type Line struct {
 	Warmup   int           // --warmup: warm-up requests per level
 	Repeat   int           // --repeat: runs of each level; 0 means 1
 	SLO      report.SLO    // --slo-*: what an adaptive search searches against
-	Warnings []string      // non-fatal remarks about the flags, printed before the run
+	Seed     int64         // --seed: of the prompts' order and text, and of an open loop's arrivals
+	SeedSet  bool          // --seed was given
+	API      client.API    // --api: the endpoint the requests go to
+	// Cap is --max-concurrency, an open loop's cap on requests in flight
+	// (0: none); CapSet says it was given. The registry refuses it for a
+	// mode that is not open (app).
+	Cap    int
+	CapSet bool
+	// LevelDuration is a sharded run's --level-duration (0: not sharded),
+	// which bounds each shard's levels.
+	LevelDuration time.Duration
+	Warnings      []string // non-fatal remarks about the flags, printed before the run
 
 	settings map[string]any
 }

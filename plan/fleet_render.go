@@ -29,8 +29,8 @@ func (ch Choice) WriteText(w io.Writer) error {
 		p := c.Plan
 		l := p.Level
 		ew.printf("  level    %s (%s)\n", l.Key, p.Basis)
-		ew.printf("  replicas ceil(%g / (%.4f × %g)) = ceil(%.3f) = %d\n", o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas)
-		ew.printf("  cost     %d × %g × $%g = $%.2f/h (%s; $%.4f per million output tokens)\n", p.Replicas, c.GPUs, o.GPUHourUSD, c.USDPerHour, gpus(c.GPUsTotal), p.CostPerMTok)
+		ew.printf("  replicas ceil(%g / (%.4f × %g)) = ceil(%.3f) = %d%s\n", o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas, p.bound(", at most"))
+		ew.printf("  cost     %d × %g × $%g = $%.2f/h (%s; $%.4f per million output tokens)%s\n", p.Replicas, c.GPUs, o.GPUHourUSD, c.USDPerHour, gpus(c.GPUsTotal), p.CostPerMTok, p.bound(", at most"))
 		if o.Users > 0 {
 			ew.printf("  users    ceil(%d / (%.6g × %g)) = %d replicas for N = %d %s (not priced)\n", o.Users, l.Users, o.Headroom, p.UserReplicas, o.Users, l.usersUnit())
 		}

@@ -73,6 +73,11 @@ type Basis string
 const (
 	BasisSLO  Basis = "slo"  // the highest level that met the SLO, every lower one passing
 	BasisKnee Basis = "knee" // no SLO: the knee (report.Recommend)
+	// BasisBound is a run with neither: its highest level, which ran
+	// stable and within the error bound. A replica held that level, so its
+	// capacity is at least the level's figures: the counts and the cost
+	// are upper bounds, the tokens per day a lower one (Plan.Bounds).
+	BasisBound Basis = "bound"
 )
 
 // Level is the chosen level's measured figures, pooled over its repeats.
@@ -127,7 +132,8 @@ type Plan struct {
 
 // Make plans from run with o (which must pass Check). It fails when no
 // level can be planned on: none met the SLO, or, without an SLO, the run
-// found no knee.
+// found no knee and its highest level cannot bear a verdict (unstable,
+// failing).
 func Make(run rundir.SavedRun, o Options) (Plan, error) {
 	var slo string
 	if run.Summary.Recommendation != nil {
@@ -275,7 +281,35 @@ func (p *Plan) chooseKnee(stats []report.LevelStats, gs []group) (group, error) 
 		p.Why = fmt.Sprintf("the run has no SLO; %s is its knee: the next level at least twice as high adds less than %.0f%% throughput.", g.said, 100*report.KneeGain)
 		return g, nil
 	}
-	return group{}, errors.New("the run has no SLO and no knee within its levels: nothing to plan on without extrapolating (re-run with --slo-* or higher levels)")
+	return p.chooseBound(stats, gs)
+}
+
+// chooseBound is the choice with neither an SLO nor a knee: the highest
+// level run, when it can bear a verdict. What a replica held there is a
+// floor under its capacity, so the plan is a bound, not an extrapolation;
+// a highest level that was unstable or failing bounds nothing.
+func (p *Plan) chooseBound(stats []report.LevelStats, gs []group) (group, error) {
+	top := gs[len(gs)-1]
+	if unfit(stats, &top) != "" {
+		return group{}, errors.New("the run has no SLO and no knee within its levels: nothing to plan on without extrapolating (re-run with --slo-* or higher levels)")
+	}
+	p.Basis = BasisBound
+	p.Why = fmt.Sprintf("the run has no SLO and no knee within its levels; %s is the highest %s measured and ran stable: a replica holds at least that much, so every count below is a bound.", top.said, levelWord(top.key, false))
+	return top, nil
+}
+
+// levelWord is what k's mode calls its levels, one or many: an open-loop
+// mode's Words.Level or Levels ("rate", "rates"), else "level", "levels".
+func levelWord(k sweep.LevelKey, many bool) string {
+	w := k.Words()
+	word, plain := w.Level, "level"
+	if many {
+		word, plain = w.Levels, "levels"
+	}
+	if !k.IsOpen() || word == "" {
+		return plain
+	}
+	return word
 }
 
 // judged reports whether the run's levels carry SLO verdicts.

@@ -231,7 +231,8 @@ func TestChoose(t *testing.T) {
 		{"the first level fails", []lvl{{1, 1, sec, no, false}, {2, 2, sec, no, false}}, 0, "no tested level met the SLO", BasisSLO},
 		{"a failed verdict that names no criterion", []lvl{{1, 1, sec, yes, false}, {2, 2, sec, unnamed, false}}, 1, "C=2 failed the SLO: failed (no criterion recorded)", BasisSLO},
 		{"no SLO: the knee", []lvl{{1, 1, sec, nil, false}, {2, 2, sec, nil, false}, {4, 2.1, sec, nil, false}}, 2, "knee", BasisKnee},
-		{"no SLO, no knee", []lvl{{1, 1, sec, nil, false}, {2, 2, sec, nil, false}}, 0, "no SLO and no knee", ""},
+		{"no SLO, no knee: the highest level, as a bound", []lvl{{1, 1, sec, nil, false}, {2, 2, sec, nil, false}}, 2, "C=2 is the highest level measured and ran stable", BasisBound},
+		{"no SLO, no knee, the highest level unfit", []lvl{{1, 1, sec, nil, false}, {2, 2, sec, nil, true}}, 0, "no SLO and no knee", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

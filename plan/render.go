@@ -43,20 +43,28 @@ func (p Plan) WriteText(w io.Writer) error {
 	ew.printf("\nReplicas for a peak of λ = %g req/s at headroom h = %g:\n", o.PeakRPS, o.Headroom)
 	ew.printf("  replicas = ceil(λ / (X × h)) = ceil(%g / (%.4f × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
 		o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas, p.ReplicasN1)
+	if p.Basis == BasisBound {
+		ew.printf("  at most %s: each replica held %.4f req/s (%s)%s; its capacity may be higher — %s\n",
+			english.Plural(p.Replicas, "replica"), l.RequestsPerS, l.highest(), l.unsaturated(), l.tighten())
+	}
 	if o.Users > 0 {
 		ew.printf("\nReplicas for N = %d %s at headroom h = %g:\n", o.Users, l.usersUnit(), o.Headroom)
 		ew.printf("  replicas = ceil(N / (%s × h)) = ceil(%d / (%s × %g)) = ceil(%.3f) = %d; N+1 (one spare): %d\n",
 			l.usersSymbol(), o.Users, places4(l.Users), o.Headroom, float64(o.Users)/(l.Users*o.Headroom), p.UserReplicas, p.UserReplicasN1)
+		if p.Basis == BasisBound {
+			ew.printf("  at most %s: each replica held %s = %s %s (%s); it may hold more — %s\n",
+				english.Plural(p.UserReplicas, "replica"), l.usersSymbol(), places4(l.Users), l.usersUnit(), l.highest(), l.tighten())
+		}
 	}
 	ew.printf("\nLittle's law links users and rate, X = %s / E[E2E]:\n", l.usersSymbol())
 	ew.printf("  %s / %.4f s = %.4f req/s predicted; %s measured %.4f req/s (%+.1f%%)\n",
 		places4(l.Users), l.MeanE2E.Seconds(), p.LittleRPS, l.xName(), l.RequestsPerS, 100*(p.LittleRPS/l.RequestsPerS-1))
 	ew.printf("\nTokens per day per replica:\n")
-	ew.printf("  T × 86400 = %.3f × 86400 = %.0f output tokens/day (%.1fM)\n", l.OutputTPS, p.TokensPerDay, p.TokensPerDay/1e6)
+	ew.printf("  T × 86400 = %.3f × 86400 = %.0f output tokens/day (%.1fM)%s\n", l.OutputTPS, p.TokensPerDay, p.TokensPerDay/1e6, p.bound(", at least"))
 	if o.priced() {
 		ew.printf("\nCost per million output tokens (G GPUs per replica at $P per GPU-hour):\n")
-		ew.printf("  G × P / (T × 3600) × 1e6 = %g × %g / (%.3f × 3600) × 1e6 = $%.4f\n",
-			o.GPUsPerReplica, o.GPUHourUSD, l.OutputTPS, p.CostPerMTok)
+		ew.printf("  G × P / (T × 3600) × 1e6 = %g × %g / (%.3f × 3600) × 1e6 = $%.4f%s\n",
+			o.GPUsPerReplica, o.GPUHourUSD, l.OutputTPS, p.CostPerMTok, p.bound(", at most"))
 	}
 	return ew.err
 }
@@ -72,8 +80,42 @@ func (p Plan) writeSessions(ew *errWriter) {
 		ew.printf("  no session completed a turn: the level gives no session rate\n")
 		return
 	}
-	ew.printf("  Xs      sessions per second   X / turns = %.4f / %.4f = %.4f sessions/s per replica (%.0f sessions/day)\n", p.Level.RequestsPerS, sl.TurnsMean, sl.PerSecond, f.PerDay)
+	ew.printf("  Xs      sessions per second   X / turns = %.4f / %.4f = %.4f sessions/s per replica (%.0f sessions/day)%s\n", p.Level.RequestsPerS, sl.TurnsMean, sl.PerSecond, f.PerDay, p.bound(", at least"))
 	ew.printf("  the peak λ = %g req/s counts turns: λ / turns = %g / %.4f = %.4f sessions/s\n", o.PeakRPS, o.PeakRPS, sl.TurnsMean, f.PeakPerSecond)
+}
+
+// bound is mark after a figure of a plan that is a bound (BasisBound),
+// "" after one of a plan that is not.
+func (p Plan) bound(mark string) string {
+	if p.Basis != BasisBound {
+		return ""
+	}
+	return mark
+}
+
+// highest names the level a bound rests on: "the highest rate measured",
+// "C=4, the highest level measured".
+func (l Level) highest() string {
+	if l.Open {
+		return "the highest " + levelWord(l.key, false) + " measured"
+	}
+	return l.Key + ", the highest level measured"
+}
+
+// unsaturated is what an open-loop level's stable verdict adds to a
+// bound: its queue did not grow. A closed loop's level says nothing of
+// the kind (no knee may mean too few levels to find one).
+func (l Level) unsaturated() string {
+	if l.Open {
+		return " without saturating"
+	}
+	return ""
+}
+
+// tighten is the advice that ends a bound: "measure higher rates or add
+// --slo-* to tighten".
+func (l Level) tighten() string {
+	return "measure higher " + levelWord(l.key, true) + " or add --slo-* to tighten"
 }
 
 // caution is the caution about a level flagged client-limited, worded as
@@ -123,6 +165,9 @@ type JSON struct {
 	GPUsPerReplica *float64 `json:"gpus_per_replica,omitempty"`
 	GPUHourUSD     *float64 `json:"gpu_hour_usd,omitempty"`
 	CostPerMTok    *float64 `json:"usd_per_million_output_tokens"`
+	// Bounds, in a plan of basis "bound", says which way each figure
+	// bounds the truth (Bounds); absent otherwise.
+	Bounds map[string]string `json:"bounds,omitempty"`
 	// Formulas states how each figure above is computed.
 	Formulas map[string]string `json:"formulas"`
 }
@@ -170,6 +215,20 @@ var Formulas = map[string]string{
 	"peak_sessions_per_s":               "peak_rps / session_turns_mean",
 }
 
+// Bounds are the figures of a plan of basis "bound" and which way each
+// bounds the one a saturated level would give: a replica held the level,
+// so it does at least as much (tokens, sessions) and fewer replicas may do.
+var Bounds = map[string]string{
+	"replicas":                          "at most",
+	"replicas_n_plus_1":                 "at most",
+	"user_replicas":                     "at most",
+	"user_replicas_n_plus_1":            "at most",
+	"output_tokens_per_day_per_replica": "at least",
+	"usd_per_million_output_tokens":     "at most",
+	"sessions_per_s":                    "at least",
+	"sessions_per_day_per_replica":      "at least",
+}
+
 // ToJSON converts p for plan.json.
 func (p Plan) ToJSON() JSON {
 	l, o := p.Level, p.Options
@@ -180,6 +239,9 @@ func (p Plan) ToJSON() JSON {
 			E2ERequests: l.E2ERequests, ClientLimited: l.ClientLimited},
 		PeakRPS: o.PeakRPS, Headroom: o.Headroom, Replicas: p.Replicas, ReplicasN1: p.ReplicasN1,
 		LittleRPS: p.LittleRPS, TokensPerDay: p.TokensPerDay, Formulas: Formulas,
+	}
+	if p.Basis == BasisBound {
+		j.Bounds = Bounds
 	}
 	if sl := l.Sessions; l.key.RunsSessions() && sl.TurnsMean > 0 {
 		f := p.sessionFigures()

@@ -39,6 +39,9 @@ type Summary struct {
 	Recommendation *RecommendationJSON `json:"recommendation,omitempty"`
 	// Trace is the replayed trace's summary (--trace), before any replay.
 	Trace *trace.Summary `json:"trace,omitempty"`
+	// ReplaySalt is the salt of a replay's prompts, drawn per run (from
+	// --seed when given), so that no run finds another's blocks cached.
+	ReplaySalt *uint64 `json:"replay_salt,omitempty"`
 }
 
 // RecommendationJSON is Recommendation in summary.json. Each answer is

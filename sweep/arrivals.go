@@ -82,7 +82,7 @@ func ClosedLoop(c int) Arrivals {
 // so no level holds its plan in memory. The feeder (feed) hands each
 // request to a goroutine of its own ahead of its instant, which builds it
 // and sends it at the instant (or stops when the level closes at its
-// Duration). At most the level's cap (Config.MaxConcurrency) are in
+// Duration). At most the level's cap (its key's Concurrency) are in
 // flight; the others wait for a slot in the client (in arrival order), and
 // that wait is part of their latency, which is measured from the scheduled
 // instant.

@@ -17,8 +17,8 @@ func TestOpenLoopDurationBoundsASlowRate(t *testing.T) {
 	for _, arrival := range []Arrival{Constant, Poisson} {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFake(100 * time.Millisecond)
-			cfg := Config{Rates: []float64{0.1}, Requests: 3, Duration: 2 * time.Second,
-				Prompt: Cycle(prompts(1)), Rate: RateSpec{Arrival: arrival, Seed: 3}}
+			cfg := Config{Load: RateLoad([]float64{0.1}, 0, RateSpec{Arrival: arrival, Seed: 3}), Requests: 3, Duration: 2 * time.Second,
+				Prompt: Cycle(prompts(1))}
 			t0 := time.Now()
 			levels, err := collect(t, context.Background(), cfg, f)
 			if err != nil {
@@ -46,8 +46,8 @@ func TestOpenLoopHugePlanIsLazy(t *testing.T) {
 		f := newFake(0)
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
-		cfg := Config{Rates: []float64{10000}, Duration: 1000000 * time.Hour,
-			Prompt: Cycle(prompts(1)), Rate: RateSpec{Arrival: Constant}}
+		cfg := Config{Load: RateLoad([]float64{10000}, 0, RateSpec{Arrival: Constant}), Duration: 1000000 * time.Hour,
+			Prompt: Cycle(prompts(1))}
 		levels, err := collect(t, ctx, cfg, f)
 		if err == nil || len(levels) != 1 || levels[0].EndReason != Canceled {
 			t.Fatalf("levels %+v, err %v: want one canceled level", levels, err)
@@ -58,10 +58,10 @@ func TestOpenLoopHugePlanIsLazy(t *testing.T) {
 	})
 }
 
-// The lazy plan is the plan ArrivalPlan collects, and it stops below d.
+// The lazy plan is the plan Instants collects, and it stops below d.
 func TestScheduleMatchesArrivalPlan(t *testing.T) {
 	sp := RateSpec{Arrival: Gamma, Burstiness: 0.5, Seed: 11}
-	want, err := sp.ArrivalPlan(5, 200, 2)
+	want, err := sp.Instants(5, 200, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +80,11 @@ func TestScheduleMatchesArrivalPlan(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Error("the lazy plan differs from the collected one")
 	}
-	if _, err := sp.ArrivalPlan(5, MaxPlan+1, 0); err == nil {
-		t.Error("a collected plan over MaxPlan was drawn")
+	if _, err := sp.Instants(5, MaxInstants+1, 0); err == nil {
+		t.Error("a collected plan over MaxInstants was drawn")
 	}
-	if n, _ := sp.PlanLen(10000, 1000000*time.Hour, 0, 64); n != 64 {
-		t.Errorf("PlanLen counted %d, want its bound 64", n)
+	if n, _ := sp.CountArrivals(10000, 1000000*time.Hour, 0, 64); n != 64 {
+		t.Errorf("CountArrivals counted %d, want its bound 64", n)
 	}
 }
 

@@ -180,7 +180,7 @@ func sleepFor(ctx context.Context, closed <-chan struct{}, d time.Duration) bool
 }
 
 // slots is an open-loop level's cap on requests in flight
-// (Config.MaxConcurrency); nil: no cap.
+// (its key's Concurrency); nil: no cap.
 type slots chan struct{}
 
 func newSlots(n int) slots {

@@ -21,8 +21,7 @@ func TestFeedSendsTheHeldWhenTicketsRunOut(t *testing.T) {
 		for i := range 6 {
 			rp.Requests = append(rp.Requests, ReplayRequest{At: time.Duration(i) * ms, Parent: -1})
 		}
-		rp.Speeds = []float64{1}
-		cfg := Config{Mode: ReplayMode, ModeSpec: rp, Requests: 3, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+		cfg := Config{Load: ReplayLoad(rp, []float64{1}, 0), Requests: 3, Prompt: func(int) client.Prompt { return client.Prompt{} }}
 		var lvl Level
 		if err := Run(context.Background(), cfg, newFake(10*ms), func(l Level) error { lvl = l; return nil }); err != nil {
 			t.Fatal(err)
@@ -56,8 +55,7 @@ func TestFeedHandsOverClearOfTheNextGate(t *testing.T) {
 		for _, a := range at {
 			rp.Requests = append(rp.Requests, ReplayRequest{At: a, Parent: -1})
 		}
-		rp.Speeds = []float64{1}
-		cfg := Config{Mode: ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+		cfg := Config{Load: ReplayLoad(rp, []float64{1}, 0), Prompt: func(int) client.Prompt { return client.Prompt{} }}
 		var lvl Level
 		if err := Run(context.Background(), cfg, f, func(l Level) error { lvl = l; return nil }); err != nil {
 			t.Fatal(err)
@@ -133,8 +131,7 @@ func TestOpenLoopPreparesAheadOfTheInstant(t *testing.T) {
 		for _, at := range []time.Duration{0, 10 * ms, 30 * ms, 31 * ms} {
 			rp.Requests = append(rp.Requests, ReplayRequest{At: at, Parent: -1})
 		}
-		rp.Speeds = []float64{1}
-		cfg := Config{Mode: ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+		cfg := Config{Load: ReplayLoad(rp, []float64{1}, 0), Prompt: func(int) client.Prompt { return client.Prompt{} }}
 		var lvl Level
 		if err := Run(context.Background(), cfg, f, func(l Level) error { lvl = l; return nil }); err != nil {
 			t.Fatal(err)

@@ -177,7 +177,7 @@ type Load interface {
 	// is.
 	Measured(cfg *Config, k LevelKey) int
 	// Arrivals is level k's arrival process; measured is Measured's
-	// count, or unlimited (Duration only).
+	// count, or Unlimited (Duration only).
 	Arrivals(cfg *Config, k LevelKey, measured, repeat int) (Arrivals, error)
 	// WarmConns is how many connections to open before level k.
 	WarmConns(k LevelKey) int
@@ -261,9 +261,13 @@ func (w Words) Limited(n int) string {
 // ClosedMode is the closed loop's name, the mode of a key with none.
 const ClosedMode = "closed"
 
-// SessionsMode is the multi-turn sessions mode's name (mode/sessions),
-// here so that the packages below the modes can name its levels.
-const SessionsMode = "sessions"
+// The names of the other built-in modes, each its package's Name, here
+// so that the packages below the modes can name their levels.
+const (
+	SessionsMode = "sessions" // multi-turn sessions (mode/sessions)
+	RateMode     = "rate"     // the open loop at offered rates (mode/rate)
+	ReplayMode   = "replay"   // the trace replay (mode/replay)
+)
 
 var (
 	modesMu sync.RWMutex

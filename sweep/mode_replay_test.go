@@ -14,9 +14,9 @@ import (
 // without its Mode is recognised as a replay, not as a rate level.
 func TestReplayModeKeysAndClaims(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rp := &Replay{MeanRate: 10, Speeds: []float64{0.5, 2}, Requests: []ReplayRequest{{At: 0, Parent: -1}, {At: 100 * time.Millisecond, Parent: -1}},
+		rp := &Replay{MeanRate: 10, Requests: []ReplayRequest{{At: 0, Parent: -1}, {At: 100 * time.Millisecond, Parent: -1}},
 			Prompt: func(int, *ReplayTurn, uint64) client.Prompt { return client.Prompt{} }}
-		cfg := Config{Mode: ReplayMode, ModeSpec: rp, MaxConcurrency: 3, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+		cfg := Config{Load: ReplayLoad(rp, []float64{0.5, 2}, 3), Prompt: func(int) client.Prompt { return client.Prompt{} }}
 		var keys []LevelKey
 		err := Run(context.Background(), cfg, newFake(time.Millisecond), func(l Level) error {
 			keys = append(keys, l.Key())

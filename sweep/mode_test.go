@@ -50,28 +50,3 @@ func TestLevelKeys(t *testing.T) {
 		t.Error("an unknown mode does not fall back to the closed loop's words")
 	}
 }
-
-// The sweep's Load is Config.Load, else the legacy mode its fields
-// select: the rates.
-func TestConfigLoad(t *testing.T) {
-	for _, tc := range []struct {
-		cfg  Config
-		mode string
-	}{
-		{Config{Load: ClosedLoad(1)}, ClosedMode},
-		{Config{Rates: []float64{2}}, RateMode},
-		{Config{Load: ClosedLoad(1), Rates: []float64{2}}, ClosedMode},
-	} {
-		if got := configLoad(&tc.cfg).Mode(); got != tc.mode {
-			t.Errorf("%+v: mode %q, want %q", tc.cfg, got, tc.mode)
-		}
-	}
-	if configLoad(&Config{}) != nil {
-		t.Error("a Config with no load selects one")
-	}
-	cfg := Config{Rates: []float64{2, 4}, MaxConcurrency: 3}
-	k, _ := configLoad(&cfg).Keys()()
-	if k != (LevelKey{Mode: RateMode, Concurrency: 3, Load: 2}) {
-		t.Errorf("first rate key %+v", k)
-	}
-}

@@ -122,7 +122,7 @@ func ttftP99(recs []client.Record) time.Duration {
 func TestCoordinatedOmissionCapped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := &memServer{tokens: 3, gap: 2 * time.Millisecond, stallAt: 60, stall: 2 * time.Second, epoch: time.Now()}
-		cfg := sweep.Config{Rates: []float64{50}, Requests: 300, MaxConcurrency: 2, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
+		cfg := sweep.Config{Load: sweep.RateLoad([]float64{50}, 2, sweep.RateSpec{Arrival: sweep.Constant}), Requests: 300}
 		for _, e := range checkCapped(t, runOpen(t, cfg, srv), srv.stall, 0, 100) {
 			t.Error(e)
 		}
@@ -140,7 +140,7 @@ func TestCoordinatedOmissionCappedOverHTTP(t *testing.T) {
 		srv := &stallServer{tokens: 3, gap: 2 * time.Millisecond, stallAt: 50, stall: time.Second}
 		hs := httptest.NewServer(srv)
 		defer hs.Close()
-		cfg := sweep.Config{Rates: []float64{100}, Requests: 200, MaxConcurrency: 2, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
+		cfg := sweep.Config{Load: sweep.RateLoad([]float64{100}, 2, sweep.RateSpec{Arrival: sweep.Constant}), Requests: 200}
 		return checkCapped(t, runOpen(t, cfg, newClient(t, hs.URL)), srv.stall, 50*time.Millisecond, 60)
 	})
 }
@@ -242,7 +242,7 @@ func TestCoordinatedOmissionSenderBehind(t *testing.T) {
 		srv := &memServer{tokens: 3, gap: 2 * time.Millisecond, epoch: time.Now()}
 		const stall = 2 * time.Second
 		d := &stallingClock{Doer: srv, after: srv.Now() + time.Second, stall: stall}
-		cfg := sweep.Config{Rates: []float64{50}, Requests: 200, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
+		cfg := sweep.Config{Load: sweep.RateLoad([]float64{50}, 0, sweep.RateSpec{Arrival: sweep.Constant}), Requests: 200}
 		for _, e := range checkBehind(t, runOpen(t, cfg, d), stall, 0, 99) {
 			t.Error(e)
 		}
@@ -260,7 +260,7 @@ func TestCoordinatedOmissionSenderBehindOverHTTP(t *testing.T) {
 		defer hs.Close()
 		cl := newClient(t, hs.URL)
 		d := &stallingClock{Doer: cl, after: cl.Now() + time.Second, stall: stall}
-		cfg := sweep.Config{Rates: []float64{50}, Requests: 100, Rate: sweep.RateSpec{Arrival: sweep.Constant}}
+		cfg := sweep.Config{Load: sweep.RateLoad([]float64{50}, 0, sweep.RateSpec{Arrival: sweep.Constant}), Requests: 100}
 		return checkBehind(t, runOpen(t, cfg, d), stall, 50*time.Millisecond, 40)
 	})
 }

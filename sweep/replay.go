@@ -2,28 +2,23 @@ package sweep
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/toksweep/toksweep/client"
 )
 
-// Replay is the replay mode's spec (Config.ModeSpec, mode_replay.go):
-// each level sends the trace's requests at their instants divided by the
-// level's speed. A level is keyed by its speed (LevelKey.Load); its
-// offered rate, speed × MeanRate, is a figure (Rate).
+// Replay is a trace as the replay mode sends it (mode/replay; its levels
+// run ReplayLoop): each level sends the trace's requests at their
+// instants divided by the level's speed. A level is keyed by its speed
+// (LevelKey.Load); its offered rate, speed × MeanRate, is a figure (Rate).
 type Replay struct {
 	Requests []ReplayRequest // in the trace's order (by At)
-	// Speeds are the levels' speeds, in run order; Plan, when set,
-	// chooses them one at a time instead (--replay-speed auto).
-	Speeds []float64
-	Plan   RatePlanner
 	// MeanRate is the trace's mean rate at speed 1 (requests per second,
 	// over its span); it must be positive.
 	MeanRate float64
 	// Prompt is request i's prompt. Parent, for a turn of a session, is
 	// its parent's turn as sent and streamed; nil otherwise. salt is the
-	// level's (its speed and repeat), for blocks unique to the level. It is
+	// level's (ReplayLoop's), for blocks unique to the level. It is
 	// called from the senders' goroutines.
 	Prompt func(i int, parent *ReplayTurn, salt uint64) client.Prompt
 }
@@ -54,9 +49,9 @@ type ReplayTurn struct {
 // Rate is the offered rate of a replay at speed.
 func (r *Replay) Rate(speed float64) float64 { return speed * r.MeanRate }
 
-// measured is how many of the trace's requests a level measures: all but
+// Measured is how many of the trace's requests a level measures: all but
 // the warm-up, at most requests when that is set.
-func (r *Replay) measured(warmup, requests int) int {
+func (r *Replay) Measured(warmup, requests int) int {
 	n := max(len(r.Requests)-warmup, 0)
 	if requests > 0 {
 		n = min(n, requests)
@@ -64,12 +59,8 @@ func (r *Replay) measured(warmup, requests int) int {
 	return n
 }
 
-// levelSalt keys a replay level's prompts: its speed and repeat.
-func levelSalt(speed float64, repeat int) uint64 {
-	return math.Float64bits(speed)*0x9e3779b97f4a7c15 ^ uint64(repeat+1)
-}
-
-// replayLoop is a replay level's arrival process at speed. Request i is
+// ReplayLoop is a replay level's arrival process at speed, its prompts
+// built with salt. Request i is
 // scheduled at start + At/speed (start as in OpenLoop); a turn with a
 // parent, no earlier than the parent's end, which then is its scheduled
 // instant. The feeder (feed) hands each request to a goroutine of its own
@@ -77,7 +68,7 @@ func levelSalt(speed float64, repeat int) uint64 {
 // sends it at its instant under the level's cap (sender.sendAt); latency
 // counts from the scheduled instant, so that a late send shows as
 // dispatch delay.
-func replayLoop(rp *Replay, speed float64, salt uint64) Arrivals {
+func ReplayLoop(rp *Replay, speed float64, salt uint64) Arrivals {
 	return ArrivalsFunc(func(ctx context.Context, snd Sender) {
 		s := snd.(*sender) // follow-ups need the parent's reply, which only the sweep's sender keeps
 		turns := make([]replayDone, len(rp.Requests))
@@ -88,14 +79,14 @@ func replayLoop(rp *Replay, speed float64, salt uint64) Arrivals {
 			}
 		}
 		i := 0
-		plan := func() (time.Duration, bool) {
+		instants := func() (time.Duration, bool) {
 			if i >= len(rp.Requests) {
 				return 0, false
 			}
 			i++
 			return time.Duration(float64(rp.Requests[i-1].At) / speed), true
 		}
-		feed(ctx, s, plan, func(t Ticket, i int, sched time.Duration) {
+		feed(ctx, s, instants, func(t Ticket, i int, sched time.Duration) {
 			defer close(turns[i].done)
 			rq := rp.Requests[i]
 			var parent *ReplayTurn

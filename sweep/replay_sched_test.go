@@ -15,8 +15,7 @@ import (
 func runReplay(t *testing.T, rp *Replay, speed float64, maxConc int, took time.Duration) map[int]client.Record {
 	t.Helper()
 	d := newFake(took)
-	rp.Speeds = []float64{speed}
-	cfg := Config{Mode: ReplayMode, ModeSpec: rp, MaxConcurrency: maxConc, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+	cfg := Config{Load: ReplayLoad(rp, []float64{speed}, maxConc), Prompt: func(int) client.Prompt { return client.Prompt{} }}
 	got := map[int]client.Record{}
 	err := Run(context.Background(), cfg, d, func(l Level) error {
 		for _, r := range l.Records {

@@ -148,8 +148,7 @@ func TestReplayBailianWaitsForParents(t *testing.T) {
 		return pb.FollowUp(&tr.Requests[i], parent.Prompt, parent.Reply, parent.Record.OutputTokens())
 	}
 	var lvl sweep.Level
-	rp.Speeds = []float64{1}
-	cfg := sweep.Config{Mode: sweep.ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+	cfg := sweep.Config{Load: sweep.ReplayLoad(rp, []float64{1}, 0), Prompt: func(int) client.Prompt { return client.Prompt{} }}
 	if err := sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestOpenLoopAgainstSim(t *testing.T) {
 	// 50 ms hiccup on a busy 2-core box fails one attempt, not three.
 	retry(t, func() []string { return belowCapacity(t, url) })
 
-	above := runOpen(t, sweep.Config{Rates: []float64{80}, Requests: 80, Rate: sweep.RateSpec{Arrival: sweep.Constant}}, clientMax(t, url, 16))
+	above := runOpen(t, sweep.Config{Load: sweep.RateLoad([]float64{80}, 0, sweep.RateSpec{Arrival: sweep.Constant}), Requests: 80}, clientMax(t, url, 16))
 	a := report.Summarize(above, report.Settings{})
 	first, last := edgeTTFT(above)
 	t.Logf("80 req/s: offered %.3f/s, achieved %.3f/s, TTFT first tenth %v, last tenth %v, rise %v; %s",
@@ -79,7 +79,7 @@ func TestOpenLoopAgainstSim(t *testing.T) {
 // (Health.TimerLateMax under 20 ms): a probe as late as the sends says the
 // machine starved the whole process, and the test says so in its log.
 func belowCapacity(t *testing.T, url string) []string {
-	below := runOpen(t, sweep.Config{Rates: []float64{16}, Requests: 40, Rate: sweep.RateSpec{Arrival: sweep.Constant}}, clientMax(t, url, 16))
+	below := runOpen(t, sweep.Config{Load: sweep.RateLoad([]float64{16}, 0, sweep.RateSpec{Arrival: sweep.Constant}), Requests: 40}, clientMax(t, url, 16))
 	s := report.Summarize(below, report.Settings{})
 	t.Logf("16 req/s: offered %.3f/s, achieved %.3f/s, dispatch delay p50 %v p99 %v, TTFT p50 %v rise %v, peak in flight %d, timer late max %v",
 		s.OfferedRPS, s.AchievedRPS, s.DispatchDelayP50, s.DispatchDelayP99, s.TTFTP50, s.TTFTRise, s.InflightPeak, below.Health.TimerLateMax)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -82,25 +81,6 @@ type Config struct {
 	// DefaultDrainTimeout. It has no effect without Duration.
 	DrainTimeout time.Duration
 
-	// Mode names the registered mode of the sweep (RegisterMode); empty:
-	// the first mode whose Selects takes this Config (the rate mode when
-	// Rates or RatePlan is set; the other modes build a Load). ModeSpec
-	// carries a mode's own settings, for modes that bring them (the
-	// built-in ones use the fields below).
-	Mode     string
-	ModeSpec any
-
-	// Rates, when set, makes the sweep open-loop: one level per offered
-	// rate (requests per second), run in this order, each with arrivals
-	// drawn from Rate. Requests zero means AutoRateRequests.
-	Rates []float64
-	Rate  RateSpec
-	// RatePlan, when set, chooses the offered rates one at a time instead
-	// of Rates.
-	RatePlan RatePlanner
-	// MaxConcurrency caps the requests in flight of an open-loop level
-	// (0: no cap); it is the level's Concurrency.
-	MaxConcurrency int
 	// BeforeLevel, when set, is called before each level starts, with the
 	// level's index k in run order (repeats counted) and its concurrency c;
 	// it returns how many workers this process runs (a shard's part of c)
@@ -118,14 +98,6 @@ func Cycle(prompts []client.Prompt) func(seq int) client.Prompt {
 	return func(seq int) client.Prompt { return prompts[seq%len(prompts)] }
 }
 
-// RatePlanner chooses a sweep's offered rates (requests per second) one
-// at a time. NextRate is called after the previous level (all its
-// repeats) has been handed to onLevel, so an adaptive planner can judge
-// it before choosing the next.
-type RatePlanner interface {
-	NextRate() (rate float64, ok bool)
-}
-
 // DefaultDrainTimeout is the drain after --duration when none is given.
 const DefaultDrainTimeout = 30 * time.Second
 
@@ -140,10 +112,6 @@ const DrainedError = "request canceled: still in flight when the drain after --d
 // four per worker, and at least eight, so that percentiles rest on more
 // than a handful of samples even at C=1.
 func AutoRequests(c int) int { return max(4*c, 8) }
-
-// AutoRateRequests is the default number of measured requests at offered
-// rate λ: ten seconds of arrivals, and at least 20.
-func AutoRateRequests(rate float64) int { return max(int(math.Ceil(10*rate)), 20) }
 
 // AbortError reports that a level was stopped because every request failed
 // with the same client-side error (a 4xx other than 429).
@@ -170,7 +138,7 @@ func (e *AbortError) Error() string {
 // *AbortError when a level was aborted, onLevel's error if it fails, and nil
 // otherwise. Failed requests are never an error here.
 func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) error {
-	load := configLoad(&cfg)
+	load := cfg.Load
 	if load == nil {
 		return errors.New("sweep: no load (Config.Load)")
 	}
@@ -217,10 +185,10 @@ func beforeLevel(ctx context.Context, cfg Config, k, c int) (int, error) {
 }
 
 // measuredCount is the planned number of measured requests of a level
-// (unlimited: bounded by Duration only).
+// (Unlimited: bounded by Duration only).
 func measuredCount(cfg Config, load Load, spec LevelKey) int {
 	if cfg.Requests <= 0 && cfg.Duration > 0 {
-		return unlimited
+		return Unlimited
 	}
 	return load.Measured(&cfg, spec)
 }
@@ -243,7 +211,7 @@ func runLevel(ctx context.Context, cfg Config, load Load, d Doer, spec LevelKey,
 	defer stopDrain()
 	obs := observer(cfg)
 	planned := measured
-	if measured == unlimited {
+	if measured == Unlimited {
 		planned = 0
 	}
 	obs.LevelStarted(Level{Mode: spec.Mode, Concurrency: c, Rate: spec.Load, Repeat: repeat}, planned)
@@ -253,7 +221,7 @@ func runLevel(ctx context.Context, cfg Config, load Load, d Doer, spec LevelKey,
 		_ = w.WarmConns(lctx, load.WarmConns(spec))
 	}
 
-	stopServer := cfg.Server.start(ctx, c)
+	stopServer := cfg.Server.start(ctx, c, tk.ended)
 	mon := startMonitor(obs.TimerLate)
 	start := d.Now()
 	s := &sender{cfg: cfg, d: d, obs: obs, tk: tk, ab: ab, cancel: cancel, spec: spec, repeat: repeat, mark: mode.Marks(), prevEnd: map[int]time.Duration{}}
@@ -283,10 +251,6 @@ func runLevel(ctx context.Context, cfg Config, load Load, d Doer, spec LevelKey,
 	}
 	return lvl, nil
 }
-
-// openAbortAfter is how many requests of an uncapped open-loop level must
-// all fail with one client-side error before it is aborted.
-const openAbortAfter = 8
 
 // withDrain returns the context a level's requests run under: with a
 // Duration, it is canceled (cause errDrained) DrainTimeout after the

@@ -31,10 +31,23 @@ type tickets struct {
 	closed chan struct{}
 	shut   *time.Timer
 	isShut bool
+	// ended is closed, by end, when the level's load ends: its last ticket
+	// is handed out, or its deadline passes. Every worker is busy then
+	// (the last ticket's, about to send), and from then on fewer are.
+	ended   chan struct{}
+	isEnded bool
 }
 
 func newTickets(warmup, measured int, dur time.Duration, now func() time.Duration) *tickets {
-	return &tickets{warmup: warmup, limit: warmup + measured, dur: dur, now: now, closed: make(chan struct{})}
+	return &tickets{warmup: warmup, limit: warmup + measured, dur: dur, now: now, closed: make(chan struct{}), ended: make(chan struct{})}
+}
+
+// end closes ended, once; t.mu is held.
+func (t *tickets) end() {
+	if !t.isEnded {
+		t.isEnded = true
+		close(t.ended)
+	}
 }
 
 // close ends the level's measured phase at its deadline; it counts as
@@ -50,6 +63,7 @@ func (t *tickets) close() {
 		t.late = true
 	}
 	close(t.closed)
+	t.end()
 }
 
 // take returns the next ticket's sequence number and whether it is a warm-up
@@ -76,10 +90,14 @@ func (t *tickets) take() (seq int, warm, ok bool) {
 			}
 		} else if now >= t.deadline {
 			t.late = true
+			t.end()
 			return 0, false, false
 		}
 	}
 	t.next++
+	if t.next >= t.limit {
+		t.end()
+	}
 	return seq, warm, true
 }
 
@@ -111,8 +129,8 @@ func (t *tickets) expired() bool {
 	return t.late
 }
 
-// unlimited is the ticket count used when only a duration bounds a level.
-const unlimited = int(^uint(0) >> 2)
+// Unlimited is the ticket count used when only a duration bounds a level.
+const Unlimited = int(^uint(0) >> 2)
 
 // aborter watches a level's results and trips when the first C requests
 // (at least) all failed with the same client-side HTTP error, as a status

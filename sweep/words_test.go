@@ -131,7 +131,10 @@ func TestModeCounts(t *testing.T) {
 		if k.Mode == ClosedMode {
 			return ClosedLoad()
 		}
-		return legacyLoad{ModeNamed(k.Mode).(*legacyMode), &Config{}}
+		if k.Mode == RateMode {
+			return RateLoad(nil, 0, RateSpec{})
+		}
+		return ReplayLoad(&Replay{}, nil, 0)
 	}
 	measured := func(k LevelKey, requests int) int {
 		return load(k).Measured(&Config{Requests: requests}, k)
@@ -145,9 +148,9 @@ func TestModeCounts(t *testing.T) {
 		{LevelKey{Mode: ClosedMode, Concurrency: 4}, 0, AutoRequests(4), 4, 4},
 		{LevelKey{Mode: ClosedMode, Concurrency: 4}, 2, 4, 4, 4}, // at least one a worker
 		{LevelKey{Mode: ClosedMode, Concurrency: 4}, 9, 9, 4, 4},
-		{LevelKey{Mode: RateMode, Load: 16}, 0, AutoRateRequests(16), 16, openAbortAfter},
-		{LevelKey{Mode: RateMode, Load: 0.5}, 7, 7, 1, openAbortAfter},
-		{LevelKey{Mode: RateMode, Load: 100}, 7, 7, 64, openAbortAfter},
+		{LevelKey{Mode: RateMode, Load: 16}, 0, 160, 16, 8},
+		{LevelKey{Mode: RateMode, Load: 0.5}, 7, 7, 1, 8},
+		{LevelKey{Mode: RateMode, Load: 100}, 7, 7, 64, 8},
 		{LevelKey{Mode: RateMode, Load: 100, Concurrency: 3}, 7, 7, 3, 3},
 	} {
 		m := load(tc.k)
@@ -165,8 +168,8 @@ func TestModeCounts(t *testing.T) {
 		t.Errorf("closed C=0 aborts after %d, want 1", got)
 	}
 	rp := load(LevelKey{Mode: ReplayMode})
-	if w, a := rp.WarmConns(LevelKey{Mode: ReplayMode, Load: 1}), rp.AbortAfter(LevelKey{Mode: ReplayMode, Load: 1}); w != 64 || a != openAbortAfter {
-		t.Errorf("uncapped replay warms %d, aborts after %d; want 64, %d", w, a, openAbortAfter)
+	if w, a := rp.WarmConns(LevelKey{Mode: ReplayMode, Load: 1}), rp.AbortAfter(LevelKey{Mode: ReplayMode, Load: 1}); w != 64 || a != 8 {
+		t.Errorf("uncapped replay warms %d, aborts after %d; want 64, %d", w, a, 8)
 	}
 	if w, a := rp.WarmConns(LevelKey{Mode: ReplayMode, Load: 1, Concurrency: 5}), rp.AbortAfter(LevelKey{Mode: ReplayMode, Load: 1, Concurrency: 5}); w != 5 || a != 5 {
 		t.Errorf("replay capped at 5 warms %d, aborts after %d; want 5, 5", w, a)

@@ -21,7 +21,12 @@ const (
 	// are all in flight by then, and a level of 100 ms gets two samples
 	// of the gauges (see gap).
 	FirstSample = 50 * time.Millisecond
-	maxBody     = 64 << 20 // an exposition larger than this is cut and fails to parse
+	// EndLag is how long after the level's load ends (its last request
+	// handed out) its end scrape is taken: time for that request to reach
+	// the server, so that the scrape does not overtake it and count one
+	// request fewer.
+	EndLag  = 10 * time.Millisecond
+	maxBody = 64 << 20 // an exposition larger than this is cut and fails to parse
 )
 
 // Sampler scrapes one Prometheus endpoint. Its zero value is not usable:
@@ -97,19 +102,29 @@ func (s *Sampler) interval() time.Duration {
 // 100 ms at least 2, and a long level about one per interval (5 more
 // scrapes a level than a fixed interval at the default, each a few
 // milliseconds of the server's time). An interval under FirstSample is
-// kept throughout.
+// kept throughout. StartLevel adds one at the load's end.
 func gap(elapsed, interval time.Duration) time.Duration {
 	return min(max(elapsed, FirstSample), interval)
 }
 
-// Start takes the opening scrape, then scrapes in the background, at the
-// instants gap sets, until stop is called. stop (to be called once, when the
-// level's last request has ended) ends the sampling, takes the closing
-// scrape and returns the level's metrics. A failed scrape is counted in
-// the result, never returned as an error: the server's view is a
-// complement to the client's figures, not a condition for them. The closing
-// scrape is taken even when ctx has been canceled, within Timeout.
+// Start is StartLevel without a signal of the load's end: the in-level
+// scrapes go on until stop.
 func (s *Sampler) Start(ctx context.Context) (stop func() *LevelMetrics) {
+	return s.StartLevel(ctx, nil)
+}
+
+// StartLevel takes the opening scrape, then scrapes in the background, at
+// the instants gap sets and once more EndLag after loadEnd is closed (the
+// level's load has ended: its last request handed out, or its deadline),
+// until stop is called. The end scrape is the level's sample at full load
+// however short it is. stop (to be called once, when the level's last
+// request has ended) ends the sampling, takes the closing scrape and
+// returns the level's metrics. A failed scrape is counted in the result,
+// never returned as an error: the server's view is a complement to the
+// client's figures, not a condition for them. The closing scrape is taken
+// even when ctx has been canceled, within Timeout. A nil loadEnd never
+// closes.
+func (s *Sampler) StartLevel(ctx context.Context, loadEnd <-chan struct{}) (stop func() *LevelMetrics) {
 	m := &LevelMetrics{}
 	open, err := s.Scrape(ctx)
 	if err != nil {
@@ -122,13 +137,19 @@ func (s *Sampler) Start(ctx context.Context) (stop func() *LevelMetrics) {
 		start := time.Now()
 		t := time.NewTimer(gap(0, s.interval()))
 		defer t.Stop()
+		var end <-chan time.Time // armed at loadEnd
 		for {
 			select {
 			case <-sctx.Done():
 				return
+			case <-loadEnd:
+				loadEnd, end = nil, time.After(EndLag)
+				continue
+			case <-end:
+				end = nil
 			case <-t.C:
+				t.Reset(gap(time.Since(start), s.interval()))
 			}
-			t.Reset(gap(time.Since(start), s.interval()))
 			snap, err := s.Scrape(sctx)
 			switch {
 			case sctx.Err() != nil:

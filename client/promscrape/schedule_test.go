@@ -82,3 +82,43 @@ func TestSamplerSchedule(t *testing.T) {
 		})
 	}
 }
+
+// TestSamplerEndScrape, in fake time: EndLag after the level's load ends
+// (loadEnd closes) the sampler takes one more sample of the gauges, beside
+// those of the schedule: a load that ends at 30 ms is sampled at 40 ms
+// (and at 50), one that ends at 150 ms at 160 ms, one of 2 s at 2010 ms. A
+// level that ends within EndLag of its load's end has no end sample: stop
+// cancels it, and that is not a failure.
+func TestSamplerEndScrape(t *testing.T) {
+	const ms = time.Millisecond
+	for _, c := range []struct {
+		load, level time.Duration
+		want        []time.Duration
+	}{
+		{30 * ms, 80 * ms, []time.Duration{0, 40 * ms, 50 * ms, 80 * ms}},
+		{150 * ms, 250 * ms, []time.Duration{0, 50 * ms, 100 * ms, 160 * ms, 200 * ms, 250 * ms}},
+		{2 * time.Second, 2100 * ms, []time.Duration{0, 50 * ms, 100 * ms, 200 * ms, 400 * ms, 800 * ms, 1600 * ms, 2010 * ms, 2100 * ms}},
+		{60 * ms, 65 * ms, []time.Duration{0, 50 * ms, 65 * ms}},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			f := &fakeServer{t0: time.Now()}
+			s := &Sampler{URL: "http://sim.invalid/metrics", Client: &http.Client{Transport: f}}
+			loadEnd := make(chan struct{})
+			stop := s.StartLevel(context.Background(), loadEnd)
+			time.Sleep(c.load)
+			close(loadEnd)
+			time.Sleep(c.level - c.load)
+			m := stop()
+			if !slices.Equal(f.times, c.want) {
+				t.Errorf("load of %v in a level of %v: scrapes at %v, want %v", c.load, c.level, f.times, c.want)
+			}
+			in := len(c.want) - 2
+			if m.Scrapes != in || m.Running.N != in || m.Failures != 0 {
+				t.Errorf("load of %v: %d scrapes, running N %d, %d failures; want %d, %d, 0", c.load, m.Scrapes, m.Running.N, m.Failures, in, in)
+			}
+			if got, want := m.Running.Mean(), float64(in+1)/2; got != want {
+				t.Errorf("load of %v: running mean %v, want %v", c.load, got, want)
+			}
+		})
+	}
+}

@@ -113,11 +113,11 @@ func (e *Exposition) hist(name string) hist {
 // export simply has no samples. Its methods compute the figures.
 type LevelMetrics struct {
 	// Scrapes counts the successful scrapes taken while the level ran,
-	// from FirstSample in at gaps doubling up to the sampling interval
-	// (Sampler.Start): the samples of the gauges, each gauge's mean rests
-	// on its N of them. The opening and
-	// closing scrapes, taken while the server is idle between levels, only
-	// bound the counters and histograms.
+	// from FirstSample in at gaps doubling up to the sampling interval,
+	// and EndLag after its load ended (Sampler.StartLevel): the samples of
+	// the gauges, each gauge's mean rests on its N of them. The opening
+	// and closing scrapes, taken while the server is idle between levels,
+	// only bound the counters and histograms.
 	Scrapes  int    `json:"scrapes"`
 	Failures int    `json:"failures"`        // failed scrapes, opening and closing included
 	Error    string `json:"error,omitempty"` // the first failure

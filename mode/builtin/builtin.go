@@ -5,5 +5,7 @@ package builtin
 
 import (
 	_ "github.com/toksweep/toksweep/mode/closed"   // the closed loop
+	_ "github.com/toksweep/toksweep/mode/rate"     // the open loop at offered rates
+	_ "github.com/toksweep/toksweep/mode/replay"   // the trace replay
 	_ "github.com/toksweep/toksweep/mode/sessions" // multi-turn sessions
 )

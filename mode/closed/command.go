@@ -50,6 +50,9 @@ func (Mode) Flags(l *mode.Line) []cli.Flag {
 	}
 }
 
+// Category is "load shape", the flags' category in --help.
+func (Mode) Category() string { return "load shape" }
+
 // HelpOrder is 0: the closed loop's flags stand first.
 func (Mode) HelpOrder() int { return 0 }
 

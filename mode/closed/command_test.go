@@ -227,4 +227,24 @@ func TestModeWords(t *testing.T) {
 	if m.HelpOrder() != 0 || m.FlagsBefore()["levels"] != "requests" || m.Check(nil) != nil || !m.Chosen(nil) {
 		t.Error("help order, placement, check or choice changed")
 	}
+	if m.Name() != sweep.ClosedMode || m.Rank() <= (rankOf(sweep.SessionsMode)) {
+		t.Errorf("name %q rank %d: the closed loop asks last", m.Name(), m.Rank())
+	}
+	// The closed loop adds nothing to summary.json beside its config, nor
+	// to a shard's Config beyond its part of the workers.
+	var sum report.Summary
+	m.Summary(nil, &sum)
+	cfg := sweep.Config{Load: Load{Levels: []int{2}}}
+	m.ShardSplit(sweep.Part{Index: 1, Of: 2}, &cfg)
+	if sum.Trace != nil || !slices.Equal(cfg.Load.(Load).Levels, []int{2}) {
+		t.Error("Summary or ShardSplit changed something")
+	}
+}
+
+// rankOf is the rank of a registered mode; 0 if none.
+func rankOf(name string) int {
+	if m := sweep.ModeNamed(name); m != nil {
+		return m.Rank()
+	}
+	return 0
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // The default sweep (levels 1..64, auto requests, 2048 tokens) against a
@@ -52,5 +53,33 @@ func TestEstimates(t *testing.T) {
 	}
 	if d := (mode.Timing{Est: Estimate([]int{1}), Repeat: 1, Duration: 2 * time.Minute}).LevelTime(1, 10*sec); d != 130*sec {
 		t.Errorf("duration-bounded level: %v, want 130s", d)
+	}
+}
+
+// Runs counts each level's repeats; PerRequest divides a run's time by the
+// requests each worker ran (Rounds); Alone takes out the scale at C.
+func TestEstimateMeasures(t *testing.T) {
+	t.Parallel()
+	p := mode.Timing{Repeat: 3, Requests: 8}
+	e := Estimate([]int{2, 4})
+	if got := e.Runs(p); got != 6 {
+		t.Errorf("Runs %d, want 6", got)
+	}
+	// C=4, 8 requests: 2 a worker, so a 10s run is 5s a request.
+	k := sweep.LevelKey{Mode: sweep.ClosedMode, Concurrency: 4}
+	if at, ok := e.PerRequest(p, k, 10*time.Second); !ok || at != 5*time.Second {
+		t.Errorf("PerRequest %v %v, want 5s", at, ok)
+	}
+	if _, ok := e.PerRequest(p, sweep.LevelKey{Mode: sweep.ClosedMode}, time.Second); ok {
+		t.Error("C=0 measured a request")
+	}
+	// Four slots of a step that grows with the batch: a request at C=4
+	// takes step(4)/step(1) = 2× its time alone.
+	p.Slots, p.Step = 4, func(b int) time.Duration { return time.Duration(b+2) * time.Millisecond }
+	if got := e.Alone(p, k, 10*time.Second); got != 5*time.Second {
+		t.Errorf("Alone %v, want 5s", got)
+	}
+	if Estimate(nil).Runs(p) != 0 {
+		t.Error("a search plans runs")
 	}
 }

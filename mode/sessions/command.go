@@ -51,6 +51,9 @@ func (Mode) Flags(l *mode.Line) []cli.Flag {
 	}
 }
 
+// Category is "sessions", the flags' category in --help.
+func (Mode) Category() string { return "sessions" }
+
 // HelpOrder places the sessions' flags after the closed loop's.
 func (Mode) HelpOrder() int { return 1 }
 

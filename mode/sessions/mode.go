@@ -24,6 +24,10 @@ func (Mode) Name() string { return Name }
 // loop, which takes what no other mode does.
 func (Mode) Rank() int { return 50 }
 
+// Extends is the closed loop: the sessions run at its levels, so its
+// flags and warnings are the sessions' too.
+func (Mode) Extends() string { return sweep.ClosedMode }
+
 // Open is false: a worker's next turn waits for the reply.
 func (Mode) Open() bool { return false }
 

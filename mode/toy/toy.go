@@ -95,6 +95,7 @@ func (Mode) Flags(l *mode.Line) []cli.Flag {
 	b := of(l)
 	return []cli.Flag{&cli.StringFlag{Name: "burst", Destination: &b.raw, Usage: "test only: comma-separated burst sizes, one level each"}}
 }
+func (Mode) Category() string               { return "burst" }
 func (Mode) HelpOrder() int                 { return 4 }
 func (Mode) FlagsBefore() map[string]string { return nil }
 func (Mode) Parse(*mode.Line) error         { return nil }

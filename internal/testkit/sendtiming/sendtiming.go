@@ -15,6 +15,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/pct"
+	"github.com/toksweep/toksweep/mode/replay"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
 	"github.com/toksweep/toksweep/workload/trace"
@@ -112,8 +113,7 @@ func runLevel(ctx context.Context, rp *sweep.Replay, speed float64, baseURL stri
 	if err != nil {
 		return lvl, time.Time{}, nil, err
 	}
-	rp.Speeds = []float64{speed}
-	cfg := sweep.Config{Mode: sweep.ReplayMode, ModeSpec: rp, Prompt: func(int) client.Prompt { return client.Prompt{} }}
+	cfg := sweep.Config{Load: &replay.Load{Trace: rp, Speeds: []float64{speed}}, Prompt: func(int) client.Prompt { return client.Prompt{} }}
 	var d sweep.Doer = cl
 	var tr *Tracer
 	if traced {

@@ -36,7 +36,7 @@ func TestArrivalPlanRateAndCV(t *testing.T) {
 		{RateSpec{Arrival: Gamma, Burstiness: 4, Seed: 3}, 0.5},
 		{RateSpec{Arrival: Gamma, Burstiness: 0.25, Seed: 4}, 2},
 	} {
-		plan, err := tc.spec.ArrivalPlan(lambda, n, 0)
+		plan, err := tc.spec.Instants(lambda, n, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,24 +55,24 @@ func TestArrivalPlanRateAndCV(t *testing.T) {
 
 func TestArrivalPlanSeeded(t *testing.T) {
 	sp := RateSpec{Arrival: Gamma, Burstiness: 0.5, Seed: 42}
-	a, _ := sp.ArrivalPlan(3, 500, 0)
-	b, _ := sp.ArrivalPlan(3, 500, 0)
+	a, _ := sp.Instants(3, 500, 0)
+	b, _ := sp.Instants(3, 500, 0)
 	if !slices.Equal(a, b) {
 		t.Error("the same seed gave two plans")
 	}
 	other := sp
 	other.Seed = 43
-	c, _ := other.ArrivalPlan(3, 500, 0)
-	d, _ := sp.ArrivalPlan(3, 500, 1)
+	c, _ := other.Instants(3, 500, 0)
+	d, _ := sp.Instants(3, 500, 1)
 	if slices.Equal(a, c) || slices.Equal(a, d) {
 		t.Error("another seed or repeat gave the same plan")
 	}
 	for _, bad := range []RateSpec{{Arrival: "lumpy"}, {Arrival: Gamma, Burstiness: -1}} {
-		if _, err := bad.ArrivalPlan(1, 10, 0); err == nil {
+		if _, err := bad.Instants(1, 10, 0); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
 	}
-	if _, err := sp.ArrivalPlan(0, 10, 0); err == nil {
+	if _, err := sp.Instants(0, 10, 0); err == nil {
 		t.Error("rate 0: no error")
 	}
 }
@@ -101,7 +101,7 @@ func TestOpenLoopSchedulesAndCaps(t *testing.T) {
 			// another is sent, so the in-flight count has one value.
 			f := newFake(90 * time.Millisecond)
 			f.epoch = f.epoch.Add(-time.Second) // no instant is 0 (Sched 0 means "now")
-			cfg := Config{Rates: []float64{50}, Requests: 20, Prompt: Cycle(prompts(1)), MaxConcurrency: cap, Rate: RateSpec{Arrival: Constant}}
+			cfg := Config{Load: RateLoad([]float64{50}, cap, RateSpec{Arrival: Constant}), Requests: 20, Prompt: Cycle(prompts(1))}
 			levels, err := collect(t, context.Background(), cfg, f)
 			if err != nil {
 				t.Fatal(err)
@@ -163,15 +163,15 @@ func TestOpenLoopSchedulesAndCaps(t *testing.T) {
 
 // The open loop sends each request at exactly its planned instant (in fake
 // time): the records' scheduled instants are the seeded Poisson plan that
-// ArrivalPlan draws, offset by the level's start, and each was sent then.
+// Instants draws, offset by the level's start, and each was sent then.
 func TestOpenLoopSendsAtThePlannedInstants(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sp := RateSpec{Arrival: Poisson, Seed: 7}
-		want, err := sp.ArrivalPlan(20, 40, 0)
+		want, err := sp.Instants(20, 40, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := Config{Rates: []float64{20}, Requests: 40, Prompt: Cycle(prompts(1)), Rate: sp}
+		cfg := Config{Load: RateLoad([]float64{20}, 0, sp), Requests: 40, Prompt: Cycle(prompts(1))}
 		levels, err := collect(t, context.Background(), cfg, newFake(300*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
@@ -203,7 +203,7 @@ func TestPlanPartsMakeTheWholePlan(t *testing.T) {
 		{Arrival: Constant},
 	} {
 		draws := map[string]func(RateSpec) ([]time.Duration, error){
-			"count":    func(sp RateSpec) ([]time.Duration, error) { return sp.ArrivalPlan(rate, n, 1) },
+			"count":    func(sp RateSpec) ([]time.Duration, error) { return sp.Instants(rate, n, 1) },
 			"duration": func(sp RateSpec) ([]time.Duration, error) { return sp.planUntil(rate, d, 1) },
 		}
 		for how, draw := range draws {
@@ -228,8 +228,8 @@ func TestPlanPartsMakeTheWholePlan(t *testing.T) {
 					}
 					got += len(part)
 				}
-				if n, _ := (RateSpec{Arrival: whole.Arrival, Burstiness: whole.Burstiness, Seed: whole.Seed, Part: Part{1, of}}).PlanLen(rate, d, 1, 1<<20); how == "duration" && n != len(plan) {
-					t.Errorf("%+v: PlanLen of a shard's spec is %d, the whole plan holds %d", whole, n, len(plan))
+				if n, _ := (RateSpec{Arrival: whole.Arrival, Burstiness: whole.Burstiness, Seed: whole.Seed, Part: Part{1, of}}).CountArrivals(rate, d, 1, 1<<20); how == "duration" && n != len(plan) {
+					t.Errorf("%+v: CountArrivals of a shard's spec is %d, the whole plan holds %d", whole, n, len(plan))
 				}
 				if got != len(plan) || !slices.Equal(union, plan) {
 					t.Errorf("%+v by %s, %d shards: the parts hold %d arrivals and rebuild the plan %v; the plan has %d",
@@ -242,7 +242,7 @@ func TestPlanPartsMakeTheWholePlan(t *testing.T) {
 
 // planUntil collects the plan whose instants stay below d.
 func (sp RateSpec) planUntil(rate float64, d time.Duration, repeat int) ([]time.Duration, error) {
-	next, err := sp.Schedule(rate, MaxPlan, d, repeat)
+	next, err := sp.Schedule(rate, MaxInstants, d, repeat)
 	if err != nil {
 		return nil, err
 	}

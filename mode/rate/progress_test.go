@@ -1,4 +1,4 @@
-package app
+package rate_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/toksweep/toksweep/internal/progress"
 	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -18,7 +19,7 @@ import (
 // level is "rate=16/s", not "C=0"; a closed loop's stays "C=4".
 func TestProgressNamesTheLevelByItsMode(t *testing.T) {
 	t.Parallel()
-	p := progress.New(&bytes.Buffer{}, mode.Timing{Est: rateLevels{rates: []float64{16}}, Repeat: 1, Tokens: 10}, nil)
+	p := progress.New(&bytes.Buffer{}, mode.Timing{Est: rate.Estimate{Rates: []float64{16}}, Repeat: 1, Tokens: 10}, nil)
 	p.LevelStarted(sweep.Level{Mode: sweep.RateMode, Rate: 16}, 40)
 	line := p.Status()
 	if !strings.HasPrefix(line, "level rate=16/s (run 1 of 1): 0/40 requests") {
@@ -40,14 +41,14 @@ func TestRateRunIsReestimated(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		plan := mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Requests: 40, Tokens: 10}
+		plan := mode.Timing{Est: rate.Estimate{Rates: []float64{1, 4}}, Repeat: 1, Requests: 40, Tokens: 10}
 		p := progress.New(&buf, plan, nil)
 		p.LevelStarted(sweep.Level{Mode: sweep.RateMode, Rate: 1}, 40)
 		time.Sleep(42 * time.Second) // 40 arrivals at 1 req/s, then 2 s for the last request
 		p.LevelEnded("level rate=1/s done", 0.98, true)
 		// rate 4: 40 arrivals in 10 s, then 2 s: 12 s, said to 5 s. The
 		// level is named by the rate its plan offered (sweep.RateText).
-		want := "level rate=1/s done\ntoksweep: about 10 seconds left for 1 more level run (measured 2s a request at " + sweep.RateText(0.98, 1) + ")\n"
+		want := "level rate=1/s done\ntoksweep: about 10 seconds left for 1 more level run (measured 2s a request at " + rate.Text(0.98, 1) + ")\n"
 		if got := buf.String(); got != want {
 			t.Errorf("re-estimate\n got %q\nwant %q", got, want)
 		}
@@ -65,7 +66,7 @@ func TestRateLevelWithinItsArrivalsMeasuresNoRequestTime(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		plan := mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Requests: 40, Tokens: 10}
+		plan := mode.Timing{Est: rate.Estimate{Rates: []float64{1, 4}}, Repeat: 1, Requests: 40, Tokens: 10}
 		p := progress.New(&buf, plan, nil)
 		assumed := p.PerRequest()
 		p.LevelStarted(sweep.Level{Mode: sweep.RateMode, Rate: 1}, 40)

@@ -19,32 +19,32 @@ const (
 )
 
 // RateSpec is the open-loop part of a Config: the arrival process and the
-// seed its plans are drawn from.
+// seed its schedules are drawn from.
 type RateSpec struct {
 	Arrival Arrival
 	// Burstiness is the gamma shape B (Gamma only; zero means 1).
 	Burstiness float64
 	Seed       int64
 	// Part, when its Of is above 1, makes this process one shard of a
-	// sharded run: its plans are the shard's part of the whole run's plan.
+	// sharded run: its schedules are the shard's part of the whole run's schedule.
 	Part Part
 }
 
-// Part is shard Index of Of: of a plan it keeps the arrivals j with
-// j ≡ Index (mod Of). Every shard draws the same whole plan from the
+// Part is shard Index of Of: of a schedule it keeps the arrivals j with
+// j ≡ Index (mod Of). Every shard draws the same whole schedule from the
 // seed, so the shards' parts are disjoint and together are exactly the
-// plan one process would run. The zero Part keeps everything.
+// schedule one process would run. The zero Part keeps everything.
 type Part struct{ Index, Of int }
 
-// ArrivalPlan draws n scheduled instants at mean rate λ (requests per
+// Instants draws n scheduled instants at mean rate λ (requests per
 // second), as offsets from the level's start: the first at 0, then one gap
-// per request. The plan depends on the spec, λ, n and the repeat only, so
-// the same seed gives the same plan. A shard (sp.Part) gets its part of the
-// n arrivals. The sweep itself draws its plans lazily (Schedule); this
-// collects one, and refuses one longer than MaxPlan.
-func (sp RateSpec) ArrivalPlan(rate float64, n, repeat int) ([]time.Duration, error) {
-	if n > MaxPlan {
-		return nil, fmt.Errorf("sweep: a plan of %d arrivals is over the %d a collected plan holds", n, MaxPlan)
+// per request. The schedule depends on the spec, λ, n and the repeat only, so
+// the same seed gives the same schedule. A shard (sp.Part) gets its part of the
+// n arrivals. The sweep itself draws its schedules lazily (Schedule); this
+// collects one, and refuses one longer than MaxInstants.
+func (sp RateSpec) Instants(rate float64, n, repeat int) ([]time.Duration, error) {
+	if n > MaxInstants {
+		return nil, fmt.Errorf("sweep: a schedule of %d arrivals is over the %d a collected schedule holds", n, MaxInstants)
 	}
 	next, err := sp.Schedule(rate, n, 0, repeat)
 	if err != nil {
@@ -53,15 +53,15 @@ func (sp RateSpec) ArrivalPlan(rate float64, n, repeat int) ([]time.Duration, er
 	return drawAll(next), nil
 }
 
-// Schedule is an open-loop level's arrival plan, drawn lazily: each call
+// Schedule is an open-loop level's arrival schedule, drawn lazily: each call
 // returns the next arrival's offset from the level's start, in order, and
-// false once the plan holds no more. Drawing lazily keeps a level's memory
+// false once the schedule holds no more. Drawing lazily keeps a level's memory
 // independent of its rate and duration.
 type Schedule func() (at time.Duration, ok bool)
 
-// Schedule returns the plan of at most n arrivals (n ≤ 0: no count bound)
+// Schedule returns the schedule of at most n arrivals (n ≤ 0: no count bound)
 // whose instants stay below d (d ≤ 0: no time bound; the first arrival, at
-// 0, is always in it). A shard (sp.Part) gets its part of that plan, which
+// 0, is always in it). A shard (sp.Part) gets its part of that schedule, which
 // may be empty. It fails only on a spec or rate that cannot be drawn.
 func (sp RateSpec) Schedule(rate float64, n int, d time.Duration, repeat int) (Schedule, error) {
 	gap, err := sp.gaps(rate, repeat)
@@ -79,7 +79,7 @@ func (sp RateSpec) Schedule(rate float64, n int, d time.Duration, repeat int) (S
 		}
 		ns := math.Round(t * 1e9)
 		if ns >= math.MaxInt64 || (d > 0 && i > 0 && time.Duration(ns) >= d) {
-			n, i = 1, 1 // the plan is over: every later call says so
+			n, i = 1, 1 // the schedule is over: every later call says so
 			return 0, false
 		}
 		i++
@@ -114,13 +114,13 @@ func (sp RateSpec) gaps(rate float64, repeat int) (func() float64, error) {
 	return nil, fmt.Errorf("sweep: unknown arrival %q", sp.Arrival)
 }
 
-// schedule returns the part's arrivals of a whole plan, in order: its i-th
-// is the plan's arrival i×Of + Index.
+// schedule returns the part's arrivals of a whole schedule, in order: its i-th
+// is the schedule's arrival i×Of + Index.
 func (p Part) schedule(whole Schedule) Schedule {
 	if p.Of <= 1 {
 		return whole
 	}
-	j := 0 // the whole plan's index of the next arrival drawn
+	j := 0 // the whole schedule's index of the next arrival drawn
 	return func() (time.Duration, bool) {
 		for {
 			at, ok := whole()
@@ -135,19 +135,19 @@ func (p Part) schedule(whole Schedule) Schedule {
 	}
 }
 
-// drawAll draws the rest of a plan.
+// drawAll draws the rest of a schedule.
 func drawAll(next Schedule) []time.Duration {
-	var plan []time.Duration
+	var instants []time.Duration
 	for at, ok := next(); ok; at, ok = next() {
-		plan = append(plan, at)
+		instants = append(instants, at)
 	}
-	return plan
+	return instants
 }
 
-// PlanLen is how many arrivals the whole plan of a level bounded by d
+// CountArrivals is how many arrivals the whole schedule of a level bounded by d
 // holds, whatever sp.Part (the arrivals the shards share out), counted up
 // to atMost: the count is drawn, so it is bounded like everything else.
-func (sp RateSpec) PlanLen(rate float64, d time.Duration, repeat, atMost int) (int, error) {
+func (sp RateSpec) CountArrivals(rate float64, d time.Duration, repeat, atMost int) (int, error) {
 	sp.Part = Part{}
 	next, err := sp.Schedule(rate, atMost, d, repeat)
 	if err != nil {
@@ -160,10 +160,10 @@ func (sp RateSpec) PlanLen(rate float64, d time.Duration, repeat, atMost int) (i
 	return n, nil
 }
 
-// MaxPlan bounds a collected plan (ArrivalPlan): a mistyped count must not
-// allocate without bound. The sweep's own plans are drawn lazily and need
+// MaxInstants bounds a collected schedule (Instants): a mistyped count must not
+// allocate without bound. The sweep's own schedules are drawn lazily and need
 // no such bound.
-const MaxPlan = 1 << 22
+const MaxInstants = 1 << 22
 
 // gammaVariate draws from Gamma(shape k, scale 1): Marsaglia and Tsang's
 // squeeze method, with the usual boost for k < 1 (draw at k+1, scale by

@@ -1,4 +1,4 @@
-package app
+package rate
 
 import (
 	"strings"
@@ -22,25 +22,25 @@ func TestUpFrontEstimateOfARateRun(t *testing.T) {
 		want string
 	}{
 		// 1 req/s: 20 requests, 20s, +1s for the last; 4 req/s: 40 requests, 10s, +1s: 32s.
-		{"auto requests", mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Tokens: 40},
+		{"auto requests", mode.Timing{Est: Estimate{Rates: []float64{1, 4}}, Repeat: 1, Tokens: 40},
 			"the sweep takes about 30 seconds: 2 rates × 20–40 requests at the offered rate (up to 40 output tokens each, 1s a request"},
 		// --duration alone: each run is 120s of arrivals at 2 req/s, 240
 		// requests, +10s for the last: 2 × 130s = 4.3 minutes. (This case
 		// pinned "or 20 requests", the count without --duration.)
-		{"duration", mode.Timing{Est: rateLevels{rates: []float64{2}}, Repeat: 2, Duration: 2 * time.Minute, Tokens: 400},
+		{"duration", mode.Timing{Est: Estimate{Rates: []float64{2}}, Repeat: 2, Duration: 2 * time.Minute, Tokens: 400},
 			"the sweep takes about 4 minutes: 1 rate × 2 runs × 2m0s (--duration) of arrivals at the offered rate, about 240 requests (up to 400 output tokens each, 10s a request"},
 		// 1 req/s: 10 requests in 10s (+1s), 4 req/s: 2.5s (+1s), 14.5s; neither reaches 30s.
-		{"requests and duration", mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Requests: 10, Duration: 30 * time.Second, Tokens: 40},
+		{"requests and duration", mode.Timing{Est: Estimate{Rates: []float64{1, 4}}, Repeat: 1, Requests: 10, Duration: 30 * time.Second, Tokens: 40},
 			"the sweep takes about 15 seconds: 2 rates × up to 30s (--duration) or 10 requests at the offered rate (up to 40 output tokens each"},
-		{"auto rates", mode.Timing{Est: rateLevels{auto: true}, Repeat: 1, Tokens: 40},
+		{"auto rates", mode.Timing{Est: Estimate{Auto: true}, Repeat: 1, Tokens: 40},
 			"rates are chosen as the sweep goes; a level offers about 10s of arrivals at its rate (at least 20 requests) (up to 40 output tokens each"},
-		{"auto rates, requests", mode.Timing{Est: rateLevels{auto: true}, Repeat: 1, Requests: 50, Tokens: 40},
+		{"auto rates, requests", mode.Timing{Est: Estimate{Auto: true}, Repeat: 1, Requests: 50, Tokens: 40},
 			"rates are chosen as the sweep goes; a level offers 50 requests at its rate (up to 40 output tokens each"},
 		// Before, these two said "about 10s of arrivals (at least 20
 		// requests)" and "50 requests", as if --duration were not given.
-		{"auto rates, duration", mode.Timing{Est: rateLevels{auto: true}, Repeat: 1, Duration: 30 * time.Second, Tokens: 40},
+		{"auto rates, duration", mode.Timing{Est: Estimate{Auto: true}, Repeat: 1, Duration: 30 * time.Second, Tokens: 40},
 			"rates are chosen as the sweep goes; a level offers 30s (--duration) of arrivals at its rate (up to 40 output tokens each"},
-		{"auto rates, requests and duration", mode.Timing{Est: rateLevels{auto: true}, Repeat: 1, Requests: 50, Duration: 30 * time.Second, Tokens: 40},
+		{"auto rates, requests and duration", mode.Timing{Est: Estimate{Auto: true}, Repeat: 1, Requests: 50, Duration: 30 * time.Second, Tokens: 40},
 			"rates are chosen as the sweep goes; a level offers 50 requests at its rate, or fewer if 30s (--duration) ends first (up to 40 output tokens each"},
 	}
 	for _, tc := range cases {
@@ -54,7 +54,7 @@ func TestUpFrontEstimateOfARateRun(t *testing.T) {
 			}
 		}
 	}
-	p := mode.Timing{Est: rateLevels{rates: []float64{1, 4}}, Repeat: 1, Warmup: 4}
+	p := mode.Timing{Est: Estimate{Rates: []float64{1, 4}}, Repeat: 1, Warmup: 4}
 	if d := rateLevelTime(p, 4, sec); d != 12*sec { // (4+40)/4 = 11s, +1s
 		t.Errorf("4 req/s with 4 warm-up: %v, want 12s", d)
 	}

@@ -1,4 +1,4 @@
-package app
+package rate
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // rateRequests is how many measured requests a level at rate r offers:
 // --requests, else with --duration alone its arrivals in the duration
-// (the level has no count), else sweep.AutoRateRequests.
+// (the level has no count), else AutoRequests.
 func rateRequests(p mode.Timing, r float64) int {
 	switch {
 	case p.Requests > 0:
@@ -19,7 +19,7 @@ func rateRequests(p mode.Timing, r float64) int {
 	case p.Duration > 0:
 		return int(min(math.Ceil(r*p.Duration.Seconds()), math.MaxInt32))
 	}
-	return sweep.AutoRateRequests(r)
+	return AutoRequests(r)
 }
 
 // rateLevelTime estimates one run of an open-loop level at rate r: its
@@ -34,22 +34,24 @@ func rateLevelTime(p mode.Timing, r float64, perRequest time.Duration) time.Dura
 	return time.Duration(min(t, math.MaxInt64/4)) + perRequest
 }
 
-// rateLevels is the rate mode's estimate: the offered rates in run order
-// (--rates), re-estimated as each level ends, or auto: chosen as the sweep
+// Estimate is the rate mode's estimate: the offered rates in run order
+// (--rates), re-estimated as each level ends, or Auto: chosen as the sweep
 // goes (--rates auto), with no rates known before.
-type rateLevels struct {
-	rates []float64
-	auto  bool
+type Estimate struct {
+	Rates []float64
+	Auto  bool
 }
 
-var _ mode.Estimate = rateLevels{}
+var _ mode.Estimate = Estimate{}
 
-func (l rateLevels) Runs(p mode.Timing) int { return len(l.rates) * p.Repeat }
+// Runs is each rate's runs.
+func (l Estimate) Runs(p mode.Timing) int { return len(l.Rates) * p.Repeat }
 
-func (l rateLevels) TimeLeft(p mode.Timing, done int, perRequest time.Duration) time.Duration {
+// TimeLeft is the time of the runs after the first done.
+func (l Estimate) TimeLeft(p mode.Timing, done int, perRequest time.Duration) time.Duration {
 	var t time.Duration
 	run := 0
-	for _, r := range l.rates {
+	for _, r := range l.Rates {
 		for range p.Repeat {
 			if run >= done {
 				t += rateLevelTime(p, r, perRequest)
@@ -60,30 +62,30 @@ func (l rateLevels) TimeLeft(p mode.Timing, done int, perRequest time.Duration) 
 	return t
 }
 
-// PerRequest: an open-loop level lasts its arrivals, then the last
+// PerRequest is what is left of a run past its arrivals: an open-loop level lasts its arrivals, then the last
 // request's time, whatever the server does. A level that ended within its
 // arrivals' time (a --duration bound reached, or a schedule that ran
 // early) gives 0: it measured none (the re-estimate line then says none
 // and keeps the last time measured; the live line's projection adds no
 // request time).
-func (rateLevels) PerRequest(p mode.Timing, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
+func (Estimate) PerRequest(p mode.Timing, k sweep.LevelKey, elapsed time.Duration) (time.Duration, bool) {
 	if !k.IsOpen() || !(k.Load > 0) {
 		return 0, false
 	}
 	return max(elapsed-rateLevelTime(p, k.Load, 0), 0), true
 }
 
-// Alone: an open loop's request time is what the server gives at the
+// Alone is at: an open loop's request time is what the server gives at the
 // rate; nothing known scales it to the levels left.
-func (rateLevels) Alone(_ mode.Timing, _ sweep.LevelKey, at time.Duration) time.Duration { return at }
+func (Estimate) Alone(_ mode.Timing, _ sweep.LevelKey, at time.Duration) time.Duration { return at }
 
-// UpFront for an open loop: the levels are offered rates, each a count of
+// UpFront is the line before the first level: the levels are offered rates, each a count of
 // requests at its rate (or --duration), not requests per worker.
-func (l rateLevels) UpFront(p mode.Timing) string {
+func (l Estimate) UpFront(p mode.Timing) string {
 	per := p.AssumedPerRequest()
 	how := fmt.Sprintf("(up to %.0f output tokens each, %s a request at an assumed %d tok/s per stream)",
 		p.Tokens, mode.RoundDur(per), mode.AssumedStreamTPS)
-	if len(l.rates) == 0 {
+	if len(l.Rates) == 0 {
 		const chosen = "rates are chosen as the sweep goes; a level offers "
 		switch {
 		case p.Requests > 0 && p.Duration > 0:
@@ -93,16 +95,16 @@ func (l rateLevels) UpFront(p mode.Timing) string {
 		case p.Duration > 0:
 			return fmt.Sprintf(chosen+"%s (--duration) of arrivals at its rate %s", p.Duration, how)
 		}
-		return fmt.Sprintf(chosen+"about 10s of arrivals at its rate (at least %d requests) %s", sweep.AutoRateRequests(0), how)
+		return fmt.Sprintf(chosen+"about 10s of arrivals at its rate (at least %d requests) %s", AutoRequests(0), how)
 	}
 	var total time.Duration
 	lo, hi := math.MaxInt, 0
-	for _, r := range l.rates {
+	for _, r := range l.Rates {
 		total += time.Duration(p.Repeat) * rateLevelTime(p, r, per)
 		lo, hi = min(lo, rateRequests(p, r)), max(hi, rateRequests(p, r))
 	}
 	count := mode.Span(float64(lo), float64(hi))
-	runs := p.RunsText(len(l.rates), "rate")
+	runs := p.RunsText(len(l.Rates), "rate")
 	switch {
 	case p.Duration > 0 && p.Requests == 0:
 		return fmt.Sprintf("the sweep takes %s: %s × %s (--duration) of arrivals at the offered rate, about %s requests %s",

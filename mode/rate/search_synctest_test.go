@@ -1,4 +1,4 @@
-package search_test
+package rate_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/report"
-	"github.com/toksweep/toksweep/search"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -48,7 +48,7 @@ func (s *crowdedServer) Do(ctx context.Context, p client.Prompt) client.Record {
 // sweep and the figures, in fake time (testing/synctest), against a server
 // whose TTFT p95 at rate r is 10 ms × (1 + ⌊0.24·r⌋), under an SLO of TTFT
 // p95 ≤ 55 ms: rates up to 20.8 req/s pass (50 ms), and none is unstable.
-// Worked by hand from Rates' doc comment: the ramp 1, 4, 16 (40 ms) passes,
+// Worked by hand from openloop.Search's doc comment: the ramp 1, 4, 16 (40 ms) passes,
 // 64 (160 ms) fails; then √(16·64) = 32 (80 ms) fails, √(16·32) = 22.6
 // (60 ms) fails, √(16·22.6) = 19.0 (50 ms) passes, √(19·22.6) = 20.7
 // (50 ms) passes, and the eighth level ends the search.
@@ -57,10 +57,10 @@ func TestRatesSearchSequenceInFakeTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var stats []report.LevelStats
 		slo := report.SLO{TTFTP95: 55 * time.Millisecond}
-		rates := search.NewRates(mode.JudgeRates(&stats, slo, sweep.LevelKey{Mode: sweep.RateMode}), 10000)
+		rates := rate.NewSearch(mode.JudgeRates(&stats, slo, sweep.LevelKey{Mode: sweep.RateMode}))
 		// The warm-up covers the ramp to the steady in-flight count (16
 		// at 64 req/s), so every measured request sees the steady state.
-		cfg := sweep.Config{RatePlan: rates, Warmup: 16, Rate: sweep.RateSpec{Arrival: sweep.Constant},
+		cfg := sweep.Config{Load: &rate.Load{Chooser: rates, Spec: sweep.RateSpec{Arrival: sweep.Constant}}, Warmup: 16,
 			Prompt: sweep.Cycle([]client.Prompt{{Text: "p"}})}
 		var tried []float64
 		p95 := map[float64]time.Duration{}

@@ -1,4 +1,4 @@
-package search
+package replay
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
+	"github.com/toksweep/toksweep/workload/trace"
 )
 
 // The speed search on a trace of mean rate 10 req/s and a server of
@@ -18,7 +19,7 @@ func TestSpeedsSearch(t *testing.T) {
 	var stats []report.LevelStats
 	p := NewSpeeds(&stats, report.SLO{}, 0, mean, 1000)
 	var speeds []float64
-	for s, ok := p.NextRate(); ok && len(speeds) < 20; s, ok = p.NextRate() {
+	for s, ok := p.Next(); ok && len(speeds) < 20; s, ok = p.Next() {
 		speeds = append(speeds, s)
 		offered := s * mean
 		achieved := min(offered, x)
@@ -38,4 +39,20 @@ func TestSpeedsSearch(t *testing.T) {
 		t.Errorf("sentence %q", got)
 	}
 	t.Logf("tried %v: %s", speeds, got)
+}
+
+// The closing line names each speed once, in ascending order, however many
+// times it ran (--repeat, or a search that came back to it). Before, a
+// --repeat 2 run read "1× = 20 req/s, 1× = 20 req/s, 2× = 40 req/s, 2× = …".
+func TestReplaySpeedsSentenceNamesEachSpeedOnce(t *testing.T) {
+	t.Parallel()
+	r := &Settings{File: "t.jsonl", sum: trace.Summary{MeanRate: 20}}
+	var stats []report.LevelStats
+	for _, speed := range []float64{2, 1, 1, 2, 0.5} {
+		stats = append(stats, report.LevelStats{Rate: speed})
+	}
+	want := "Replay speeds (offered rate = speed × the trace's mean rate, 20 req/s): 0.5× = 10 req/s, 1× = 20 req/s, 2× = 40 req/s."
+	if got := r.speedsSentence(stats); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
