@@ -203,7 +203,7 @@ func collinearNote(c int) string {
 func zeroNote(c int) string {
 	switch c {
 	case colPrefillTok, colPrefillBase:
-		return "no prefill was seen in a step the fit could read (no request found the server idle, and none was admitted beside a running one): the prefill costs are not identified (the simulator's own stand)"
+		return "no prefill was seen in a step the fit could read (no request found the server idle, and none was admitted beside a running one): the prefill costs are not identified (the preset's values stand)"
 	case colPerCtx:
 		return "no step had context tokens: decode_per_ctx_token is not identified (left at 0)"
 	}

@@ -240,3 +240,31 @@ func TestReadRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Two workers in lockstep (equal outputs, sent together) are always
+// admitted together into an empty batch: no step the fit reads holds a
+// prefill, so the prefill costs are left to the preset, with a sentence.
+func TestNoPrefillSeenLeavesThePresets(t *testing.T) {
+	spec := variedSpec
+	spec.levels, spec.outLo, spec.outHi, spec.arrivalNoiseNs, spec.seed = []int{2}, 40, 40, 5e3, 6
+	m, err := FromLevels(synth(knownTruth, spec), Options{Resamples: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "no prefill was seen in a step the fit could read"
+	if got := strings.Join(m.NotIdentified, "\n"); !strings.Contains(got, want) {
+		t.Errorf("not identified:\n%s\nwant a sentence %q", got, want)
+	}
+	if m.Sim.PrefillTokensPerSec != nil || m.Sim.PrefillBaseNs != nil {
+		t.Errorf("the model sets the prefill: %+v", m.Sim)
+	}
+	cfg, err := sim.Preset("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate := cfg.PrefillTokensPerSec
+	m.Apply(&cfg)
+	if cfg.PrefillTokensPerSec != rate {
+		t.Errorf("Apply changed the prefill rate to %v", cfg.PrefillTokensPerSec)
+	}
+}

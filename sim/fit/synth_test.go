@@ -18,6 +18,10 @@ type truth struct {
 	slots                                              int
 }
 
+// wakeNs is how long an idle engine takes to start a step after a request
+// arrives, as the simulator's scheduler goroutine does.
+const wakeNs = 100e3
+
 var knownTruth = truth{prefillBase: 1.5e6, prefillPerToken: 20e3, base: 3e6, perSeq: 150e3, perCtx: 20, overhead: 300e3, slots: 8}
 
 // synthSpec is a run of hand-made records: a closed loop at each
@@ -85,8 +89,8 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 	}
 	now := t0
 	for len(waiting) > 0 || len(running) > 0 {
-		if len(running) == 0 {
-			now = max(now, waiting[0].arrive)
+		if len(running) == 0 { // an idle engine wakes 100µs after an arrival and takes all that came
+			now = max(now, waiting[0].arrive+wakeNs)
 		}
 		var stepped []*synthSeq
 		prefill := 0
