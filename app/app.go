@@ -45,7 +45,7 @@ var ErrInterrupted = errors.New("interrupted")
 // Each command binds its flags into a fresh options struct, so an App
 // runs one command line: build a new one per run.
 func New(stdout, stderr io.Writer) *cli.App {
-	commands := []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr)}
+	commands := []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr), completionCommand(stdout)}
 	commands = append(commands, fitCommand(stdout, stderr))
 	for _, c := range commands {
 		c.Flags = withNames(c.Flags)
@@ -53,21 +53,22 @@ func New(stdout, stderr io.Writer) *cli.App {
 		c.Subcommands = append(c.Subcommands, &h)
 	}
 	return &cli.App{
-		Name:            "toksweep",
-		Usage:           "concurrency sweeps of OpenAI-compatible LLM servers, with exact per-stream and aggregate token rates",
-		Version:         Version(),
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
-		Commands:        commands,
-		OnUsageError:    onUsageError,
-		ExitErrHandler:  func(*cli.Context, error) {}, // exit statuses are decided by Exit
+		Name:                 "toksweep",
+		Usage:                "concurrency sweeps of OpenAI-compatible LLM servers, with exact per-stream and aggregate token rates",
+		Version:              Version(),
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideHelpCommand:      true,
+		EnableBashCompletion: true,
+		Commands:             commands,
+		OnUsageError:         onUsageError,
+		ExitErrHandler:       func(*cli.Context, error) {}, // exit statuses are decided by Exit
 		Action: func(c *cli.Context) error {
 			if name := c.Args().First(); c.Args().Present() {
 				if s := closestCommand(c.App.Commands, name); s != "" {
 					return usagef("unknown command %q (did you mean %s? see 'toksweep --help')", name, s)
 				}
-				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan, merge; see 'toksweep --help')", name)
+				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan, merge, completion; see 'toksweep --help')", name)
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -83,7 +84,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 // the same flag. From here on each run applies a copy of them; nothing
 // writes cli.HelpFlag or cli.VersionFlag again.
 func init() {
-	for _, f := range []*cli.Flag{&cli.HelpFlag, &cli.VersionFlag} {
+	for _, f := range []*cli.Flag{&cli.HelpFlag, &cli.VersionFlag, &cli.BashCompletionFlag} {
 		b := (*f).(*cli.BoolFlag)
 		*f = &applyCopy{b, b.Names()}
 	}

@@ -126,12 +126,16 @@ func runDocExample(t *testing.T, bin, dir string, ex docExample) {
 	}
 }
 
-// replaceURL points every --url of args at url.
+// replaceURL points every --url of args at url, and every
+// --gpu-metrics-url at its simulator's /gpu/metrics.
 func replaceURL(args []string, url string) []string {
 	out := append([]string(nil), args...)
 	for i := range out {
 		if out[i] == "--url" && i+1 < len(out) {
 			out[i+1] = url
+		}
+		if out[i] == "--gpu-metrics-url" && i+1 < len(out) { // the simulator's GPUs
+			out[i+1] = strings.TrimSuffix(url, "/v1") + "/gpu/metrics"
 		}
 	}
 	return out

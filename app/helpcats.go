@@ -37,7 +37,7 @@ var commonCategory = map[string]string{
 	"slo-decode-tps": catSLO, "slo-e2e-tps": catSLO, "slo-ttft-p95": catSLO, "slo-error-rate": catSLO, "slo-max-gap": catSLO,
 	"slo-tpot-p99": catSLO, "slo-e2e-p95": catSLO,
 	"out": catOutputs, "overwrite": catOutputs, "charts": catOutputs, "percentiles": catOutputs, "reading-speed": catOutputs,
-	"metrics-url": catMetrics, "metrics-interval": catMetrics,
+	"metrics-url": catMetrics, "metrics-interval": catMetrics, "gpu-metrics-url": catMetrics,
 	"shard": catShards, "shard-from-env": catShards, "start-at": catShards, "level-duration": catShards, "max-start-wait": catShards, "grace": catShards,
 	"listen": catLive, "fail-on-slo": catSLO, "abort-on-slo-fail": catSLO,
 }
@@ -112,5 +112,5 @@ func helpTemplate(flags []cli.Flag) string {
 	fmt.Fprintf(&b, "   %s\n", cli.HelpFlag)
 	// The flags' text is literal, not template.
 	return "NAME:\n   {{template \"helpNameTemplate\" .}}\n\nUSAGE:\n   {{template \"usageTemplate\" .}}\n\nOPTIONS:\n" +
-		strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), "{{", `{{"{{"}}`)
+		strings.ReplaceAll(b.String(), "{{", `{{"{{"}}`)
 }

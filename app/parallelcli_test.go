@@ -20,7 +20,7 @@ func TestAppsRunAtOnce(t *testing.T) {
 	}{
 		{[]string{"--help"}, "GLOBAL OPTIONS:\n   --help, -h     show help\n   --version, -v  print the version\n"},
 		{[]string{"--version"}, "toksweep version "},
-		{[]string{"sweep", "--help"}, "   --help, -h                         show help\n"},
+		{[]string{"sweep", "--help"}, "   --help, -h  show help\n"},
 		{[]string{"sweep", "help"}, "NAME:\n   toksweep sweep - "},
 		{[]string{"report", "h"}, "NAME:\n   toksweep report - "},
 	}

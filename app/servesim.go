@@ -40,6 +40,12 @@ type simOptions struct {
 	DisconnectRate      *float64
 	MalformedRate       *float64
 	Seed                *int64
+	GPUs                *int
+	GPUIdleWatts        *float64
+	GPUWattsPerSeq      *float64
+	GPUNoEnergyCounter  *bool
+	DraftTokens         *int
+	DraftAcceptance     *float64
 }
 
 func serveSimCommand(stderr io.Writer) *cli.Command {
@@ -103,7 +109,13 @@ func simFlags(o *simOptions) []cli.Flag {
 		&cli.IntFlag{Name: "queue-limit", Action: into(&o.QueueLimit), Usage: "answer 429 when this many requests already wait (0: off)"},
 		&cli.Float64Flag{Name: "disconnect-rate", Action: into(&o.DisconnectRate), Usage: "share of streams cut mid-way"},
 		&cli.Float64Flag{Name: "malformed-rate", Action: into(&o.MalformedRate), Usage: "share of streams with one malformed chunk"},
-		&cli.Int64Flag{Name: "seed", Action: into(&o.Seed), Usage: "seed for failure injection and jitter"},
+		&cli.Int64Flag{Name: "seed", Action: into(&o.Seed), Usage: "seed for failure injection, jitter and the drafter"},
+		&cli.IntFlag{Name: "gpus", Action: into(&o.GPUs), Usage: "simulated GPUs at /gpu/metrics (dcgm-exporter's names)"},
+		&cli.Float64Flag{Name: "gpu-idle-watts", Action: into(&o.GPUIdleWatts), Usage: "each GPU's power with an empty batch"},
+		&cli.Float64Flag{Name: "gpu-watts-per-seq", Action: into(&o.GPUWattsPerSeq), Usage: "each GPU's power per running sequence, above idle"},
+		&cli.BoolFlag{Name: "gpu-no-energy-counter", Action: into(&o.GPUNoEnergyCounter), Usage: "leave the GPUs' energy counter out of /gpu/metrics"},
+		&cli.IntFlag{Name: "draft-tokens", Action: into(&o.DraftTokens), Usage: "speculative decoding: draft tokens verified per decode step (0: off)"},
+		&cli.Float64Flag{Name: "draft-acceptance", Action: into(&o.DraftAcceptance), Usage: "speculative decoding: the chance each draft token is accepted"},
 	}
 	// The model flags override the preset; their default is the preset's value.
 	for _, f := range flags[3:] {
@@ -154,6 +166,12 @@ func (o *simOptions) simConfig() (sim.Config, error) {
 	override(&cfg.DisconnectRate, o.DisconnectRate)
 	override(&cfg.MalformedRate, o.MalformedRate)
 	override(&cfg.Seed, o.Seed)
+	override(&cfg.GPUs, o.GPUs)
+	override(&cfg.GPUIdleWatts, o.GPUIdleWatts)
+	override(&cfg.GPUWattsPerSeq, o.GPUWattsPerSeq)
+	override(&cfg.GPUNoEnergyCounter, o.GPUNoEnergyCounter)
+	override(&cfg.DraftTokens, o.DraftTokens)
+	override(&cfg.DraftAcceptance, o.DraftAcceptance)
 	return cfg, o.check(cfg)
 }
 
@@ -203,6 +221,11 @@ func (o *simOptions) check(cfg sim.Config) error {
 		{"queue-limit", shown(o.QueueLimit), cfg.QueueLimit429 < 0, "an integer ≥ 0"},
 		{"disconnect-rate", shown(o.DisconnectRate), share(cfg.DisconnectRate), wantShare},
 		{"malformed-rate", shown(o.MalformedRate), share(cfg.MalformedRate), wantShare},
+		{"gpus", shown(o.GPUs), cfg.GPUs < 1, "an integer ≥ 1"},
+		{"gpu-idle-watts", shown(o.GPUIdleWatts), !(cfg.GPUIdleWatts >= 0) || math.IsInf(cfg.GPUIdleWatts, 0), "watts ≥ 0"},
+		{"gpu-watts-per-seq", shown(o.GPUWattsPerSeq), !(cfg.GPUWattsPerSeq >= 0) || math.IsInf(cfg.GPUWattsPerSeq, 0), "watts ≥ 0"},
+		{"draft-tokens", shown(o.DraftTokens), cfg.DraftTokens < 0 || (cfg.DraftTokens > 0 && cfg.TokensPerChunk > 1), "an integer ≥ 0, with --tokens-per-chunk 1"},
+		{"draft-acceptance", shown(o.DraftAcceptance), share(cfg.DraftAcceptance), wantShare},
 	}
 	for _, ch := range checks {
 		if ch.bad && ch.given != "" {

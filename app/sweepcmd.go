@@ -115,6 +115,9 @@ func checkTarget(ctx context.Context, o *options, stderr io.Writer) (*client.Cli
 	if err := o.Work.findMetrics(ctx, o, stderr); err != nil {
 		return nil, err
 	}
+	if err := o.Work.findGPUs(ctx, o, stderr); err != nil {
+		return nil, err
+	}
 	return cl, nil
 }
 

@@ -43,7 +43,8 @@ func workloadFlags(o *options) []cli.Flag {
 		&cli.BoolFlag{Name: "ignore-eos", Destination: &f.IgnoreEOS, Usage: `send "ignore_eos": true (a vLLM extension; other servers may ignore it) so that outputs run to max_tokens`},
 		&cli.IntFlag{Name: "min-tokens", Action: into(&f.MinTokens), Usage: `send "min_tokens": N (a vLLM extension; other servers may ignore it)`},
 		&cli.StringFlag{Name: "metrics-url", Destination: &f.MetricsURL, Usage: "the server's Prometheus endpoint, sampled during each level (default: --url with /v1 replaced by /metrics, when it answers); off to disable"},
-		&cli.DurationFlag{Name: "metrics-interval", Value: promscrape.DefaultInterval, Destination: &f.MetricsInterval, Usage: "time between two scrapes of --metrics-url during a level"},
+		&cli.DurationFlag{Name: "metrics-interval", Value: promscrape.DefaultInterval, Destination: &f.MetricsInterval, Usage: "time between two scrapes of --metrics-url (and --gpu-metrics-url) during a level"},
+		gpuMetricsFlag(o),
 	}
 }
 
@@ -54,8 +55,11 @@ type workSettings struct {
 	MetricsOff      bool
 	MetricsInterval time.Duration
 	IgnoreEOS       bool
-	sampler         *promscrape.Sampler // set once the endpoint answered (findMetrics)
-	scrub           func(string) string // removes credentials from the endpoint's words (findMetrics)
+	sampler         *promscrape.Sampler    // set once the endpoint answered (findMetrics)
+	scrub           func(string) string    // removes credentials from the endpoint's words (findMetrics)
+	GPUURLs         []string               // --gpu-metrics-url
+	gpu             *promscrape.GPUSampler // set once every GPU endpoint answered (findGPUs)
+	scrubGPU        func(string) string
 }
 
 // Bounds on the sizes the sweep flags give (docs/guide.md, "Bounds"); the
@@ -193,7 +197,7 @@ func (o *options) metrics() error {
 			return usagef("invalid --metrics-url %q: want http(s)://HOST:PORT/metrics, or off", promscrape.ShowURL(u))
 		}
 	}
-	return nil
+	return o.checkGPUMetrics()
 }
 
 // parseInputTokens parses N or N:STDDEV.
@@ -263,17 +267,27 @@ func (w *workSettings) first() client.Prompt {
 }
 
 // serverSampler samples the server's metrics during each level, when
-// findMetrics found them.
+// findMetrics found them, and the GPUs' when findGPUs did.
 func (w *workSettings) serverSampler() sweep.ServerSampler {
-	if w.sampler == nil {
+	if w.sampler == nil && w.gpu == nil {
 		return nil
 	}
 	return func(ctx context.Context, _ int, loadEnd <-chan struct{}) func() *promscrape.LevelMetrics {
-		stop := w.sampler.StartLevel(ctx, loadEnd)
+		stop := func() *promscrape.LevelMetrics { return &promscrape.LevelMetrics{NoServer: true} }
+		if w.sampler != nil {
+			stop = w.sampler.StartLevel(ctx, loadEnd)
+		}
+		stopGPU := func() *promscrape.GPUMetrics { return nil }
+		if w.gpu != nil {
+			stopGPU = w.gpu.Start(ctx)
+		}
 		return func() *promscrape.LevelMetrics {
 			m := stop()
-			if m != nil { // a failed scrape may quote a page that echoes the credentials
+			if m != nil && w.scrub != nil { // a failed scrape may quote a page that echoes the credentials
 				m.Error = w.scrub(m.Error)
+			}
+			if g := stopGPU(); g != nil && m != nil {
+				g.Error, m.GPU = w.scrubGPU(g.Error), g
 			}
 			return m
 		}
@@ -359,6 +373,9 @@ func (o *options) levelNotes(s report.LevelStats) string {
 		if p := sv.Raw.Preemptions; p.OK {
 			preempted = fmt.Sprintf(", preemptions %.0f", p.Delta)
 		}
+		if a := sv.Raw.SpecAcceptance(); !math.IsNaN(a) { // a speculative server
+			preempted += fmt.Sprintf(", draft acceptance %s (%.2f accepted per draft)", pct(a), sv.Raw.SpecAcceptedPerDraft())
+		}
 		fmt.Fprintf(&b, "\n  server: running %s, waiting %s, KV cache %s%s, prefix hits %s%s; TTFT %s (queue %s, prefill %s)",
 			fmtRate(sv.RunningMean), fmtRate(sv.WaitingMean), pct(sv.KVUsageMean), fewSamples(sv.Scrapes), pct(sv.PrefixHitRate), preempted,
 			msText(sv.TTFTMean), msText(sv.QueueMean), msText(sv.PrefillMean))
@@ -366,6 +383,7 @@ func (o *options) levelNotes(s report.LevelStats) string {
 			fmt.Fprintf(&b, "\ntoksweep: warning: %s: %d scrapes of the server's metrics failed: %s", report.LevelName(s), raw.Failures, raw.Error)
 		}
 	}
+	b.WriteString(gpuNotes(s))
 	if s.RequestsOK > 0 && float64(s.FinishStop) > earlyStopShare*float64(s.RequestsOK) {
 		fmt.Fprintf(&b, "\ntoksweep: warning: %s: %d of %d requests ended early (finish_reason stop; output tokens mean %.0f, min %d): decode figures rest on short streams",
 			report.LevelName(s), s.FinishStop, s.RequestsOK, s.CompletionTokensMean, s.CompletionTokensMin)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/toksweep/toksweep/internal/english"
@@ -31,6 +32,9 @@ func (ch Choice) WriteText(w io.Writer) error {
 		ew.printf("  level    %s (%s)\n", l.Key, p.Basis)
 		ew.printf("  replicas ceil(%g / (%.4f × %g)) = ceil(%.3f) = %d%s\n", o.PeakRPS, l.RequestsPerS, o.Headroom, o.PeakRPS/(l.RequestsPerS*o.Headroom), p.Replicas, p.bound(", at most"))
 		ew.printf("  cost     %d × %g × $%g = $%.2f/h (%s; $%.4f per million output tokens)%s\n", p.Replicas, c.GPUs, o.GPUHourUSD, c.USDPerHour, gpus(c.GPUsTotal), p.CostPerMTok, p.bound(", at most"))
+		if !math.IsNaN(p.KWhPerMTok) {
+			ew.printf("  energy   %.4f kWh per million output tokens (gpu_output_tokens_per_j %.4f)\n", p.KWhPerMTok, l.TokensPerJ)
+		}
 		if o.Users > 0 {
 			ew.printf("  users    ceil(%d / (%.6g × %g)) = %d replicas for N = %d %s (not priced)\n", o.Users, l.Users, o.Headroom, p.UserReplicas, o.Users, l.usersUnit())
 		}

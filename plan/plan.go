@@ -106,6 +106,9 @@ type Level struct {
 	// none (sweep.LevelKey.RunsSessions).
 	Sessions *SessionLevel
 	key      sweep.LevelKey // the level's key: its mode's words name its units
+	// TokensPerJ is the GPUs' output tokens per joule, pooled over the
+	// repeats (pooledTokensPerJ); NaN unless each one measured it.
+	TokensPerJ float64
 }
 
 // Plan is a fleet plan: the chosen level and what it implies.
@@ -128,6 +131,8 @@ type Plan struct {
 	TokensPerDay float64
 	// CostPerMTok is G × P / (T × 3600) × 1e6 dollars; NaN without a price.
 	CostPerMTok float64
+	// KWhPerMTok is 1e6 / (TokensPerJ × 3.6e6) kWh; NaN without it.
+	KWhPerMTok float64
 }
 
 // Make plans from run with o (which must pass Check). It fails when no
@@ -173,6 +178,7 @@ func fromParts(path, slo string, stats []report.LevelStats, levels []sweep.Level
 	}
 	p.LittleRPS = l.Users / l.MeanE2E.Seconds()
 	p.TokensPerDay = l.OutputTPS * SecondsPerDay
+	p.KWhPerMTok = kwhPerMTok(l.TokensPerJ)
 	if o.priced() {
 		p.CostPerMTok = o.GPUsPerReplica * o.GPUHourUSD / (l.OutputTPS * 3600) * 1e6
 	}
@@ -385,5 +391,6 @@ func pool(levels []sweep.Level, stats []report.LevelStats, g group) Level {
 	if g.key.RunsSessions() {
 		l.Sessions = sessionLevel(stats, g.runs, first.Concurrency, l.RequestsPerS)
 	}
+	l.TokensPerJ = pooledTokensPerJ(stats, g.runs)
 	return l
 }

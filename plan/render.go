@@ -66,6 +66,7 @@ func (p Plan) WriteText(w io.Writer) error {
 		ew.printf("  G × P / (T × 3600) × 1e6 = %g × %g / (%.3f × 3600) × 1e6 = $%.4f%s\n",
 			o.GPUsPerReplica, o.GPUHourUSD, l.OutputTPS, p.CostPerMTok, p.bound(", at most"))
 	}
+	p.writeEnergy(ew)
 	return ew.err
 }
 
@@ -168,6 +169,9 @@ type JSON struct {
 	// Bounds, in a plan of basis "bound", says which way each figure
 	// bounds the truth (Bounds); absent otherwise.
 	Bounds map[string]string `json:"bounds,omitempty"`
+	// KWhPerMTok is the GPUs' energy per million output tokens; absent
+	// when the run did not measure it.
+	KWhPerMTok *float64 `json:"kwh_per_million_output_tokens,omitempty"`
 	// Formulas states how each figure above is computed.
 	Formulas map[string]string `json:"formulas"`
 }
@@ -209,6 +213,7 @@ var Formulas = map[string]string{
 	"little_rps":                        "concurrency / e2e_latency_mean_s",
 	"output_tokens_per_day_per_replica": "aggregate_output_tps × 86400",
 	"usd_per_million_output_tokens":     "gpus_per_replica × gpu_hour_usd / (aggregate_output_tps × 3600) × 1e6",
+	"kwh_per_million_output_tokens":     "1e6 / (gpu_output_tokens_per_j × 3.6e6)",
 	"planned_concurrent_sessions":       "concurrent_sessions × headroom",
 	"sessions_per_s":                    "requests_per_s / session_turns_mean",
 	"sessions_per_day_per_replica":      "sessions_per_s × 86400",
@@ -250,6 +255,9 @@ func (p Plan) ToJSON() JSON {
 	}
 	if o.Users > 0 {
 		j.Users, j.UserReplicas, j.UserReplicasN1 = &o.Users, &p.UserReplicas, &p.UserReplicasN1
+	}
+	if !math.IsNaN(p.KWhPerMTok) {
+		j.KWhPerMTok = &p.KWhPerMTok
 	}
 	if o.priced() && !math.IsNaN(p.CostPerMTok) {
 		j.GPUsPerReplica, j.GPUHourUSD, j.CostPerMTok = &o.GPUsPerReplica, &o.GPUHourUSD, &p.CostPerMTok

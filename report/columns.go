@@ -62,6 +62,7 @@ const (
 	AggregateTable              // what the server delivers
 	ServerTable                 // the server's own metrics, when scraped
 	SmoothTable                 // what a reader sees: gaps, stalls, rebuffering
+	GPUTable                    // the GPUs' power, memory and energy, when sampled
 )
 
 // CSV formats the column's cell of s in levels.csv.
@@ -215,6 +216,7 @@ var Columns = slices.Concat(
 		{Name: "health", Out: InJSON, Value: func(s *LevelStats) Value { return object(s.Health) }},
 	},
 	serverColumns(),
+	gpuColumns(),
 	smoothColumns(),
 	openColumns(),
 )
@@ -277,6 +279,14 @@ func serverColumns() []Column {
 		ms("server_ttft_mean_ms", "server's TTFT histogram, mean over the level", "TTFT", func(s *ServerStats) time.Duration { return s.TTFTMean }),
 		ms("server_queue_mean_ms", "server's queue-time histogram, mean over the level", "queue", func(s *ServerStats) time.Duration { return s.QueueMean }),
 		ms("server_prefill_mean_ms", "server's prefill-time histogram, mean over the level", "prefill", func(s *ServerStats) time.Duration { return s.PrefillMean }),
+		specColumn("server_spec_draft_tokens", "tokens", "speculative decoding's draft tokens over the level; empty without its counters", "draft tok", 0,
+			func(s *ServerStats) float64 { return s.SpecDraftTokens }),
+		specColumn("server_spec_accepted_tokens", "tokens", "of which the target model accepted", "accepted", 0,
+			func(s *ServerStats) float64 { return s.SpecAccepted }),
+		specColumn("server_spec_acceptance", "fraction", "accepted / draft tokens (4 decimals)", "acceptance", fracDecimals,
+			func(s *ServerStats) float64 { return s.SpecAcceptance }),
+		specColumn("server_spec_accepted_per_draft", "tokens", "accepted tokens / drafts: the mean accepted length", "acc/draft", fracDecimals,
+			func(s *ServerStats) float64 { return s.SpecAcceptedPerDraft }),
 		// summary.json only, when scraped: the sums and counts the server_*
 		// columns come from, so that a saved run can be re-summarised.
 		{Name: "server_metrics", Out: InJSON, omitEmpty: true, Value: func(s *LevelStats) Value {

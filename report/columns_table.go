@@ -42,6 +42,7 @@ var tableTitles = map[Table]string{
 	AggregateTable: "Aggregate (what the server delivers; steady-state window, %s)",                                            // the mode's words: Words.Aggregate
 	SmoothTable:    "Smoothness (what a reader sees after the first token; successful requests; stall: gap > 1 s; reader: %s)", // the reader: ReaderText
 	ServerTable:    "Server (its own metrics over each level, vLLM names; empty when not scraped)",
+	GPUTable:       "GPUs (dcgm-exporter's telemetry over each level, summed over the GPUs; empty when incomplete)",
 }
 
 // LevelTables are the single-stream, smoothness, aggregate and (when the server was
@@ -50,7 +51,7 @@ var tableTitles = map[Table]string{
 // and with the repeat when any level is a repeat.
 func LevelTables(stats []LevelStats) []LevelTable {
 	var out []LevelTable
-	for _, t := range []Table{SingleTable, SmoothTable, AggregateTable, ServerTable} {
+	for _, t := range []Table{SingleTable, SmoothTable, AggregateTable, ServerTable, GPUTable} {
 		cols := append(tableColumns(stats, LeadTable), tableColumns(stats, t)...)
 		if len(cols) == len(tableColumns(stats, LeadTable)) {
 			continue // every column hidden: nothing to show

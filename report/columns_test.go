@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // TestColumnDocs: the column lists of the docs are the registry's. With
@@ -130,8 +132,11 @@ func TestTablesFollowColumns(t *testing.T) {
 	stats[1].SLO = &SLOResult{Failed: []string{"decode_tps_p10 65.6 < 70"}}
 	stats[2].Repeat = 1
 	stats[3].Mode, stats[3].Rate = "rate", 2 // an open-loop level shows the open-loop columns
+	stats[0].Server.SpecAcceptance = 0.7     // a speculative server shows the acceptance columns
+	stats[0].GPU = gpuStats(sweep.Level{})   // and sampled GPUs their table
+	stats[0].GPU.Sampled = true
 	var want []string
-	for _, tb := range []Table{LeadTable, SingleTable, LeadTable, SmoothTable, LeadTable, AggregateTable, LeadTable, ServerTable} {
+	for _, tb := range []Table{LeadTable, SingleTable, LeadTable, SmoothTable, LeadTable, AggregateTable, LeadTable, ServerTable, LeadTable, GPUTable} {
 		for _, left := range []bool{false, true} {
 			for _, c := range Columns {
 				if c.Table == tb && c.Left == left {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/client/promscrape"
 )
 
 // fillFloats sets every float64 field of v (a struct, nested structs
@@ -30,7 +32,8 @@ func fillFloats(v reflect.Value, f float64) {
 func definedStats() LevelStats {
 	s := LevelStats{Concurrency: 4, Repeat: 1, EndReason: "completed", RequestsOK: 3, TokenSource: TokensUsage,
 		WindowEnd: 2 * time.Second, CompletionTokensMin: 3, CompletionTokensMax: 3, ClientLimitedReason: "in-flight",
-		SLO: &SLOResult{Failed: []string{"x"}}, Server: ServerStats{Scraped: true, Scrapes: 3}}
+		SLO: &SLOResult{Failed: []string{"x"}}, Server: ServerStats{Scraped: true, Scrapes: 3},
+		GPU: GPUStats{Sampled: true, GPUTotals: promscrape.GPUTotals{GPUs: 2, EnergySource: "counter", Incomplete: "x"}}}
 	fillFloats(reflect.ValueOf(&s).Elem(), 1.5)
 	s.TTFTP50, s.TTFTP95, s.TTFTP99, s.TTFCP50 = 7*time.Millisecond, 7*time.Millisecond, 7*time.Millisecond, 7*time.Millisecond
 	s.E2ELatencyP50, s.E2ELatencyP90, s.E2ELatencyP99 = 7*time.Millisecond, 7*time.Millisecond, 7*time.Millisecond
@@ -100,7 +103,7 @@ func TestSavedRunCSVCells(t *testing.T) {
 	openOnly := []string{"rate", "offered_rps", "achieved_rps", "dispatch_delay_p50_ms", "dispatch_delay_p99_ms",
 		"dispatch_delay_max_ms", "ttft_rise_ms", "unstable", "unstable_reason", "goodput_rps", "goodput_ratio"}
 	mayBeEmpty := func(name string) bool {
-		return strings.HasPrefix(name, "server_") || name == "slo_failed" || name == "client_limited_reason" ||
+		return strings.HasPrefix(name, "server_") || strings.HasPrefix(name, "gpu_") || name == "slo_failed" || name == "client_limited_reason" ||
 			slices.Contains(openOnly, name) ||
 			slices.ContainsFunc(sessionColumns(), func(c Column) bool { return c.Name == name }) ||
 			slices.ContainsFunc(traceColumns(), func(c Column) bool { return c.Name == name })

@@ -95,6 +95,20 @@
 //	server_ttft_mean_ms     ms        server's TTFT histogram, mean over the level
 //	server_queue_mean_ms    ms        server's queue-time histogram, mean over the level
 //	server_prefill_mean_ms  ms        server's prefill-time histogram, mean over the level
+//	server_spec_draft_tokens tokens    speculative decoding's draft tokens over the level; empty without its counters
+//	server_spec_accepted_tokens tokens    of which the target model accepted
+//	server_spec_acceptance  fraction  accepted / draft tokens (4 decimals)
+//	server_spec_accepted_per_draft tokens    accepted tokens / drafts: the mean accepted length
+//	gpu_count               GPUs      GPUs in the telemetry of --gpu-metrics-url; empty when not sampled
+//	gpu_util_mean           %         GPU utilisation, each GPU's mean over the in-level scrapes, averaged over the GPUs
+//	gpu_mem_used_mean_mib   MiB       memory used, each GPU's mean over the in-level scrapes, summed
+//	gpu_mem_used_max_mib    MiB       memory used, the largest in-level sample of any one GPU
+//	gpu_power_mean_w        W         power, each GPU's mean over the in-level scrapes, summed
+//	gpu_energy_j            J         energy over the level, summed over the GPUs (gpu_energy_source says how)
+//	gpu_energy_source       -         counter (the energy counter's increase), power×time (power mean × the level's span) or mixed
+//	gpu_output_tokens_per_j tok/J     output tokens of the level's successful requests (warm-up included) / gpu_energy_j
+//	gpu_j_per_request       J         gpu_energy_j / the level's successful requests (warm-up included)
+//	gpu_incomplete          -         why GPU figures are empty (a host never answered, a GPU without a reading); empty when complete
 //	max_gap_p95_ms          ms        longest gap between two token chunks per request (TTFT excluded), p95
 //	stall_share             fraction  share of successful requests with a gap > 1 s
 //	rebuffer_ratio_p95      fraction  reader's waiting / reading time U/r per request (r = --reading-speed, 6 tok/s by default), p95

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/toksweep/toksweep/client/promscrape"
@@ -26,6 +27,11 @@ type ServerStats struct {
 	TTFTMean    time.Duration // vllm:time_to_first_token_seconds
 	QueueMean   time.Duration // vllm:request_queue_time_seconds
 	PrefillMean time.Duration // vllm:request_prefill_time_seconds
+
+	// Speculative decoding over the level (vllm:spec_decode_*): the
+	// counters' increases and their ratios; NaN without the counters.
+	SpecDraftTokens, SpecAccepted        float64
+	SpecAcceptance, SpecAcceptedPerDraft float64
 }
 
 // serverStats turns the sampled metrics into figures.
@@ -33,11 +39,20 @@ func serverStats(m *promscrape.LevelMetrics) ServerStats {
 	s := ServerStats{
 		RunningMean: math.NaN(), WaitingMean: math.NaN(), KVUsageMean: math.NaN(), PrefixHitRate: math.NaN(),
 		TTFTMean: NoSample, QueueMean: NoSample, PrefillMean: NoSample,
+		SpecDraftTokens: math.NaN(), SpecAccepted: math.NaN(), SpecAcceptance: math.NaN(), SpecAcceptedPerDraft: math.NaN(),
 	}
 	if m == nil {
 		return s
 	}
-	s.Scraped, s.Scrapes, s.Raw = true, m.Scrapes, m
+	s.Raw = m // the GPUs' telemetry rides along, scraped or not
+	if m.NoServer {
+		return s
+	}
+	if m.SpecDraftTokens.OK && m.SpecAccepted.OK {
+		s.SpecDraftTokens, s.SpecAccepted = m.SpecDraftTokens.Delta, m.SpecAccepted.Delta
+	}
+	s.SpecAcceptance, s.SpecAcceptedPerDraft = m.SpecAcceptance(), m.SpecAcceptedPerDraft()
+	s.Scraped, s.Scrapes = true, m.Scrapes
 	s.RunningMean, s.WaitingMean, s.KVUsageMean = m.Running.Mean(), m.Waiting.Mean(), m.KVUsage.Mean()
 	s.PrefixHitRate = m.PrefixHitRate()
 	for _, h := range []struct {
@@ -63,4 +78,15 @@ type ServerJSON struct {
 	TTFTMeanMs    *float64 `json:"server_ttft_mean_ms"`
 	QueueMeanMs   *float64 `json:"server_queue_mean_ms"`
 	PrefillMeanMs *float64 `json:"server_prefill_mean_ms"`
+}
+
+// specColumn is a speculative-decoding figure of the server table, shown
+// when a level has the counters.
+func specColumn(name, unit, def, head string, decimals int, f func(*ServerStats) float64) Column {
+	return Column{Name: name, Unit: unit, Def: def, Out: InFiles, Table: ServerTable, Group: "speculative decoding", Head: head,
+		Decimals: decimals, PeopleDecimals: min(decimals, 3),
+		Show: func(stats []LevelStats) bool {
+			return slices.ContainsFunc(stats, func(s LevelStats) bool { return !math.IsNaN(s.Server.SpecAcceptance) })
+		},
+		Value: func(s *LevelStats) Value { return number(f(&s.Server)) }}
 }

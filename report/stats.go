@@ -114,6 +114,8 @@ type LevelStats struct {
 
 	// Server is the server's own view of the level, when it was scraped.
 	Server ServerStats
+	// GPU is the GPUs' own account (--gpu-metrics-url), the same way.
+	GPU GPUStats
 
 	// Session holds the multi-turn figures (sessions.go).
 	Session SessionStats
@@ -194,6 +196,7 @@ func Summarize(l sweep.Level, set Settings) LevelStats {
 	s.openLoop(g.measured, g.ok)
 	s.ClientLimited, s.ClientLimitedReason = clientLimited(&s)
 	s.Server = serverStats(l.Server)
+	s.GPU = gpuStats(l)
 	s.percentiles(g, set.Percentiles)
 	return s
 }

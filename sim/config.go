@@ -101,8 +101,30 @@ type Config struct {
 	// reached its handler (Server.Arrivals), up to MaxArrivals of them:
 	// the server's own account of when a load generator sent.
 	RecordArrivals bool
-	// Seed seeds the generators behind failure injection and jitter.
+	// Seed seeds the generators behind failure injection, jitter and the
+	// drafter.
 	Seed int64
+
+	// GPU telemetry, served at /gpu/metrics in dcgm-exporter's shape (see
+	// gpu.go): GPUs devices (0 means 1), each drawing GPUIdleWatts plus
+	// GPUWattsPerSeq per sequence in the running batch, and using
+	// GPUBaseMiB plus GPUKVMiB × the KV cache's usage of its memory. Both
+	// watts 0 mean 90 W idle and 8 W per sequence; both MiB 0 mean 40 GiB
+	// resident and 30 GiB of KV cache.
+	GPUs                         int
+	GPUIdleWatts, GPUWattsPerSeq float64
+	GPUBaseMiB, GPUKVMiB         float64
+	// GPUNoEnergyCounter leaves DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION out,
+	// as some GPUs do: a reader must then integrate the power.
+	GPUNoEnergyCounter bool
+
+	// DraftTokens, when > 0, simulates speculative decoding: every decode
+	// step of a sequence verifies DraftTokens draft tokens, each accepted
+	// independently with probability DraftAcceptance (so that accepted /
+	// draft tokens tends to it), and emits 1 + the accepted ones, counted
+	// in vllm:spec_decode_*. It needs TokensPerChunk 1.
+	DraftTokens     int
+	DraftAcceptance float64
 }
 
 // The values a Config may name in ReasoningField.
@@ -127,6 +149,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TokensPerChunk == 0 {
 		c.TokensPerChunk = 1
+	}
+	if c.GPUs == 0 {
+		c.GPUs = 1
+	}
+	if c.GPUIdleWatts == 0 && c.GPUWattsPerSeq == 0 {
+		c.GPUIdleWatts, c.GPUWattsPerSeq = 90, 8
+	}
+	if c.GPUBaseMiB == 0 && c.GPUKVMiB == 0 {
+		c.GPUBaseMiB, c.GPUKVMiB = 40960, 30720
 	}
 	return c
 }
@@ -158,6 +189,13 @@ func (c Config) validate() error {
 	bad(c.TokensPerChunk < 1, "TokensPerChunk must be at least 1, got %d", c.TokensPerChunk)
 	bad(c.EOSAfter < 0, "EOSAfter must not be negative, got %d", c.EOSAfter)
 	bad(c.QueueLimit429 < 0, "QueueLimit429 must not be negative, got %d", c.QueueLimit429)
+	bad(c.GPUs < 1, "GPUs must be at least 1, got %d", c.GPUs)
+	for _, v := range []float64{c.GPUIdleWatts, c.GPUWattsPerSeq, c.GPUBaseMiB, c.GPUKVMiB} {
+		bad(!(v >= 0) || math.IsInf(v, 0), "the GPU model's watts and MiB must be finite and not negative, got %g", v)
+	}
+	bad(c.DraftTokens < 0, "DraftTokens must not be negative, got %d", c.DraftTokens)
+	bad(c.DraftTokens > 0 && c.TokensPerChunk != 1, "DraftTokens needs TokensPerChunk 1, got %d", c.TokensPerChunk)
+	bad(!(c.DraftAcceptance >= 0 && c.DraftAcceptance <= 1), "DraftAcceptance must be in [0, 1], got %g", c.DraftAcceptance)
 	for _, r := range []struct {
 		name string
 		v    float64

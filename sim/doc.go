@@ -80,13 +80,21 @@
 // prompt_tokens_details.cached_tokens when some of its prompt was cached (as
 // vLLM's does when its prompt-token details are on).
 //
-// What is not modelled: speculative decoding, swapping, priorities, and
+// Speculative decoding is modelled only by its outcome (Config.DraftTokens):
+// a decode step verifies k draft tokens, each accepted with a set chance
+// drawn from a generator seeded with Config.Seed, and emits 1 + the
+// accepted ones; its cost is a plain step's. The GPUs are a power model
+// (gpu.go): idle watts plus watts per running sequence, an energy counter
+// integrating them, memory from the KV cache's usage.
+//
+// What is not modelled: swapping, priorities, the drafter's own cost, and
 // anything the network adds.
 //
 // # Protocol
 //
 // The server answers GET /v1/models, GET /health, GET /metrics (Prometheus
-// text with vLLM's metric names), and POST /v1/chat/completions and
+// text with vLLM's metric names), GET /gpu/metrics (dcgm-exporter's
+// DCGM_FI_DEV_* fields, one line per GPU), and POST /v1/chat/completions and
 // /v1/completions, streaming (SSE) and not, in vLLM's shapes: a role-only
 // first chat chunk sent in the same flush as the first token, "usage":null
 // on every token chunk, a final chunk with an empty delta and the

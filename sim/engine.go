@@ -53,6 +53,7 @@ type seq struct {
 	nHashed  int       // leading prompt blocks registered in the prefix cache
 	chunk    int       // prefill tokens computed in the current step
 	emitN    int       // tokens emitted at the end of the current step
+	accepted int       // draft tokens accepted in the current step; -1: no draft verified
 	hit      int       // prompt tokens the prefix cache served at first admission
 	firstAt  time.Time // its first token was emitted (the TTFT's end)
 
@@ -99,6 +100,7 @@ type engine struct {
 	pool    *blockPool // the KV cache
 	budget  int        // tokens per step (MaxNumBatchedTokens; unlimited when 0)
 	rng     *rand.Rand // jitter
+	drafter *rand.Rand // speculative decoding's acceptances
 	pace    *pacer
 	trace   func(stepTrace) // tests: called at the end of every step
 
@@ -130,6 +132,7 @@ func startEngine(cfg Config, met *metrics, trace func(stepTrace)) *engine {
 		done:       make(chan struct{}),
 		exited:     make(chan struct{}),
 		rng:        rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6a1773)),
+		drafter:    rand.New(rand.NewPCG(uint64(cfg.Seed), 0xd4af7)),
 		late:       make([]time.Duration, lateSamples),
 		pool:       newBlockPool(cfg.KVCacheTokens, !cfg.NoPrefixCaching),
 		budget:     cmp.Or(cfg.MaxNumBatchedTokens, math.MaxInt),

@@ -55,15 +55,22 @@ type metrics struct {
 	kvUsage      float64
 	ttft, queue  histogram
 	prefill      histogram
+
+	spec                                      bool // DraftTokens > 0: the spec_decode counters are served
+	specDrafts, specDraftTokens, specAccepted int64
+	gpu                                       gpuMeter
 }
 
 func newMetrics() *metrics {
-	return &metrics{
+	m := &metrics{
 		success: map[string]int64{"length": 0, "stop": 0},
 		ttft:    newHistogram(ttftBuckets),
 		queue:   newHistogram(queueBuckets),
 		prefill: newHistogram(queueBuckets), // vLLM uses the queue-time buckets
 	}
+	m.gpu.epoch = time.Now()
+	m.gpu.lastAt = m.gpu.epoch
+	return m
 }
 
 func (m *metrics) lock() func() { m.mu.Lock(); return m.mu.Unlock }
@@ -169,6 +176,11 @@ func (m *metrics) write(w io.Writer, model string, running, waiting int) error {
 	p.family("vllm:request_success_total", "counter", "Count of successfully processed requests.")
 	for _, r := range slices.Sorted(maps.Keys(m.success)) {
 		p.sample("vllm:request_success_total", `finished_reason="`+r+`",`, float64(m.success[r]))
+	}
+	if m.spec { // vLLM registers them only with a speculative config
+		p.single("vllm:spec_decode_num_drafts_total", "counter", "Number of spec decoding drafts.", float64(m.specDrafts))
+		p.single("vllm:spec_decode_num_draft_tokens_total", "counter", "Number of draft tokens.", float64(m.specDraftTokens))
+		p.single("vllm:spec_decode_num_accepted_tokens_total", "counter", "Number of accepted tokens.", float64(m.specAccepted))
 	}
 	p.histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", m.ttft)
 	p.histogram("vllm:request_queue_time_seconds",

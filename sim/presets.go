@@ -112,6 +112,7 @@ var presets = []preset{
 			ReasoningShare:      0.5,
 			ReasoningField:      ReasoningContent,
 			MaxNumBatchedTokens: presetBatchedTokens,
+			GPUs:                8,
 		},
 	},
 }

@@ -60,10 +60,27 @@ func (e *engine) schedule(now time.Time) {
 // complete.
 func (e *engine) plan(sq *seq, budget int) {
 	sq.chunk = min(sq.length()-sq.computed, budget)
-	sq.emitN = 0
+	sq.emitN, sq.accepted = 0, -1
 	if sq.computed+sq.chunk == sq.length() {
-		sq.emitN = min(e.cfg.TokensPerChunk, sq.target-sq.produced)
+		n := e.cfg.TokensPerChunk
+		if e.cfg.DraftTokens > 0 && sq.produced > 0 { // a decode step: the drafter's tokens are verified
+			sq.accepted = e.draft()
+			n += sq.accepted
+		}
+		sq.emitN = min(n, sq.target-sq.produced)
 	}
+}
+
+// draft is how many of a draft's DraftTokens tokens are accepted, each
+// with probability DraftAcceptance.
+func (e *engine) draft() int {
+	a := 0
+	for range e.cfg.DraftTokens {
+		if e.drafter.Float64() < e.cfg.DraftAcceptance {
+			a++
+		}
+	}
+	return a
 }
 
 // grow gives sq the blocks its step needs; false when there are too few.
@@ -181,6 +198,9 @@ func (e *engine) emit(now, start, end time.Time) {
 		}
 		sq.computed += sq.chunk + sq.emitN
 		e.register(sq)
+		if sq.accepted >= 0 {
+			e.met.drafted(e.cfg.DraftTokens, sq.accepted)
+		}
 		if sq.emitN > 0 && sq.produced == 0 {
 			sq.firstAt = now
 			e.met.firstToken(now.Sub(sq.arrived), now.Sub(sq.scheduled))
@@ -192,6 +212,7 @@ func (e *engine) emit(now, start, end time.Time) {
 		}
 	}
 	e.met.addGenerated(tokens)
+	e.met.stepped(start, end, len(e.stepped))
 	if e.trace != nil {
 		e.trace(e.traceStep(start, end))
 	}

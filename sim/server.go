@@ -46,6 +46,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	met := newMetrics()
+	met.spec = cfg.DraftTokens > 0
 	s := &Server{
 		cfg:     cfg,
 		met:     met,
@@ -138,6 +139,7 @@ func (s *Server) routes() *http.ServeMux {
 		w.WriteHeader(http.StatusOK)
 	}))
 	mux.HandleFunc("/metrics", only(http.MethodGet, s.handleMetrics))
+	mux.HandleFunc("/gpu/metrics", only(http.MethodGet, s.handleGPUMetrics))
 	mux.HandleFunc("/v1/chat/completions", only(http.MethodPost, s.generate(chatAPI)))
 	mux.HandleFunc("/v1/completions", only(http.MethodPost, s.generate(completionsAPI)))
 	if s.cfg.RecordArrivals {

@@ -21,5 +21,15 @@
 // # Metrics
 //
 // The names are vLLM's (see Names); llm-d-inference-sim and toksweep's own
-// simulator use the same ones. SGLang's sglang:* names are not read.
+// simulator use the same ones. SGLang's sglang:* names are not read. Its
+// speculative-decoding counters (vllm:spec_decode_*) give a level's draft
+// acceptance.
+//
+// # GPU telemetry
+//
+// GPUSampler scrapes NVIDIA dcgm-exporter endpoints, one per GPU host, on
+// the same schedule, and keeps each GPU apart (ParseGPUs reads the labels
+// Parse ignores): its power, utilisation and memory gauges, and its energy
+// counter between the level's edges. GPUMetrics.Totals sums them over the
+// GPUs, or leaves a total undefined when any GPU or host lacks it.
 package promscrape

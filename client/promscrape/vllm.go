@@ -16,6 +16,9 @@ var Names = struct {
 	TTFT, Queue, Prefill                          string   // histograms: NAME_sum and NAME_count
 
 	Preemptions []string // a counter: requests evicted for want of KV-cache blocks
+
+	// Speculative decoding's counters (vLLM v1; v0 has no drafts counter).
+	SpecDrafts, SpecDraftTokens, SpecAccepted []string
 }{
 	Running:            []string{"vllm:num_requests_running"},
 	Waiting:            []string{"vllm:num_requests_waiting"},
@@ -30,6 +33,10 @@ var Names = struct {
 	Prefill: "vllm:request_prefill_time_seconds",
 
 	Preemptions: []string{"vllm:num_preemptions_total", "vllm:num_preemptions"},
+
+	SpecDrafts:      []string{"vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_drafts"},
+	SpecDraftTokens: []string{"vllm:spec_decode_num_draft_tokens_total", "vllm:spec_decode_num_draft_tokens"},
+	SpecAccepted:    []string{"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_accepted_tokens"},
 }
 
 // value is one figure of a scrape, and whether the server exported it.
@@ -54,6 +61,8 @@ type Snapshot struct {
 	Preemptions      value // cumulative counter, summed
 	TTFT, Queue      hist
 	Prefill          hist
+	// Speculative decoding's cumulative counters, summed.
+	SpecDrafts, SpecDraftTokens, SpecAccepted value
 }
 
 // Known reports whether the scrape held any metric toksweep reads.
@@ -73,6 +82,10 @@ func Read(e *Exposition) *Snapshot {
 		Queue:        e.hist(Names.Queue),
 		Prefill:      e.hist(Names.Prefill),
 		Preemptions:  e.first(Names.Preemptions, false),
+
+		SpecDrafts:      e.first(Names.SpecDrafts, false),
+		SpecDraftTokens: e.first(Names.SpecDraftTokens, false),
+		SpecAccepted:    e.first(Names.SpecAccepted, false),
 	}
 	for i, q := range Names.PrefixQueries {
 		if e.has(q) {
@@ -139,6 +152,19 @@ type LevelMetrics struct {
 	TTFT    Histogram `json:"ttft"`    // vllm:time_to_first_token_seconds
 	Queue   Histogram `json:"queue"`   // vllm:request_queue_time_seconds
 	Prefill Histogram `json:"prefill"` // vllm:request_prefill_time_seconds
+
+	// The increase of speculative decoding's counters over the level:
+	// drafts proposed, draft tokens proposed, and of those accepted.
+	SpecDrafts      Increase `json:"spec_drafts,omitzero"`
+	SpecDraftTokens Increase `json:"spec_draft_tokens,omitzero"`
+	SpecAccepted    Increase `json:"spec_accepted,omitzero"`
+
+	// GPU is the GPUs' telemetry over the level (--gpu-metrics-url); nil
+	// when none was asked for.
+	GPU *GPUMetrics `json:"gpu,omitempty"`
+	// NoServer is set when only the GPUs were sampled, not the server's
+	// own endpoint: the figures above are then undefined.
+	NoServer bool `json:"no_server,omitempty"`
 }
 
 // Gauge is a sum of gauge samples and their number.
@@ -217,6 +243,29 @@ func (m *LevelMetrics) between(open, closing *Snapshot) {
 	m.TTFT = histIncrease(open.TTFT, closing.TTFT)
 	m.Queue = histIncrease(open.Queue, closing.Queue)
 	m.Prefill = histIncrease(open.Prefill, closing.Prefill)
+	m.SpecDrafts = increase(open.SpecDrafts, closing.SpecDrafts)
+	m.SpecDraftTokens = increase(open.SpecDraftTokens, closing.SpecDraftTokens)
+	m.SpecAccepted = increase(open.SpecAccepted, closing.SpecAccepted)
+}
+
+// SpecAcceptance is accepted / draft tokens of speculative decoding over
+// the level; NaN without the counters or with no draft token.
+func (m *LevelMetrics) SpecAcceptance() float64 {
+	return ratio(m.SpecAccepted, m.SpecDraftTokens)
+}
+
+// SpecAcceptedPerDraft is accepted tokens / drafts over the level (vLLM's
+// logged mean acceptance length is this plus 1, the verified token); NaN
+// without the counters or with no draft.
+func (m *LevelMetrics) SpecAcceptedPerDraft() float64 {
+	return ratio(m.SpecAccepted, m.SpecDrafts)
+}
+
+func ratio(a, b Increase) float64 {
+	if !a.OK || !b.OK || b.Delta <= 0 {
+		return math.NaN()
+	}
+	return a.Delta / b.Delta
 }
 
 func increase(a, b value) Increase {

@@ -224,7 +224,7 @@ func TestModeWords(t *testing.T) {
 	if got := List([]sweep.LevelKey{{Concurrency: 2}, {Concurrency: 4}}); got != "C=2,4" {
 		t.Errorf("List %q", got)
 	}
-	if m.HelpOrder() != 0 || m.FlagsBefore()["levels"] != "requests" || m.Check(nil) != nil || !m.Chosen(nil) {
+	if m.HelpOrder() != 0 || m.Category() != "load shape" || m.FlagsBefore()["levels"] != "requests" || m.Check(nil) != nil || !m.Chosen(nil) {
 		t.Error("help order, placement, check or choice changed")
 	}
 	if m.Name() != sweep.ClosedMode || m.Rank() <= (rankOf(sweep.SessionsMode)) {

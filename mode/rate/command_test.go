@@ -199,7 +199,7 @@ func TestModeWords(t *testing.T) {
 	if got := w.Load(k, 18.23, "open loop"); got != "18.23 req/s offered (nominal 16)" {
 		t.Errorf("Load %q", got)
 	}
-	if !m.Unbounded(k) || m.Unbounded(capped) || m.HelpOrder() != 2 || m.FlagsBefore() != nil {
+	if !m.Unbounded(k) || m.Unbounded(capped) || m.HelpOrder() != 2 || m.Category() != "open loop" || m.FlagsBefore() != nil {
 		t.Error("unbounded, help order or placement")
 	}
 	var sum report.Summary

@@ -221,7 +221,7 @@ func TestLengthNote(t *testing.T) {
 func TestModeWords(t *testing.T) {
 	t.Parallel()
 	m := Mode{}
-	if m.Name() != Name || !m.Open() || !m.Marks() || m.RunsSessions() || m.HelpOrder() != 3 || m.FlagsBefore() != nil {
+	if m.Name() != Name || !m.Open() || !m.Marks() || m.RunsSessions() || m.HelpOrder() != 3 || m.Category() != "trace replay" || m.FlagsBefore() != nil {
 		t.Error("open, marked, no sessions, help order")
 	}
 	k, capped := sweep.LevelKey{Mode: Name, Load: 2}, sweep.LevelKey{Mode: Name, Load: 0.5, Concurrency: 8}

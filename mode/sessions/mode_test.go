@@ -70,3 +70,12 @@ func TestEstimateCountsTheThinkTime(t *testing.T) {
 		t.Errorf("up front %q, want prefix %q", got, want)
 	}
 }
+
+// The sessions run at the closed loop's levels (Extends), their flags in
+// --help's "sessions".
+func TestExtendsTheClosedLoop(t *testing.T) {
+	t.Parallel()
+	if m := (Mode{}); m.Extends() != sweep.ClosedMode || m.Category() != "sessions" || m.HelpOrder() != 1 || m.FlagsBefore() != nil {
+		t.Errorf("extends %q, category %q", m.Extends(), m.Category())
+	}
+}
