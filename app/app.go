@@ -68,7 +68,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 				if s := closestCommand(c.App.Commands, name); s != "" {
 					return usagef("unknown command %q (did you mean %s? see 'toksweep --help')", name, s)
 				}
-				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan, merge, completion; see 'toksweep --help')", name)
+				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan, merge, completion, fit; see 'toksweep --help')", name)
 			}
 			return cli.ShowAppHelp(c)
 		},
