@@ -144,7 +144,8 @@ func writeModel(t *testing.T, h hidden) string {
 // adds 2–5% to a step (a full batch holds about slots × 320 tokens of
 // context), so its tolerance is what moves a full batch's step by 5%.
 // The times are the simulator's send stamps, so a busy machine adds
-// little; a miss is retried (timingAttempts), as the other real-time tests.
+// little; a miss is retried (timingAttempts), and excused only when every
+// attempt ran starved (runStarved), as the other real-time tests.
 func TestFitRecoversHiddenSimulator(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(32, 1))
@@ -156,6 +157,7 @@ func TestFitRecoversHiddenSimulator(t *testing.T) {
 	}
 	path := writeModel(t, h)
 	var misses []string
+	starved := true // every attempt ran on a starved machine
 	for attempt := range timingAttempts {
 		dir := filepath.Join(t.TempDir(), "run")
 		code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-model", path, "--levels", "1,2,4,8",
@@ -183,6 +185,11 @@ func TestFitRecoversHiddenSimulator(t *testing.T) {
 			return
 		}
 		t.Logf("attempt %d: %s\n%s", attempt+1, strings.Join(misses, "; "), stdout)
+		starved = runStarved(t, dir) && starved
+	}
+	if starved {
+		t.Logf("fit not compared: the machine starved every attempt (its chunks came in bunches); last: %s", strings.Join(misses, "; "))
+		return
 	}
 	t.Errorf("hidden %+v: %s", h, strings.Join(misses, "; "))
 }

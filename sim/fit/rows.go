@@ -172,10 +172,19 @@ func buildLevel(li int, l Level) levelData {
 	if len(gaps) == 0 {
 		return d
 	}
+	// The typical step is the median gap, or half the mean where that is
+	// more: when the server writes late it sends a step's chunks in
+	// bunches (many tiny gaps, one long), and only the mean still measures
+	// a step.
+	mean := 0.0
+	for _, g := range gaps {
+		mean += g
+	}
+	mean /= float64(len(gaps))
 	slices.Sort(gaps)
-	median := math.Max(gaps[len(gaps)/2], float64(time.Microsecond))
-	width := 4 * median
-	window := windowSteps * median
+	typical := max(gaps[len(gaps)/2], mean/2, float64(time.Microsecond))
+	width := 4 * typical
+	window := windowSteps * typical
 	t0 := slices.MinFunc(sp, func(a, b span) int { return cmp.Compare(a.first, b.first) }).first
 	running := newIndex(field(sp, func(s span) float64 { return s.first }), field(sp, func(s span) float64 { return s.last }), width)
 	fastest := math.Inf(1)
@@ -203,7 +212,7 @@ func buildLevel(li int, l Level) levelData {
 			// neighbours' ends: between the midpoints to this request's
 			// previous and next chunks (for its last, at most half a
 			// typical step on).
-			after := median / 2
+			after := typical / 2
 			if k+1 < len(s.chunks) {
 				after = (s.chunks[k+1] - s.chunks[k]) / 2
 			}
@@ -216,10 +225,10 @@ func buildLevel(li int, l Level) levelData {
 				flush()
 			}
 			blk.unit = unit
-			if gap > 2*width && x[colPrefillBase] == 0 {
-				// A long step with no prefill in it is not one step:
-				// the request was out of the batch (preempted), or the
-				// server stalled.
+			if gap > 8*width && x[colPrefillBase] == 0 {
+				// A gap of over 32 typical steps with no prefill in it
+				// is not a step, nor a bunch's wait: the request was out
+				// of the batch (preempted), or the server stalled.
 				d.skipped++
 				flush()
 				continue

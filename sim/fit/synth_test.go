@@ -34,6 +34,8 @@ type synthSpec struct {
 	arrivalNoiseNs float64 // std dev of each chunk's delay (|N|), the client's and network's noise
 	jitter         float64 // each step's relative std dev, shared by its batch (sim.Config.Jitter)
 	stamps         bool    // give every chunk a send stamp (SendLag = the delay)
+	stallShare     float64 // the share of chunks after which the request's handler stalls for stallNs
+	stallNs        float64 // (the chunks due meanwhile are written together when it wakes)
 	seed           uint64
 }
 
@@ -63,6 +65,7 @@ type synthSeq struct {
 	prompt, want  int
 	produced      int
 	sendNs, noise []float64
+	stall         []bool
 }
 
 func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) []client.Record {
@@ -120,6 +123,7 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 			s.produced++
 			s.sendNs = append(s.sendNs, now)
 			s.noise = append(s.noise, math.Abs(rng.NormFloat64())*spec.arrivalNoiseNs)
+			s.stall = append(s.stall, rng.Float64() < spec.stallShare)
 		}
 		running = slices.DeleteFunc(running, func(s *synthSeq) bool {
 			if s.produced < s.want {
@@ -134,15 +138,21 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 	return recs
 }
 
-// finish fills a finished request's token times: each chunk arrives half
-// the overhead after it was sent, plus its noise.
+// finish fills a finished request's token times: each chunk is written
+// when its step ends, or when its stalled handler wakes, and arrives half
+// the overhead later, plus its noise. The send stamp is the write.
 func finish(s *synthSeq, spec synthSpec, tr truth) {
 	r := s.rec
+	ready := 0.0 // the handler's wake-up after a stall
 	for k, at := range s.sendNs {
-		arrival := at + tr.overhead/2 + s.noise[k]
+		write := max(at, ready)
+		if s.stall[k] {
+			ready = write + spec.stallNs
+		}
+		arrival := write + tr.overhead/2 + s.noise[k]
 		r.ChunkAt = append(r.ChunkAt, time.Duration(arrival)-r.Start)
 		if spec.stamps {
-			r.SendLag = append(r.SendLag, time.Duration(arrival)-time.Duration(at))
+			r.SendLag = append(r.SendLag, time.Duration(arrival)-time.Duration(write))
 		}
 	}
 	r.FirstToken = r.Start + r.ChunkAt[0]
