@@ -121,23 +121,23 @@ func newEngine(cfg Config, met *metrics) *engine { return startEngine(cfg, met, 
 func startEngine(cfg Config, met *metrics, trace func(stepTrace)) *engine {
 	s := cfg.TimeScale
 	e := &engine{
-		cfg:        cfg,
-		baseNs:     float64(cfg.DecodeBase) * s,
-		perSeqNs:   float64(cfg.DecodePerSeq) * s,
-		perCtxNs:   float64(cfg.DecodePerCtxToken) * s,
-		prefNs:     1e9 / cfg.PrefillTokensPerSec * s,
-		prefBaseNs: float64(cfg.PrefillBase) * s,
-		met:        met,
-		wake:       make(chan struct{}, 1),
-		done:       make(chan struct{}),
-		exited:     make(chan struct{}),
-		rng:        rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6a1773)),
-		drafter:    rand.New(rand.NewPCG(uint64(cfg.Seed), 0xd4af7)),
-		late:       make([]time.Duration, lateSamples),
-		pool:       newBlockPool(cfg.KVCacheTokens, !cfg.NoPrefixCaching),
-		budget:     cmp.Or(cfg.MaxNumBatchedTokens, math.MaxInt),
-		trace:      trace,
+		cfg:      cfg,
+		baseNs:   float64(cfg.DecodeBase) * s,
+		perSeqNs: float64(cfg.DecodePerSeq) * s,
+		perCtxNs: float64(cfg.DecodePerCtxToken) * s,
+		prefNs:   1e9 / cfg.PrefillTokensPerSec * s,
+		met:      met,
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		exited:   make(chan struct{}),
+		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6a1773)),
+		drafter:  rand.New(rand.NewPCG(uint64(cfg.Seed), 0xd4af7)),
+		late:     make([]time.Duration, lateSamples),
+		pool:     newBlockPool(cfg.KVCacheTokens, !cfg.NoPrefixCaching),
+		budget:   cmp.Or(cfg.MaxNumBatchedTokens, math.MaxInt),
+		trace:    trace,
 	}
+	e.prefBaseNs = float64(cfg.PrefillBase) * s // PrefillBase, scaled alike
 	e.pace = newPacer(e.done)
 	go e.run()
 	return e
