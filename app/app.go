@@ -46,6 +46,7 @@ var ErrInterrupted = errors.New("interrupted")
 // runs one command line: build a new one per run.
 func New(stdout, stderr io.Writer) *cli.App {
 	commands := []*cli.Command{sweepCommand(stdout, stderr), serveSimCommand(stderr), reportCommand(stdout, stderr), compareCommand(stdout, stderr), planCommand(stdout, stderr), mergeCommand(stdout, stderr), completionCommand(stdout)}
+	commands = append(commands, fitCommand(stdout, stderr))
 	for _, c := range commands {
 		c.Flags = withNames(c.Flags)
 		h := cliHelp
@@ -67,7 +68,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 				if s := closestCommand(c.App.Commands, name); s != "" {
 					return usagef("unknown command %q (did you mean %s? see 'toksweep --help')", name, s)
 				}
-				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan, merge, completion; see 'toksweep --help')", name)
+				return usagef("unknown command %q (commands: sweep, serve-sim, report, compare, plan, merge, completion, fit; see 'toksweep --help')", name)
 			}
 			return cli.ShowAppHelp(c)
 		},

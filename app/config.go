@@ -104,6 +104,7 @@ type sweepFlagValues struct {
 	SimPresetSet       bool
 	Percentiles        string
 	SimNoPrefixSet     bool
+	SimModel           string // --sim-model: a model file from 'toksweep fit', set over the preset
 }
 
 // parseOptions checks every flag, as sweepFlags bound them into o, and

@@ -10,12 +10,16 @@ import (
 
 // newTiming is the time estimate's inputs of the checked command line
 // and its prompts, with the chosen mode's Estimate, the pre-flight's
-// speed and, under --sim, the preset's batch capacity and step time.
+// speed and, under --sim, the preset's (or --sim-model's) batch capacity
+// and step time.
 func newTiming(o *options, prompts []client.Prompt) mode.Timing {
 	p := mode.Timing{Est: o.mode().Estimate(&o.Line), Repeat: max(o.Repeat, 1), Requests: o.Requests, Warmup: o.Warmup, Duration: o.Duration}
 	p.Tokens, p.Varied = mode.Targets(prompts, o.MaxTokens)
 	p.TTFT, p.PerToken = o.check.Speed()
 	if cfg, err := sim.Preset(o.SimPreset); o.Sim && err == nil {
+		if o.Flags.SimModel != "" {
+			_ = loadSimModel(o.Flags.SimModel, &cfg) // startSim has read it already
+		}
 		p.Slots, p.Step = cfg.MaxNumSeqs, simStep(cfg, p.Tokens)
 	}
 	return p

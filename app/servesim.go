@@ -19,6 +19,7 @@ import (
 type simOptions struct {
 	Addr                string
 	Preset              string
+	SimModel            string // --sim-model: a model file from 'toksweep fit', set over the preset
 	Model               *string
 	MaxModelLen         *int
 	MaxNumSeqs          *int
@@ -88,6 +89,7 @@ func simFlags(o *simOptions) []cli.Flag {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Destination: &o.Addr, Usage: "listen address"},
 		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Destination: &o.Preset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
+		&cli.StringFlag{Name: "sim-model", Destination: &o.SimModel, Usage: "a model fitted by 'toksweep fit' (model.json): its parameters replace the preset's, and the model flags below replace both"},
 		&cli.StringFlag{Name: "model", Action: into(&o.Model), Usage: "served model name"},
 		&cli.IntFlag{Name: "max-model-len", Action: into(&o.MaxModelLen), Usage: "context window, prompt + completion tokens"},
 		&cli.IntFlag{Name: "max-num-seqs", Action: into(&o.MaxNumSeqs), Usage: "running batch cap; further requests queue FCFS"},
@@ -116,7 +118,7 @@ func simFlags(o *simOptions) []cli.Flag {
 		&cli.Float64Flag{Name: "draft-acceptance", Action: into(&o.DraftAcceptance), Usage: "speculative decoding: the chance each draft token is accepted"},
 	}
 	// The model flags override the preset; their default is the preset's value.
-	for _, f := range flags[2:] {
+	for _, f := range flags[3:] {
 		switch f := f.(type) {
 		case *cli.StringFlag:
 			f.DefaultText = "preset"
@@ -138,6 +140,11 @@ func (o *simOptions) simConfig() (sim.Config, error) {
 	cfg, err := sim.Preset(o.Preset)
 	if err != nil {
 		return cfg, usagef("invalid --preset %q: want one of %s", o.Preset, strings.Join(sim.PresetNames(), ", "))
+	}
+	if o.SimModel != "" {
+		if err := loadSimModel(o.SimModel, &cfg); err != nil {
+			return cfg, err
+		}
 	}
 	override(&cfg.Model, o.Model)
 	override(&cfg.MaxModelLen, o.MaxModelLen)

@@ -317,6 +317,11 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 		return nil, err
 	}
 	cfg.NoPrefixCaching = o.SimNoPrefix
+	if m := o.Flags.SimModel; m != "" {
+		if err := loadSimModel(m, &cfg); err != nil {
+			return nil, err
+		}
+	}
 	srv, err := sim.New(cfg)
 	if err != nil {
 		return nil, err
@@ -328,7 +333,7 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 		return nil, fmt.Errorf("starting the simulator: %w", err)
 	}
 	o.URL = "http://" + addr.String() + "/v1"
-	fmt.Fprintf(stderr, "toksweep: simulator (preset %s) listening on %s\n", o.SimPreset, addr)
+	fmt.Fprintf(stderr, "toksweep: simulator (preset %s%s) listening on %s\n", o.SimPreset, withModel(o.Flags.SimModel), addr)
 	return func() { _ = srv.Close() }, nil
 }
 

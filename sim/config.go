@@ -39,8 +39,13 @@ type Config struct {
 	// PrefillTokensPerSec is the prefill rate: admitting a request adds
 	// prompt_tokens/PrefillTokensPerSec to the step it is admitted in. > 0.
 	PrefillTokensPerSec float64
-	DecodeBase          time.Duration // fixed cost of every step
-	DecodePerSeq        time.Duration // cost per running sequence per step
+	// PrefillBase is a fixed cost added to every step that computes any
+	// prompt tokens (a server's per-prefill overhead, as
+	// llm-d-inference-sim's --prefill-overhead). 0 means none, as in the
+	// presets.
+	PrefillBase  time.Duration
+	DecodeBase   time.Duration // fixed cost of every step
+	DecodePerSeq time.Duration // cost per running sequence per step
 	// DecodePerCtxToken is the cost per token of context (prompt plus
 	// generated so far, summed over the batch) per step. It is what makes
 	// long outputs slower than short ones. Its resolution is 1ns, which is
@@ -174,8 +179,8 @@ func (c Config) validate() error {
 		"MaxNumBatchedTokens must be 0 (no budget) or at least MaxNumSeqs (%d), got %d", c.MaxNumSeqs, c.MaxNumBatchedTokens)
 	bad(!(c.PrefillTokensPerSec > 0) || math.IsInf(c.PrefillTokensPerSec, 0),
 		"PrefillTokensPerSec must be positive and finite, got %g", c.PrefillTokensPerSec)
-	bad(c.DecodeBase < 0 || c.DecodePerSeq < 0 || c.DecodePerCtxToken < 0,
-		"decode durations must not be negative")
+	bad(c.DecodeBase < 0 || c.DecodePerSeq < 0 || c.DecodePerCtxToken < 0 || c.PrefillBase < 0,
+		"decode and prefill durations must not be negative")
 	bad(c.DecodeBase+c.DecodePerSeq <= 0, "DecodeBase+DecodePerSeq must be positive (a step cannot be free)")
 	bad(!(c.Jitter >= 0 && c.Jitter < 1), "Jitter must be in [0, 1), got %g", c.Jitter)
 	bad(!(c.TimeScale > 0) || math.IsInf(c.TimeScale, 0), "TimeScale must be positive, got %g", c.TimeScale)

@@ -36,8 +36,9 @@
 //	prefill + DecodeBase + DecodePerSeq×B + DecodePerCtxToken×ctx
 //
 // where prefill is the prompt tokens computed in the step (cached ones are
-// free) over PrefillTokensPerSec, B is the number of sequences in the step
-// and ctx the sum of their context (prompt plus tokens generated so far).
+// free) over PrefillTokensPerSec, plus PrefillBase when there are any, B
+// is the number of sequences in the step and ctx the sum of their context
+// (prompt plus tokens generated so far).
 // So without a budget a long prompt stalls the whole batch for its whole
 // prefill, and with one, for about one chunk per step. With short prompts
 // and the budget not reached, this is exactly the earlier, unchunked model,

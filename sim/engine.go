@@ -87,7 +87,7 @@ func (s *seq) length() int { return s.promptTokens + s.produced }
 type engine struct {
 	cfg Config
 	// Step costs in nanoseconds, already multiplied by TimeScale.
-	baseNs, perSeqNs, perCtxNs, prefNs float64
+	baseNs, perSeqNs, perCtxNs, prefNs, prefBaseNs float64
 
 	met    *metrics
 	wake   chan struct{} // capacity 1: "look at the queue"
@@ -137,6 +137,7 @@ func startEngine(cfg Config, met *metrics, trace func(stepTrace)) *engine {
 		budget:   cmp.Or(cfg.MaxNumBatchedTokens, math.MaxInt),
 		trace:    trace,
 	}
+	e.prefBaseNs = float64(cfg.PrefillBase) * s // PrefillBase, scaled alike
 	e.pace = newPacer(e.done)
 	go e.run()
 	return e

@@ -386,7 +386,7 @@ func TestPresetStepsUnchanged(t *testing.T) {
 }
 
 // Every step of a concurrent run lasts what the step model says for the
-// sequences in it: prefill×prefNs + base + per_seq×B + per_ctx×ctx, with
+// sequences in it: prefill×prefNs (+ PrefillBase with any prefill) + base + per_seq×B + per_ctx×ctx, with
 // ctx each sequence's KV before the step plus its prefill chunk. Four
 // streams with staggered arrivals and a budget small enough to chunk one
 // prompt cover admission, chunking and decode.
@@ -395,7 +395,7 @@ func TestStepsFollowTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Jitter, cfg.TimeScale, cfg.MaxNumBatchedTokens = 0, 0.05, 64
+	cfg.Jitter, cfg.TimeScale, cfg.MaxNumBatchedTokens, cfg.PrefillBase = 0, 0.05, 64, 2*time.Millisecond
 	e, log, _ := testEngine(t, cfg)
 	var sqs []*seq
 	for i, p := range []int{36, 36, 200, 36} {
@@ -415,6 +415,9 @@ func TestStepsFollowTheModel(t *testing.T) {
 			chunked = chunked || (s.prefill > 0 && s.emitted == 0)
 		}
 		want := time.Duration(float64(prefill)*e.prefNs + e.baseNs + e.perSeqNs*float64(len(st.seqs)) + e.perCtxNs*float64(ctx))
+		if prefill > 0 {
+			want += time.Duration(float64(cfg.PrefillBase) * cfg.TimeScale)
+		}
 		if d := st.end.Sub(st.start) - want; d < -2 || d > 2 {
 			t.Errorf("step %d (%d seqs, %d prefill tokens): %v, want %v", i, len(st.seqs), prefill, st.end.Sub(st.start), want)
 		}

@@ -163,7 +163,7 @@ func (e *engine) admitted(sq *seq, now time.Time, hit int) {
 
 // stepDuration is the modelled length of the planned step:
 //
-//	prefill×prefNs + base + perSeq×B + perCtx×ctx
+//	prefill×prefNs + [prefill > 0]×prefBase + base + perSeq×B + perCtx×ctx
 //
 // where prefill is the prompt tokens computed (cached ones cost nothing), B
 // the sequences in the step and ctx the sum of their context (their KV after
@@ -176,6 +176,9 @@ func (e *engine) stepDuration() time.Duration {
 		ctx += sq.computed + sq.chunk
 	}
 	ns := float64(prefill)*e.prefNs + e.baseNs + e.perSeqNs*float64(len(e.stepped)) + e.perCtxNs*float64(ctx)
+	if prefill > 0 {
+		ns += e.prefBaseNs
+	}
 	if j := e.cfg.Jitter; j > 0 {
 		ns *= math.Max(0.1, 1+j*e.rng.NormFloat64())
 	}

@@ -15,7 +15,27 @@ import (
 // synced and renamed over path. Readers see the old file or the new one,
 // never a part. On any error the temporary file is removed and path is left
 // as it was. The file gets mode 0644 (before umask).
-func Write(path string, fill func(io.Writer) error) (err error) {
+func Write(path string, fill func(io.Writer) error) error {
+	return write(path, fill, os.Rename)
+}
+
+// WriteNew creates path with what fill writes, as Write does, but never
+// replaces a file: the temporary file is hard-linked to path, which fails
+// (with an error that is fs.ErrExist) when path exists, even if it
+// appeared while fill wrote. Readers see no file or the whole one.
+func WriteNew(path string, fill func(io.Writer) error) error {
+	return write(path, fill, func(tmp, path string) error {
+		err := os.Link(tmp, path)
+		if rerr := os.Remove(tmp); err == nil {
+			err = rerr
+		}
+		return err
+	})
+}
+
+// write fills a temporary file beside path and puts it in place with
+// place (a rename, or a link).
+func write(path string, fill func(io.Writer) error, place func(tmp, path string) error) (err error) {
 	defer Begin()()
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -40,7 +60,7 @@ func Write(path string, fill func(io.Writer) error) (err error) {
 	if err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return place(tmp.Name(), path)
 }
 
 // WriteBytes replaces path with b, as Write does.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,26 @@ func TestWriteReplacesWholeOrNotAtAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDir(t, dir, map[string][]byte{"chart.png": next, "new.svg": []byte("svg")})
+}
+
+func TestWriteNewNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.json")
+	if err := WriteNew(path, fill(3, []byte("one"))); err != nil {
+		t.Fatal(err)
+	}
+	checkDir(t, dir, map[string][]byte{"model.json": []byte("one")})
+	// A second write finds the file: it fails, and leaves no temporary.
+	if err := WriteNew(path, fill(3, []byte("two"))); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("WriteNew over a file: %v, want fs.ErrExist", err)
+	}
+	checkDir(t, dir, map[string][]byte{"model.json": []byte("one")})
+	// A write that fails part way leaves nothing.
+	other := filepath.Join(dir, "other.json")
+	if err := WriteNew(other, fill(1, []byte("abc"))); !errors.Is(err, errFull) {
+		t.Fatalf("WriteNew: %v, want the injected error", err)
+	}
+	checkDir(t, dir, map[string][]byte{"model.json": []byte("one")})
 }
 
 // checkDir fails unless dir holds exactly want.
