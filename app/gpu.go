@@ -1,12 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -58,11 +57,7 @@ func (w *workSettings) findGPUs(ctx context.Context, o *options, stderr io.Write
 	if len(w.GPUURLs) == 0 {
 		return nil
 	}
-	s := &promscrape.GPUSampler{URLs: w.GPUURLs, Interval: w.MetricsInterval,
-		Client: &http.Client{Transport: &http.Transport{
-			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 2,
-			TLSClientConfig: &tls.Config{InsecureSkipVerify: o.Insecure}, //nolint:gosec // explicit opt-in
-		}}}
+	s := &promscrape.GPUSampler{URLs: w.GPUURLs, Interval: w.MetricsInterval, Client: metricsClient(o)}
 	scrub := o.scrubber()
 	n := 0
 	for _, u := range w.GPUURLs {
@@ -77,7 +72,8 @@ func (w *workSettings) findGPUs(ctx context.Context, o *options, stderr io.Write
 		n += len(gpus)
 	}
 	w.gpu, w.scrubGPU = s, scrub
-	fmt.Fprintf(stderr, "toksweep: GPU telemetry of %d GPUs from %d hosts, sampled every %v during each level\n", n, len(w.GPUURLs), s.Interval)
+	fmt.Fprintf(stderr, "toksweep: GPU telemetry of %d GPUs from %d hosts, sampled at each level's start and end and in it from %v in (gaps doubling up to %v)\n",
+		n, len(w.GPUURLs), promscrape.FirstSample, cmp.Or(s.Interval, promscrape.DefaultInterval))
 	return nil
 }
 
@@ -91,7 +87,7 @@ func gpuNotes(s report.LevelStats) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n  GPUs: %d, util %s, memory %s MiB (max %s per GPU), power %s W, energy %s J (%s); %s tok/J, %s J/request",
 		g.GPUs, gpuNum(g.UtilMean, 0, "%"), gpuNum(g.MemMean, 0, ""), gpuNum(g.MemMax, 0, ""), gpuNum(g.PowerMean, 0, ""),
-		gpuNum(g.EnergyJ, 1, ""), cmpOrDash(g.EnergySource), gpuNum(g.TokensPerJ, 3, ""), gpuNum(g.JPerRequest, 1, ""))
+		gpuNum(g.EnergyJ, 1, ""), cmp.Or(g.EnergySource, report.NoValue), gpuNum(g.TokensPerJ, 3, ""), gpuNum(g.JPerRequest, 1, ""))
 	if g.Incomplete != "" {
 		fmt.Fprintf(&b, "\ntoksweep: warning: %s: GPU telemetry incomplete, its totals are left empty: %s", report.LevelName(s), g.Incomplete)
 	}
@@ -106,11 +102,4 @@ func gpuNum(v float64, decimals int, unit string) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.*f%s", decimals, v, unit)
-}
-
-func cmpOrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -308,10 +308,7 @@ func (w *workSettings) findMetrics(ctx context.Context, o *options, stderr io.Wr
 	}
 	s := &promscrape.Sampler{
 		URL: raw, Interval: w.MetricsInterval, Header: metricsHeader(raw, o),
-		Client: &http.Client{Transport: &http.Transport{
-			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 2,
-			TLSClientConfig: &tls.Config{InsecureSkipVerify: o.Insecure}, //nolint:gosec // explicit opt-in
-		}},
+		Client: metricsClient(o),
 	}
 	w.scrub = o.scrubber()
 	snap, err := s.Scrape(ctx)
@@ -329,6 +326,15 @@ func (w *workSettings) findMetrics(ctx context.Context, o *options, stderr io.Wr
 	fmt.Fprintf(stderr, "toksweep: server metrics from %s, sampled in each level from %v in (gaps doubling up to %v) and at its load's end\n",
 		promscrape.ShowURL(raw), promscrape.FirstSample, s.Interval)
 	return nil
+}
+
+// metricsClient is the scrapers' HTTP client (the server's metrics, the
+// GPUs'): its own small pool, TLS verified unless --insecure.
+func metricsClient(o *options) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 2,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: o.Insecure}, //nolint:gosec // explicit opt-in
+	}}
 }
 
 // metricsURLFor derives the metrics endpoint from the API base URL: the
