@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/report/chart"
 	"github.com/toksweep/toksweep/sweep"
@@ -35,19 +36,19 @@ func sweepFlags(o *options) []cli.Flag {
 	return placeFlags(append(categorize([]cli.Flag{
 		&cli.StringFlag{Name: "url", Destination: &o.URL, Usage: "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1"},
 		&cli.BoolFlag{Name: "sim", Destination: &o.Sim, Usage: "start the built-in simulated server on a free loopback port and sweep it (no --url)"},
-		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Destination: &o.SimPreset, Action: given[string](&f.SimPresetSet), Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
-		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Action: given[bool](&f.SimNoPrefixSet), Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
+		&cli.StringFlag{Name: "sim-preset", Value: defaultSimPreset, Destination: &o.SimPreset, Action: mode.Given[string](&f.SimPresetSet), Usage: "simulator preset for --sim (see 'toksweep serve-sim --help')"},
+		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Action: mode.Given[bool](&f.SimNoPrefixSet), Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
 		&cli.StringFlag{Name: "sim-model", Destination: &f.SimModel, Usage: "--sim: a model fitted by 'toksweep fit' (model.json), its parameters set over the preset's"},
 		&cli.StringFlag{Name: "model", Destination: &o.Model, Usage: "model name; when omitted, the one model /v1/models lists"},
 		&cli.StringFlag{Name: "api", Value: "chat", Destination: &f.API, Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
-		&cli.IntFlag{Name: "requests", DefaultText: "auto", Destination: &o.Requests, Action: given[int](&f.RequestsSet), Usage: requestsUsage},
-		&cli.DurationFlag{Name: "duration", DefaultText: "none", Destination: &o.Duration, Action: given[time.Duration](&f.DurationSet), Usage: "bound on each level's measured phase, e.g. 2m: no request starts after it"},
+		&cli.IntFlag{Name: "requests", DefaultText: "auto", Destination: &o.Requests, Action: mode.Given[int](&f.RequestsSet), Usage: requestsUsage},
+		&cli.DurationFlag{Name: "duration", DefaultText: "none", Destination: &o.Duration, Action: mode.Given[time.Duration](&f.DurationSet), Usage: "bound on each level's measured phase, e.g. 2m: no request starts after it"},
 		&cli.DurationFlag{Name: "drain-timeout", Value: sweep.DefaultDrainTimeout, Destination: &o.DrainTimeout, Usage: "with --duration: how long requests in flight at the end may finish before they are canceled (err_canceled)"},
 		&cli.IntFlag{Name: "warmup", Destination: &o.Warmup, Usage: "warm-up requests per level, sent first and left out of every figure"},
 		&cli.IntFlag{Name: "repeat", Value: 1, Destination: &o.Repeat, Usage: "run each level this many times"},
-		&cli.IntFlag{Name: "max-tokens", Value: defaultMaxTokens, Destination: &o.MaxTokens, Action: given[int](&f.MaxTokensSet), Usage: "max_tokens per request (--sim default: 128); when given, it also replaces a dataset's per-request targets"},
+		&cli.IntFlag{Name: "max-tokens", Value: defaultMaxTokens, Destination: &o.MaxTokens, Action: mode.Given[int](&f.MaxTokensSet), Usage: "max_tokens per request (--sim default: 128); when given, it also replaces a dataset's per-request targets"},
 		&cli.Float64Flag{Name: "temperature", DefaultText: "not sent", Action: into(&o.Temperature), Usage: "sampling temperature, sent only when given (0 is sent as 0)"},
-		&cli.StringFlag{Name: "prompt", Destination: &f.Prompt, Action: given[string](&f.PromptSet), Usage: "prompt text (default: the seed story's long-essay prompt)"},
+		&cli.StringFlag{Name: "prompt", Destination: &f.Prompt, Action: mode.Given[string](&f.PromptSet), Usage: "prompt text (default: the seed story's long-essay prompt)"},
 		&cli.StringFlag{Name: "prompt-file", Destination: &f.PromptFile, Usage: "read the prompt from this file"},
 		&cli.StringFlag{Name: "extra-body", Destination: &f.ExtraBody, Usage: `JSON object merged into every request body, e.g. '{"ignore_eos": true}'`},
 		&cli.StringFlag{Name: "api-key", Destination: &o.APIKey, EnvVars: []string{"OPENAI_API_KEY"}, Usage: "bearer token (never written to any output)"},
@@ -72,12 +73,6 @@ func chartsFlag(dest *string) cli.Flag {
 			return nil
 		},
 		Usage: "chart files to write: png,svg, svg (small and fast), png, or none; report.html shows the charts either way"}
-}
-
-// given is a flag Action recording that the flag was on the command line:
-// urfave/cli runs a flag's Action only then.
-func given[T any](set *bool) func(*cli.Context, T) error {
-	return func(*cli.Context, T) error { *set = true; return nil }
 }
 
 // into is a flag Action storing the value given in *p, which stays nil

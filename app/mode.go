@@ -265,7 +265,7 @@ func (o *options) openCap() error {
 
 // capFlag is --max-concurrency, the open-loop modes' shared cap.
 func capFlag(o *options) cli.Flag {
-	return &cli.IntFlag{Name: "max-concurrency", DefaultText: "none", Destination: &o.Cap, Action: given[int](&o.CapSet), Usage: "--rates, --trace: cap on requests in flight; requests over it wait in the client, and the wait counts as latency"}
+	return &cli.IntFlag{Name: "max-concurrency", DefaultText: "none", Destination: &o.Cap, Action: mode.Given[int](&o.CapSet), Usage: "--rates, --trace: cap on requests in flight; requests over it wait in the client, and the wait counts as latency"}
 }
 
 // mode is the mode the checked command line chose: the first in rank

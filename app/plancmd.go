@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/mode/openloop"
 	"github.com/toksweep/toksweep/mode/replay"
 	"github.com/toksweep/toksweep/plan"
@@ -63,13 +64,13 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			"tokens/s per user against tokens/s per GPU) into --out. --gpus-per-replica G applies to every\n" +
 			"run, RUN=G (RUN as given, or its base name) to one; repeat it or separate values by commas.",
 		Flags: []cli.Flag{
-			&cli.Float64Flag{Name: "peak-rps", Destination: &o.PeakRPS, Action: given[float64](&f.PeakSet), Usage: "peak arrival rate λ to serve, in requests per second (or --peak-speed)"},
-			&cli.Float64Flag{Name: "peak-speed", Destination: &f.PeakSpeed, Action: given[float64](&f.PeakSpeedSet), Usage: "for a trace replay run (sweep --trace): the peak as K times the trace's mean rate, instead of --peak-rps"},
-			&cli.IntFlag{Name: "users", Destination: &o.Users, Action: given[int](&f.UsersSet), Usage: "also size for this many concurrent users (concurrent sessions in a multi-turn run)"},
+			&cli.Float64Flag{Name: "peak-rps", Destination: &o.PeakRPS, Action: mode.Given[float64](&f.PeakSet), Usage: "peak arrival rate λ to serve, in requests per second (or --peak-speed)"},
+			&cli.Float64Flag{Name: "peak-speed", Destination: &f.PeakSpeed, Action: mode.Given[float64](&f.PeakSpeedSet), Usage: "for a trace replay run (sweep --trace): the peak as K times the trace's mean rate, instead of --peak-rps"},
+			&cli.IntFlag{Name: "users", Destination: &o.Users, Action: mode.Given[int](&f.UsersSet), Usage: "also size for this many concurrent users (concurrent sessions in a multi-turn run)"},
 			&cli.Float64Flag{Name: "headroom", Value: plan.DefaultHeadroom, Destination: &o.Headroom, Usage: "share h of a replica's measured throughput to plan on, in (0, 1]"},
 			&cli.StringSliceFlag{Name: "gpus-per-replica", Destination: &f.GPUs, Usage: "GPUs per replica G, for the cost (with --gpu-hour-usd); with several runs, G for all or RUN=G for one, repeatable"},
 			&cli.Float64Flag{Name: "gpu-hour-usd", Destination: &o.GPUHourUSD, Usage: "price P of one GPU-hour in dollars (with --gpus-per-replica)"},
-			&cli.StringFlag{Name: "out", Destination: &f.Out, Action: given[string](&f.OutSet), Usage: "with several runs: the directory for " + plan.File + " and the Pareto chart (created if missing; not one of the runs)"},
+			&cli.StringFlag{Name: "out", Destination: &f.Out, Action: mode.Given[string](&f.OutSet), Usage: "with several runs: the directory for " + plan.File + " and the Pareto chart (created if missing; not one of the runs)"},
 			chartsFlag(&f.Charts),
 		},
 		OnUsageError: onUsageError,
