@@ -78,6 +78,9 @@ func (e *runEnd) write(ctx context.Context, runErr error, stdout io.Writer) erro
 	if err := report.WriteTiers(stdout, e.sum.Tiers); err != nil && runErr == nil && !errors.Is(err, syscall.EPIPE) {
 		runErr = err
 	}
+	if e.sum.TierSearch != nil {
+		fmt.Fprintln(stdout, e.sum.TierSearch.Sentence())
+	}
 	for _, l := range e.closing {
 		fmt.Fprintln(stdout, l)
 	}

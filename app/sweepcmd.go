@@ -232,7 +232,11 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	e := r.end()
 	e.preface = r.mode.Preface
 	if r.mode.Search != nil {
-		e.closing = append(e.closing, r.mode.Search.Sentence())
+		if t, ok := r.mode.Search.(interface{ Cost() *report.TierSearchJSON }); ok {
+			r.sum.TierSearch = t.Cost() // its sentence follows the tier table (runEnd)
+		} else {
+			e.closing = append(e.closing, r.mode.Search.Sentence())
+		}
 	}
 	if r.mode.Closing != nil && len(r.stats) > 0 {
 		e.closing = append(e.closing, r.mode.Closing(r.stats))

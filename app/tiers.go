@@ -185,8 +185,7 @@ func tierBoundNames() string {
 func (b tierBound) named(key string) bool { return key == b.bound || (key == b.short && key != "") }
 
 // sloTiers checks --slo-tiers and --slo-tier (the file's tiers first):
-// each tier parses, no two share a name, and the levels are given (an auto
-// search follows the single --slo-* SLO).
+// each tier parses and no two share a name.
 func (o *options) sloTiers() error {
 	o.Tier.Tiers = nil
 	if o.Tier.File != "" {
@@ -208,8 +207,6 @@ func (o *options) sloTiers() error {
 			return usagef("invalid --slo-tier: a tier named %s is given twice", t.Name)
 		}
 	}
-	if len(o.Tier.Tiers) > 0 && o.searched() {
-		return usagef("--slo-tier judges given levels; an auto search (--levels auto, --rates auto) follows the single --slo-* SLO: give the levels, e.g. --levels 1,2,4,8,16")
-	}
+	o.Line.Tiers = o.Tier.Tiers // an auto search finds every tier's boundary (mode.TierSearch)
 	return nil
 }

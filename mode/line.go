@@ -17,9 +17,12 @@ type Line struct {
 	Warmup   int           // --warmup: warm-up requests per level
 	Repeat   int           // --repeat: runs of each level; 0 means 1
 	SLO      report.SLO    // --slo-*: what an adaptive search searches against
-	Seed     int64         // --seed: of the prompts' order and text, and of an open loop's arrivals
-	SeedSet  bool          // --seed was given
-	API      client.API    // --api: the endpoint the requests go to
+	// Tiers is --slo-tier: every level is judged against each, and an
+	// adaptive search finds each one's boundary (TierSearch).
+	Tiers   []report.Tier
+	Seed    int64      // --seed: of the prompts' order and text, and of an open loop's arrivals
+	SeedSet bool       // --seed was given
+	API     client.API // --api: the endpoint the requests go to
 	// Cap is --max-concurrency, an open loop's cap on requests in flight
 	// (0: none); CapSet says it was given. The registry refuses it for a
 	// mode that is not open (app).

@@ -40,6 +40,9 @@ type Summary struct {
 	// Tiers is the tier table (--slo-tier): one answer per tier, set with
 	// Recommendation; absent for a run without tiers.
 	Tiers []TierJSON `json:"tiers,omitempty"`
+	// TierSearch is the cost of an adaptive search over the tiers: its
+	// levels and load-seconds against one search per tier's.
+	TierSearch *TierSearchJSON `json:"tier_search,omitempty"`
 	// Trace is the replayed trace's summary (--trace), before any replay.
 	Trace *trace.Summary `json:"trace,omitempty"`
 	// ReplaySalt is the salt of a replay's prompts, drawn per run (from

@@ -158,8 +158,9 @@ func (Mode) Estimate(l *mode.Line) mode.Estimate {
 // Start makes cfg a closed-loop sweep: the levels, or the search judged
 // on the levels as they end.
 func (Mode) Start(_ context.Context, st mode.Start, cfg *sweep.Config) mode.Run {
-	cfg.Load = Of(st.Line).Load(sweep.ClosedMode, st)
-	return mode.Run{}
+	ld := Of(st.Line).Load(sweep.ClosedMode, st)
+	cfg.Load = ld
+	return ld.Run()
 }
 
 // Load is the Load of these settings for the closed-loop mode of that
@@ -167,9 +168,19 @@ func (Mode) Start(_ context.Context, st mode.Start, cfg *sweep.Config) mode.Run 
 func (s *Settings) Load(name string, st mode.Start) Load {
 	ld := Load{Name: name, Levels: s.Levels}
 	if s.Auto {
-		ld.Chooser = NewSearch(s.AutoMax, s.AutoGranularity, mode.JudgeLevels(st.Stats, st.Line.SLO, name))
+		ld.Chooser = s.search(name, st.Stats, st.Line.SLO)
+	}
+	if tiers := mode.SearchSLOs(st.Line); s.Auto && tiers != nil {
+		ld.Chooser = mode.NewTierSearch(tiers, func(slo report.SLO) func() (int, bool) { return s.search(name, st.Stats, slo).Next },
+			"--levels auto", st.Stats, func(c int) sweep.LevelKey { return sweep.LevelKey{Mode: name, Concurrency: c} })
 	}
 	return ld
+}
+
+// search is --levels auto's search against slo, of the levels of the mode
+// of that name.
+func (s *Settings) search(name string, stats *[]report.LevelStats, slo report.SLO) *Search {
+	return NewSearch(s.AutoMax, s.AutoGranularity, mode.JudgeLevels(stats, slo, name))
 }
 
 // ShardCheck refuses what a sharded run cannot split: the search, a level

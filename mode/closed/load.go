@@ -1,6 +1,9 @@
 package closed
 
-import "github.com/toksweep/toksweep/sweep"
+import (
+	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/sweep"
+)
 
 // Chooser chooses a closed loop's concurrencies one at a time (the
 // adaptive Search). Next is called after the previous level (all its
@@ -19,6 +22,15 @@ type Load struct {
 }
 
 var _ sweep.Load = Load{}
+
+// Run is what the load adds to the run's output: a tier search's
+// sentence (its cost), when it chooses the levels.
+func (l Load) Run() mode.Run {
+	if s, ok := l.Chooser.(interface{ Sentence() string }); ok {
+		return mode.Run{Search: s}
+	}
+	return mode.Run{}
+}
 
 // Mode is the load's mode name.
 func (l Load) Mode() string {

@@ -185,7 +185,14 @@ func (Mode) Start(_ context.Context, st mode.Start, cfg *sweep.Config) mode.Run 
 	if !s.Auto {
 		return mode.Run{}
 	}
-	search := NewSearch(mode.JudgeRates(st.Stats, st.Line.SLO, sweep.LevelKey{Mode: Name, Concurrency: ld.Cap}))
+	at := sweep.LevelKey{Mode: Name, Concurrency: ld.Cap}
+	if tiers := mode.SearchSLOs(st.Line); tiers != nil {
+		search := mode.NewTierSearch(tiers, func(slo report.SLO) func() (float64, bool) { return NewSearch(mode.JudgeRates(st.Stats, slo, at)).Next },
+			"--rates auto", st.Stats, func(r float64) sweep.LevelKey { k := at; k.Load = r; return k })
+		ld.Chooser = search
+		return mode.Run{Search: search}
+	}
+	search := NewSearch(mode.JudgeRates(st.Stats, st.Line.SLO, at))
 	ld.Chooser = search
 	return mode.Run{Search: search}
 }

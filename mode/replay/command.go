@@ -230,8 +230,15 @@ func (Mode) Start(ctx context.Context, st mode.Start, cfg *sweep.Config) mode.Ru
 		Preface: r.writeSummary,
 		Closing: r.speedsSentence,
 	}
-	if r.auto {
-		speeds := NewSpeeds(st.Stats, st.Line.SLO, ld.Cap, r.sum.MeanRate, MaxSpeed(r.sum))
+	newSpeeds := func(slo report.SLO) Speeds { return NewSpeeds(st.Stats, slo, ld.Cap, r.sum.MeanRate, MaxSpeed(r.sum)) }
+	switch tiers := mode.SearchSLOs(st.Line); {
+	case r.auto && tiers != nil:
+		at := sweep.LevelKey{Mode: Name, Concurrency: ld.Cap}
+		speeds := mode.NewTierSearch(tiers, func(slo report.SLO) func() (float64, bool) { return newSpeeds(slo).Next },
+			"--replay-speed auto", st.Stats, func(x float64) sweep.LevelKey { k := at; k.Load = x; return k })
+		ld.Chooser, run.Search = speeds, speeds
+	case r.auto:
+		speeds := newSpeeds(st.Line.SLO)
 		ld.Chooser, run.Search = speeds, speeds
 	}
 	return run

@@ -154,11 +154,12 @@ func (Mode) Estimate(l *mode.Line) mode.Estimate {
 func (Mode) Start(_ context.Context, st mode.Start, cfg *sweep.Config) mode.Run {
 	s := Of(st.Line)
 	conv := s.convs
+	ld := closed.Of(st.Line).Load(Name, st)
 	cfg.Load = Load{
-		Load:     closed.Of(st.Line).Load(Name, st),
+		Load:     ld,
 		Sessions: &sweep.Sessions{Open: func() sweep.Conversation { return conv.Open() }, Think: s.Think, Seed: s.seed},
 	}
-	return mode.Run{}
+	return ld.Run()
 }
 
 // parseThinkTime parses D or MEAN:STDDEV.

@@ -136,6 +136,7 @@ type tierView struct {
 	Title string
 	Heads []tierCell
 	Rows  [][]tierCell
+	Cost  string // an auto search's cost (TierSearchJSON.Sentence); "": given levels
 }
 
 type tierCell struct {
@@ -184,6 +185,9 @@ func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []
 	}
 	v.Terms, _ = definitions(v.Tables)
 	v.Tiers = newTierView(sum.Tiers)
+	if v.Tiers != nil && sum.TierSearch != nil {
+		v.Tiers.Cost = sum.TierSearch.Sentence()
+	}
 	for i, c := range charts {
 		src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svgs[i])
 		v.Charts = append(v.Charts, chartView{Title: c.Title, Note: c.Note, Src: template.URL(src)})

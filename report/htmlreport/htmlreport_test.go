@@ -289,6 +289,18 @@ func TestWriteTierTable(t *testing.T) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
+	if strings.Contains(page, "load-seconds") {
+		t.Error("given levels: the page states a search's cost")
+	}
+	b.Reset()
+	sum.TierSearch = &report.TierSearchJSON{Search: "--levels auto", Levels: 3, LoadSeconds: 1.5, SeparateLevels: 5, SeparateLoadSeconds: 2.5,
+		Tiers: []report.TierSearchTier{{Name: "fast", Levels: []string{"C=1", "C=2"}}, {Name: "any", Levels: []string{"C=1", "C=2", "C=4"}}}}
+	if err := Write(&b, sum, stats, Options{Answer: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if w := "</table></div>\n<p>" + sum.TierSearch.Sentence() + "</p>"; !strings.Contains(html.UnescapeString(b.String()), w) {
+		t.Errorf("page lacks the search's cost %q", w)
+	}
 	b.Reset()
 	if err := Write(&b, testSummary(), stats, Options{Answer: "x"}); err != nil {
 		t.Fatal(err)
