@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"sigs.k8s.io/yaml"
 
 	"github.com/toksweep/toksweep/report"
 )
@@ -28,7 +29,7 @@ func tierFlags(o *options) []cli.Flag {
 	return []cli.Flag{&cli.StringSliceFlag{Name: "slo-tier", Action: func(_ *cli.Context, v []string) error { o.Tier.Given = v; return nil },
 		Usage: "SLO tier NAME:BOUND[,BOUND...] judged at every level, each bound an --slo-* flag's name without slo- (decode, e2e for the rates) and its limit, e.g. interactive:decode>=100,ttft-p95<=2s (repeatable)"},
 		&cli.StringFlag{Name: "slo-tiers", Destination: &o.Tier.File,
-			Usage: `SLO tiers from a JSON FILE, a list such as [{"name": "interactive", "decode": 100, "ttft-p95": "2s"}], before the --slo-tier ones`},
+			Usage: `SLO tiers from a YAML or JSON FILE, a list such as [{"name": "interactive", "decode": 100, "ttft-p95": "2s"}], before the --slo-tier ones`},
 	}
 }
 
@@ -124,18 +125,22 @@ func tierOf(name string, conds []string, where string) (report.Tier, error) {
 	return report.Tier{Name: name, SLO: slo}, err
 }
 
-// readTierFile reads --slo-tiers FILE: a JSON list of tiers, each
-// {"name": NAME, BOUND: LIMIT, ...} with the bounds' names of --slo-tier
-// and their limits as numbers or duration strings, e.g.
-// [{"name": "interactive", "decode": 100, "ttft-p95": "2s"}].
+// readTierFile reads --slo-tiers FILE: a list of tiers in YAML or JSON
+// (which is YAML), each {"name": NAME, BOUND: LIMIT, ...} with the bounds'
+// names of --slo-tier and their limits as numbers or duration strings,
+// e.g. [{"name": "interactive", "decode": 100, "ttft-p95": "2s"}], or in
+// YAML "- name: interactive" with "decode: 100" and "ttft-p95: 2s" under it.
 func readTierFile(file string) ([]report.Tier, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, usagef("--slo-tiers: %v", err)
 	}
 	var entries []map[string]json.RawMessage
-	if err := json.Unmarshal(b, &entries); err != nil {
-		return nil, usagef("invalid --slo-tiers %s: %v: want a JSON list such as [{\"name\": \"interactive\", \"decode\": 100, \"ttft-p95\": \"2s\"}]", file, err)
+	if b, err = yaml.YAMLToJSON(b); err == nil {
+		err = json.Unmarshal(b, &entries)
+	}
+	if err != nil {
+		return nil, usagef("invalid --slo-tiers %s: %v: want a list of tiers in YAML or JSON, such as [{\"name\": \"interactive\", \"decode\": 100, \"ttft-p95\": \"2s\"}]", file, oneLine(err.Error()))
 	}
 	var tiers []report.Tier
 	for i, e := range entries {

@@ -184,8 +184,13 @@ func TestSLOTiersFile(t *testing.T) {
 	if !reflect.DeepEqual(o.Tier.Tiers, want) {
 		t.Errorf("tiers from the file and the flag: %+v, want %+v", o.Tier.Tiers, want)
 	}
+	o.Tier.File = file("good.yaml", "# the same tiers in YAML\n- name: interactive\n  decode: 100\n  ttft-p95: 2s\n- name: batch\n  e2e-tps: 5\n  error-rate: 0.01\n")
+	if err := o.sloTiers(); err != nil || !reflect.DeepEqual(o.Tier.Tiers, want) {
+		t.Errorf("tiers from the YAML file and the flag: %+v, %v; want %+v", o.Tier.Tiers, err, want)
+	}
 	for _, tc := range []struct{ name, text, want string }{
-		{"notjson.json", `{"name": "a"}`, "want a JSON list such as"},
+		{"notjson.json", `{"name": "a"}`, "want a list of tiers in YAML or JSON, such as"},
+		{"badyaml.yaml", "- name: a\n  decode: [1\n", "invalid --slo-tiers"},
 		{"noname.json", `[{"decode": 1}]`, `tier 1: want a "name" string`},
 		{"unknown.json", `[{"name": "a", "decode": 1}, {"name": "b", "speed": 2}]`, `tier 2: unknown bound "speed"`},
 		{"badvalue.json", `[{"name": "a", "ttft-p95": 2}]`, `tier 1: ttft-p95: "2" is not a duration such as 2s`},
