@@ -10,15 +10,16 @@ import (
 )
 
 // scrubber returns a function that replaces every credential the options
-// hold (the API key, the userinfo and credential-like query values of --url
-// and --metrics-url, credential-like --header values), in every form the
-// client's Scrubber finds, with [REDACTED]. The client scrubs its own
-// messages; this covers everything else toksweep prints or saves.
+// hold (the API key, the userinfo and credential-like query values of
+// --url, --metrics-url and each --gpu-metrics-url, credential-like
+// --header values), in every form the client's Scrubber finds, with
+// [REDACTED]. The client scrubs its own messages; this covers everything
+// else toksweep prints or saves.
 func (o *options) scrubber() func(string) string { return o.secrets().Scrub }
 
 // secrets is the Scrubber of the credentials the options hold.
 func (o *options) secrets() secrets.Scrubber {
-	return secrets.New(client.Config{BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers}, o.Work.MetricsURL)
+	return secrets.New(client.Config{BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers}, append([]string{o.Work.MetricsURL}, o.Work.GPUURLs...)...)
 }
 
 // guardSecrets runs a command with stdout and stderr that scrub every

@@ -2,6 +2,10 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toksweep/toksweep/internal/testkit/rawserver"
+	"github.com/toksweep/toksweep/sim/simtest"
 )
 
 // The planted secrets: none may appear in anything toksweep writes.
@@ -196,4 +201,49 @@ func TestMetricsCredentialsOnlyToTheNamedHostAndPort(t *testing.T) {
 			t.Errorf("metricsHeader(%q) sends the key: %v, want %v", raw, got, want)
 		}
 	}
+}
+
+// TestGPUMetricsURLSecretsNeverWritten: the credentials of a
+// --gpu-metrics-url (userinfo, a token in the query) are redacted in
+// summary.json's gpu_metrics_urls and never written anywhere, by a run
+// that scrapes it and by one whose endpoint answers an error quoting
+// them back.
+func TestGPUMetricsURLSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
+	cfg := serveSimConfig(t, "--preset", "fast", "--gpus", "1")
+	srv := simtest.NewServer(cfg)
+	t.Cleanup(srv.Close)
+	withSecrets := func(base string) string {
+		return strings.Replace(base, "http://", "http://gpu:"+plantedURLPw+"@", 1) + "/gpu/metrics?token=" + plantedKey
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "sweep", "--url", srv.URL+"/v1", "--levels", "1", "--requests", "2",
+		"--max-tokens", "8", "--gpu-metrics-url", withSecrets(srv.URL), "--out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	assertNoSecrets(t, stdout, stderr, out)
+	var sum struct {
+		Config struct {
+			GPU []string `json:"gpu_metrics_urls"`
+		} `json:"config"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &sum)
+	}
+	if err != nil || len(sum.Config.GPU) != 1 || !strings.Contains(sum.Config.GPU[0], "/gpu/metrics") {
+		t.Errorf("summary.json gpu_metrics_urls %q (%v): want the endpoint, redacted", sum.Config.GPU, err)
+	}
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, _ := r.BasicAuth()
+		http.Error(w, fmt.Sprintf("no GPUs for %s:%s at %s", u, p, r.URL), http.StatusInternalServerError)
+	}))
+	t.Cleanup(echo.Close)
+	code, stdout, stderr = runCLI(t, context.Background(), "sweep", "--url", srv.URL+"/v1", "--levels", "1", "--requests", "2",
+		"--gpu-metrics-url", withSecrets(echo.URL), "--out", filepath.Join(t.TempDir(), "run"))
+	if code == ExitOK {
+		t.Errorf("an endpoint that answers 500 was accepted: %s", stderr)
+	}
+	assertNoSecrets(t, stdout, stderr, "")
 }

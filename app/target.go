@@ -28,6 +28,12 @@ func (o *options) runConfig() *report.RunConfig {
 		ConnectTimeout: o.ConnectTimeout.String(), Insecure: o.Insecure,
 		SLO: report.NewSLOConfig(o.SLO), SLOTiers: report.NewTierConfigs(o.Tier.Tiers), ReadingSpeed: o.readingConfig(),
 	}
+	if o.Work.MetricsURL != "" {
+		r.MetricsURL = redactURL(o.Work.MetricsURL)
+	}
+	for _, u := range o.Work.GPUURLs {
+		r.GPUMetricsURLs = append(r.GPUMetricsURLs, redactURL(u))
+	}
 	m := o.mode()
 	r.Mode = m.Name()
 	if o.Sim {

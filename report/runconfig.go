@@ -18,7 +18,11 @@ import (
 // their levels' mode is recovered from their records and settings
 // (sweep.ClaimMode), as it was.
 type RunConfig struct {
-	URL            string            `json:"url"`
+	URL string `json:"url"`
+	// MetricsURL and GPUMetricsURLs are --metrics-url and
+	// --gpu-metrics-url, their credentials redacted as URL's are.
+	MetricsURL     string            `json:"metrics_url,omitempty"`
+	GPUMetricsURLs []string          `json:"gpu_metrics_urls,omitempty"`
 	Sim            bool              `json:"sim,omitempty"`
 	SimPreset      string            `json:"sim_preset,omitempty"`
 	Model          string            `json:"model"`
