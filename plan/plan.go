@@ -150,7 +150,7 @@ func Make(run rundir.SavedRun, o Options) (Plan, error) {
 	stats := run.Stats()
 	p, err := fromParts(run.Path, slo, stats, run.Levels, o)
 	if err == nil {
-		p.Tiers = tierPlans(run.Path, stats, run.Levels, run.Summary.Config.Tiers(), o)
+		p.Tiers = TierPlans(run.Path, stats, run.Levels, run.Summary.Config.Tiers(), o)
 	}
 	return p, err
 }

@@ -67,7 +67,7 @@ func (p Plan) WriteText(w io.Writer) error {
 			o.GPUsPerReplica, o.GPUHourUSD, l.OutputTPS, p.CostPerMTok, p.bound(", at most"))
 	}
 	p.writeEnergy(ew)
-	p.writeTiers(ew)
+	writeTiers(ew, p.Tiers, p.Options)
 	return ew.err
 }
 

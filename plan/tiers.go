@@ -3,6 +3,7 @@ package plan
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -33,9 +34,10 @@ type TierPlan struct {
 	Bound bool
 }
 
-// tierPlans plans at each tier's answer among stats (the figures of
-// levels); nil without tiers.
-func tierPlans(path string, stats []report.LevelStats, levels []sweep.Level, tiers []report.Tier, o Options) []TierPlan {
+// TierPlans plans at each tier's answer among stats (the figures of
+// levels, as a run's Stats and Levels), in the tiers' order; nil without
+// tiers. Make sets them in Plan.Tiers for the tiers the run recorded.
+func TierPlans(path string, stats []report.LevelStats, levels []sweep.Level, tiers []report.Tier, o Options) []TierPlan {
 	if len(tiers) == 0 {
 		return nil
 	}
@@ -85,14 +87,22 @@ func tiersHaveSessions(tiers []TierPlan) bool {
 	})
 }
 
-// writeTiers writes the tier table: one row per tier, its answer level and
-// the figures above worked out there.
-func (p Plan) writeTiers(ew *errWriter) {
-	if len(p.Tiers) == 0 {
+// WriteTierTable writes the tier table of tiers (TierPlans with o): one
+// row per tier, its answer level and the plan's figures worked out there,
+// then a line for each tier without a plan or whose figures are bounds.
+// Nothing without tiers.
+func WriteTierTable(w io.Writer, tiers []TierPlan, o Options) error {
+	ew := &errWriter{w: w}
+	writeTiers(ew, tiers, o)
+	return ew.err
+}
+
+// writeTiers is WriteTierTable into ew.
+func writeTiers(ew *errWriter, tiers []TierPlan, o Options) {
+	if len(tiers) == 0 {
 		return
 	}
-	o := p.Options
-	sessions := tiersHaveSessions(p.Tiers)
+	sessions := tiersHaveSessions(tiers)
 	heads := []string{"tier", "level", "X req/s", "replicas", "N+1"}
 	if o.Users > 0 {
 		heads = append(heads, "for N", "N+1")
@@ -107,12 +117,12 @@ func (p Plan) writeTiers(ew *errWriter) {
 	heads = append(heads, "limit")
 	ew.printf("\nPer SLO tier, at the highest level meeting it with every lower level passing (the formulas above, at that level):\n")
 	rows := [][]string{heads}
-	for _, t := range p.Tiers {
+	for _, t := range tiers {
 		rows = append(rows, t.cells(o, sessions))
 	}
 	left := func(col int) bool { return col < 2 || col == len(heads)-1 } // tier, level, limit
 	ew.printf("%s", alignRows(rows, left))
-	for _, t := range p.Tiers {
+	for _, t := range tiers {
 		switch {
 		case t.Plan == nil:
 			ew.printf("%s: %s\n", t.Name, t.Err)

@@ -37,7 +37,7 @@ func TestTierPlansByHand(t *testing.T) {
 	tiers := []report.Tier{{Name: "interactive", SLO: report.SLO{DecodeTPS: 40}}, {Name: "batch", SLO: report.SLO{DecodeTPS: 10}},
 		{Name: "impossible", SLO: report.SLO{DecodeTPS: 1000}}}
 	o := Options{PeakRPS: 10, Users: 30, Headroom: 0.75, GPUsPerReplica: 8, GPUHourUSD: 2.5}
-	got := tierPlans("R", stats, levels, tiers, o)
+	got := TierPlans("R", stats, levels, tiers, o)
 	if len(got) != 3 {
 		t.Fatalf("%d tier plans, want 3", len(got))
 	}
@@ -74,11 +74,11 @@ func TestTierPlansByHand(t *testing.T) {
 		t.Errorf("impossible: plan %v, limit %q, err %q; want none, fails at C=1, the failed bound", none.Plan, none.Limit, none.Err)
 	}
 	// Without a price, no cost; without sessions, no cost per session.
-	plain := tierPlans("R", stats, levels, tiers[:1], Options{PeakRPS: 10, Headroom: 0.75})
+	plain := TierPlans("R", stats, levels, tiers[:1], Options{PeakRPS: 10, Headroom: 0.75})
 	if p := plain[0].Plan; !math.IsNaN(p.CostPerMTok) || !math.IsNaN(p.CostPerSession()) || p.UserReplicas != 0 {
 		t.Errorf("unpriced, no users: $%v per M tokens, $%v per session, %d user replicas", p.CostPerMTok, p.CostPerSession(), p.UserReplicas)
 	}
-	if tierPlans("R", stats, levels, nil, o) != nil {
+	if TierPlans("R", stats, levels, nil, o) != nil {
 		t.Error("a run without tiers has tier plans")
 	}
 }

@@ -401,3 +401,118 @@ func jsonBytes(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// Over HTTP: while a long request holds the one batch slot, four requests
+// of priority 5 (in the body) and four of priority 0 (the x-priority
+// header, over a body's 9) queue; the server then sends every high one's
+// first token (its own x_sent_unix_ns stamps) before any low one's.
+func TestPriorityOverHTTP(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.MaxNumSeqs, cfg.DecodeBase = 1, 4*time.Millisecond
+	s, url := startSim(t, cfg)
+	url += "/v1/chat/completions"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	blocker := make(chan error, 1)
+	go func() {
+		resp, err := doPost(ctx, url, chatBody("hold the slot", 200)) // 200 steps, about 0.8 s
+		if err == nil {
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("the long request: status %d", resp.StatusCode)
+			}
+			resp.Body.Close()
+		}
+		blocker <- err
+	}()
+	waitStats(t, s, func(st Stats) bool { return st.Running == 1 })
+	select {
+	case err := <-blocker:
+		t.Fatalf("the long request ended before the others were sent: %v", err)
+	default:
+	}
+	type result struct {
+		high  bool
+		first time.Time
+		err   error
+	}
+	results := make(chan result, 8)
+	for i := range 8 {
+		high := i%2 == 1
+		go func() {
+			body := chatBody("hi", 3)
+			body["stream"] = true
+			h := http.Header{}
+			if high {
+				body["priority"] = 9
+				h.Set("x-priority", "0")
+			} else {
+				body["priority"] = 5
+			}
+			first, err := firstTokenStamp(ctx, url, body, h)
+			results <- result{high, first, err}
+		}()
+	}
+	waitStats(t, s, func(st Stats) bool { return st.Waiting == 8 })
+	select {
+	case err := <-blocker:
+		t.Skipf("the long request ended (%v) before the eight queued: the machine is too slow for this test", err)
+	default:
+	}
+	var lastHigh, firstLow time.Time
+	for range 8 {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.high && r.first.After(lastHigh) {
+			lastHigh = r.first
+		}
+		if !r.high && (firstLow.IsZero() || r.first.Before(firstLow)) {
+			firstLow = r.first
+		}
+	}
+	if !lastHigh.Before(firstLow) {
+		t.Errorf("the last high-priority first token (%v) is not before the first low one (%v)", lastHigh, firstLow)
+	}
+}
+
+// waitStats waits until s's Stats satisfy ok, failing after 30 s.
+func waitStats(t *testing.T, s *Server, ok func(Stats) bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok(s.Stats()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server's state never came: %+v", s.Stats())
+		}
+		time.Sleep(time.Millisecond) // a spacing between looks, not a guess
+	}
+}
+
+// firstTokenStamp streams body with headers h and returns the server's
+// stamp on the first event that carries text.
+func firstTokenStamp(ctx context.Context, url string, body map[string]any, h http.Header) (time.Time, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, jsonReader(body))
+	if err != nil {
+		return time.Time{}, err
+	}
+	req.Header = h
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer resp.Body.Close()
+	evs, err := readSSE(resp.Body)
+	if err != nil {
+		return time.Time{}, err
+	}
+	for _, e := range evs {
+		var m map[string]any
+		if json.Unmarshal([]byte(e.data), &m) == nil && chunkText(chatAPI, m) != "" {
+			ns, _ := m["x_sent_unix_ns"].(float64)
+			return time.Unix(0, int64(ns)), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("status %d: no token in %d events", resp.StatusCode, len(evs))
+}
