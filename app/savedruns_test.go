@@ -33,6 +33,11 @@ var savedRuns = []struct {
 	{"sessions", recordSweep("--sim", "--sim-preset", "fast", "--levels", "2", "--requests", "6", "--turns", "3",
 		"--input-tokens", "200", "--max-tokens", "16", "--think-time", "20ms")},
 	{"merged", recordMerged},
+	// tiers: a session run judged against four SLO tiers, one met by no
+	// level; plan's per-tier figures are worked out on it.
+	{"tiers", recordSweep("--sim", "--sim-preset", "fast", "--levels", "1,4,16", "--requests", "48", "--turns", "3",
+		"--input-tokens", "200", "--max-tokens", "16", "--slo-tier", "instant:ttft-p95<=1ms", "--slo-tier", "fast:decode>=950",
+		"--slo-tier", "steady:decode>=850", "--slo-tier", "bulk:ttft-p95<=1s")},
 }
 
 // recordSweep records a run with sweep and these arguments.

@@ -133,6 +133,9 @@ type Plan struct {
 	CostPerMTok float64
 	// KWhPerMTok is 1e6 / (TokensPerJ × 3.6e6) kWh; NaN without it.
 	KWhPerMTok float64
+	// Tiers are the plans at each SLO tier's answer (sweep --slo-tier),
+	// in the tiers' order; nil for a run without tiers.
+	Tiers []TierPlan
 }
 
 // Make plans from run with o (which must pass Check). It fails when no
@@ -144,7 +147,12 @@ func Make(run rundir.SavedRun, o Options) (Plan, error) {
 	if run.Summary.Recommendation != nil {
 		slo = run.Summary.Recommendation.SLO
 	}
-	return fromParts(run.Path, slo, run.Stats(), run.Levels, o)
+	stats := run.Stats()
+	p, err := fromParts(run.Path, slo, stats, run.Levels, o)
+	if err == nil {
+		p.Tiers = TierPlans(run.Path, stats, run.Levels, run.Summary.Config.Tiers(), o)
+	}
+	return p, err
 }
 
 // fromParts is Make on a run's parts: stats[i] are the figures of levels[i],
@@ -158,21 +166,32 @@ func fromParts(path, slo string, stats []report.LevelStats, levels []sweep.Level
 	if err != nil {
 		return Plan{}, err
 	}
-	p.Level = pool(levels, stats, chosen)
+	if err := p.size(stats, levels, chosen); err != nil {
+		return Plan{}, err
+	}
+	return p, nil
+}
+
+// size sets p's level to group g's figures pooled, and the figures the
+// options ask for at it.
+func (p *Plan) size(stats []report.LevelStats, levels []sweep.Level, g group) error {
+	o := p.Options
+	p.Level = pool(levels, stats, g)
 	l := p.Level
 	if !(l.RequestsPerS > 0) || !(l.OutputTPS > 0) || l.MeanE2E <= 0 {
-		return Plan{}, fmt.Errorf("level %s delivered no throughput to plan on", l.Key)
+		return fmt.Errorf("level %s delivered no throughput to plan on", l.Key)
 	}
+	var err error
 	if p.Replicas, err = count("--peak-rps", o.PeakRPS/(l.RequestsPerS*o.Headroom)); err != nil {
-		return Plan{}, err
+		return err
 	}
 	p.ReplicasN1 = p.Replicas + 1
 	if o.Users > 0 {
 		if !(l.Users > 0) {
-			return Plan{}, fmt.Errorf("%w: --users needs the requests level %s held in flight, and it measured none", ErrCannotAnswer, l.Key)
+			return fmt.Errorf("%w: --users needs the requests level %s held in flight, and it measured none", ErrCannotAnswer, l.Key)
 		}
 		if p.UserReplicas, err = count("--users", float64(o.Users)/(l.Users*o.Headroom)); err != nil {
-			return Plan{}, err
+			return err
 		}
 		p.UserReplicasN1 = p.UserReplicas + 1
 	}
@@ -182,7 +201,7 @@ func fromParts(path, slo string, stats []report.LevelStats, levels []sweep.Level
 	if o.priced() {
 		p.CostPerMTok = o.GPUsPerReplica * o.GPUHourUSD / (l.OutputTPS * 3600) * 1e6
 	}
-	return p, nil
+	return nil
 }
 
 // count is the replica count ceil(x), refused (ErrCannotAnswer) when x

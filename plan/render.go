@@ -67,6 +67,7 @@ func (p Plan) WriteText(w io.Writer) error {
 			o.GPUsPerReplica, o.GPUHourUSD, l.OutputTPS, p.CostPerMTok, p.bound(", at most"))
 	}
 	p.writeEnergy(ew)
+	writeTiers(ew, p.Tiers, p.Options)
 	return ew.err
 }
 
@@ -172,6 +173,9 @@ type JSON struct {
 	// KWhPerMTok is the GPUs' energy per million output tokens; absent
 	// when the run did not measure it.
 	KWhPerMTok *float64 `json:"kwh_per_million_output_tokens,omitempty"`
+	// Tiers is the plan at each SLO tier's answer level (sweep
+	// --slo-tier); absent for a run without tiers.
+	Tiers []TierJSON `json:"tiers,omitempty"`
 	// Formulas states how each figure above is computed.
 	Formulas map[string]string `json:"formulas"`
 }
@@ -218,6 +222,7 @@ var Formulas = map[string]string{
 	"sessions_per_s":                    "requests_per_s / session_turns_mean",
 	"sessions_per_day_per_replica":      "sessions_per_s × 86400",
 	"peak_sessions_per_s":               "peak_rps / session_turns_mean",
+	"usd_per_session":                   "gpus_per_replica × gpu_hour_usd / (sessions_per_s × 3600)",
 }
 
 // Bounds are the figures of a plan of basis "bound" and which way each
@@ -232,6 +237,7 @@ var Bounds = map[string]string{
 	"usd_per_million_output_tokens":     "at most",
 	"sessions_per_s":                    "at least",
 	"sessions_per_day_per_replica":      "at least",
+	"usd_per_session":                   "at most",
 }
 
 // ToJSON converts p for plan.json.
@@ -243,7 +249,7 @@ func (p Plan) ToJSON() JSON {
 			RequestsPerS: l.RequestsPerS, OutputTPS: l.OutputTPS, E2EMeanS: l.MeanE2E.Seconds(),
 			E2ERequests: l.E2ERequests, ClientLimited: l.ClientLimited},
 		PeakRPS: o.PeakRPS, Headroom: o.Headroom, Replicas: p.Replicas, ReplicasN1: p.ReplicasN1,
-		LittleRPS: p.LittleRPS, TokensPerDay: p.TokensPerDay, Formulas: Formulas,
+		LittleRPS: p.LittleRPS, TokensPerDay: p.TokensPerDay, Formulas: Formulas, Tiers: tiersJSON(p.Tiers),
 	}
 	if p.Basis == BasisBound {
 		j.Bounds = Bounds
