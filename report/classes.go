@@ -40,13 +40,15 @@ func anyClass(stats []LevelStats) bool {
 // in the classes' order, each summarised as a level of its own (so every
 // figure of a class row is the level's figure over the class's requests
 // alone; the server's and the GPUs' are the whole level's and are left
-// out); nil without classes.
-func summarizeClasses(l sweep.Level, set Settings) []LevelStats {
+// out), its aggregate figures (tok/s, req/s, in-flight) over the level's
+// steady-state window, so that the rows add up to the level's; nil
+// without classes.
+func summarizeClasses(l sweep.Level, set Settings, level *LevelStats) []LevelStats {
 	if len(set.Classes) == 0 {
 		return nil
 	}
 	sub := set
-	sub.Classes = nil
+	sub.Classes, sub.level = nil, level
 	out := make([]LevelStats, 0, len(set.Classes))
 	for _, name := range set.Classes {
 		cl := sweep.Level{Mode: l.Mode, Concurrency: l.Concurrency, Rate: l.Rate, Repeat: l.Repeat, EndReason: l.EndReason,

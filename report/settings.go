@@ -13,6 +13,9 @@ type Settings struct {
 	// Classes are the run's traffic classes, by name (--class): each
 	// level gets a row per class (LevelStats.Classes); nil: none.
 	Classes []string
+	// level, set for a class row, is its level's figures: the row's
+	// aggregate figures are over the level's window (classes.go).
+	level *LevelStats
 }
 
 // Settings are the figure settings c records (the zero Settings for a

@@ -194,6 +194,9 @@ func Summarize(l sweep.Level, set Settings) LevelStats {
 	s.singleStream(g)
 	s.smoothness(g.ok, set.Reader())
 	s.window(g.measured)
+	if lv := set.level; lv != nil { // a class row: the class's share of the level's window
+		s.WindowStart, s.WindowEnd, s.WindowFallback = lv.WindowStart, lv.WindowEnd, lv.WindowFallback
+	}
 	s.aggregate(l.All())
 	s.ClientDelayP99 = duration(g.lag.Percentile(99))
 	s.Session = sessionStats(g.measured)
@@ -204,7 +207,7 @@ func Summarize(l sweep.Level, set Settings) LevelStats {
 	s.Server = serverStats(l.Server)
 	s.GPU = gpuStats(l)
 	s.percentiles(g, set.Percentiles)
-	s.Classes = summarizeClasses(l, set)
+	s.Classes = summarizeClasses(l, set, &s)
 	return s
 }
 
