@@ -106,6 +106,9 @@ type sweepFlagValues struct {
 	Percentiles        string
 	SimNoPrefixSet     bool
 	SimModel           string // --sim-model: a model file from 'toksweep fit', set over the preset
+
+	// SimAdapters are --sim-adapter's NAME[:COST] values.
+	SimAdapters []string
 }
 
 // parseOptions checks every flag, as sweepFlags bound them into o, and
@@ -145,6 +148,9 @@ func (o *options) target() error {
 		}
 		if !o.Flags.MaxTokensSet {
 			o.MaxTokens = defaultSimMaxTokens
+		}
+		if _, err := parseAdapters("sim-adapter", o.Flags.SimAdapters); err != nil {
+			return err
 		}
 	} else if err := checkURL(o.URL); err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"net"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +23,7 @@ type simOptions struct {
 	Preset              string
 	SimModel            string // --sim-model: a model file from 'toksweep fit', set over the preset
 	Model               *string
+	Adapters            []string // --adapter NAME[:COST], repeatable
 	MaxModelLen         *int
 	MaxNumSeqs          *int
 	PrefillRate         *float64
@@ -91,10 +94,11 @@ func simFlags(o *simOptions) []cli.Flag {
 		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Destination: &o.Preset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
 		&cli.StringFlag{Name: "sim-model", Destination: &o.SimModel, Usage: "a model fitted by 'toksweep fit' (model.json): its parameters replace the preset's, and the model flags below replace both"},
 		&cli.StringFlag{Name: "model", Action: into(&o.Model), Usage: "served model name"},
+		&cli.StringSliceFlag{Name: "adapter", Action: func(_ *cli.Context, v []string) error { o.Adapters = v; return nil }, Usage: adapterUsage},
 		&cli.IntFlag{Name: "max-model-len", Action: into(&o.MaxModelLen), Usage: "context window, prompt + completion tokens"},
-		&cli.IntFlag{Name: "max-num-seqs", Action: into(&o.MaxNumSeqs), Usage: "running batch cap; further requests queue FCFS"},
+		&cli.IntFlag{Name: "max-num-seqs", Action: into(&o.MaxNumSeqs), Usage: "running batch cap; further requests queue by priority (a body's \"priority\" or an x-priority header, lower first), then FCFS"},
 		&cli.Float64Flag{Name: "prefill-rate", Action: into(&o.PrefillRate), Usage: "prefill tokens per second (a prefill chunk lengthens its whole step)"},
-		&cli.IntFlag{Name: "kv-cache-tokens", Action: into(&o.KVCacheTokens), Usage: "KV cache capacity in tokens (blocks of 16); running out preempts the newest request (preset: room for max-num-seqs full-length sequences)"},
+		&cli.IntFlag{Name: "kv-cache-tokens", Action: into(&o.KVCacheTokens), Usage: "KV cache capacity in tokens (blocks of 16); running out preempts the newest of the lowest priority (preset: room for max-num-seqs full-length sequences)"},
 		&cli.IntFlag{Name: "max-num-batched-tokens", Action: into(&o.MaxNumBatchedTokens), Usage: "token budget per step, decode tokens plus prefill chunks (chunked prefill; 0: whole prompts)"},
 		&cli.BoolFlag{Name: "no-prefix-caching", Action: into(&o.NoPrefixCaching), Usage: "turn prefix caching off"},
 		&cli.DurationFlag{Name: "decode-base", Action: into(&o.DecodeBase), Usage: "fixed cost of every decode step"},
@@ -147,6 +151,11 @@ func (o *simOptions) simConfig() (sim.Config, error) {
 		}
 	}
 	override(&cfg.Model, o.Model)
+	if len(o.Adapters) > 0 {
+		if cfg.Adapters, err = parseAdapters("adapter", o.Adapters); err != nil {
+			return cfg, err
+		}
+	}
 	override(&cfg.MaxModelLen, o.MaxModelLen)
 	override(&cfg.MaxNumSeqs, o.MaxNumSeqs)
 	override(&cfg.PrefillTokensPerSec, o.PrefillRate)
@@ -173,6 +182,31 @@ func (o *simOptions) simConfig() (sim.Config, error) {
 	override(&cfg.DraftTokens, o.DraftTokens)
 	override(&cfg.DraftAcceptance, o.DraftAcceptance)
 	return cfg, o.check(cfg)
+}
+
+// adapterUsage is --adapter's (and sweep's --sim-adapter's) help.
+const adapterUsage = "a LoRA adapter NAME[:COST] served as a model beside the base; COST ≥ 1 (default 1) multiplies its prefill tokens' cost, and each step running it lasts COST−1 of the decode part longer (repeatable)"
+
+// parseAdapters reads --flag NAME[:COST] values into the simulator's
+// adapters.
+func parseAdapters(flag string, values []string) ([]sim.Adapter, error) {
+	var out []sim.Adapter
+	for _, v := range values {
+		name, cost, hasCost := strings.Cut(strings.TrimSpace(v), ":")
+		a := sim.Adapter{Name: name, Cost: 1}
+		if hasCost {
+			c, err := strconv.ParseFloat(cost, 64)
+			if err != nil || !(c >= 1) || math.IsInf(c, 0) {
+				return nil, usagef("invalid --%s %q: want NAME[:COST], COST a number ≥ 1 (the adapter's cost relative to the base model)", flag, v)
+			}
+			a.Cost = c
+		}
+		if name == "" || slices.ContainsFunc(out, func(b sim.Adapter) bool { return b.Name == name }) {
+			return nil, usagef("invalid --%s %q: want NAME[:COST], each NAME given once", flag, v)
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // override sets *dst to the flag's value when the flag was given.
@@ -252,7 +286,11 @@ func serveSim(ctx context.Context, addr string, cfg sim.Config, stderr io.Writer
 	if w := exposedWarning(a); w != "" {
 		fmt.Fprintln(stderr, "toksweep: warning: "+w)
 	}
-	fmt.Fprintf(stderr, "toksweep: simulator serving model %q on http://%s/v1 (Ctrl-C to stop)\n", srv.Config().Model, a)
+	served := fmt.Sprintf("model %q", srv.Config().Model)
+	for _, ad := range srv.Config().Adapters {
+		served += fmt.Sprintf(", adapter %q (cost %g)", ad.Name, ad.Cost)
+	}
+	fmt.Fprintf(stderr, "toksweep: simulator serving %s on http://%s/v1 (Ctrl-C to stop)\n", served, a)
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
 		return err

@@ -316,6 +316,9 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 		return nil, err
 	}
 	cfg.NoPrefixCaching = o.SimNoPrefix
+	if cfg.Adapters, err = parseAdapters("sim-adapter", o.Flags.SimAdapters); err != nil {
+		return nil, err
+	}
 	if m := o.Flags.SimModel; m != "" {
 		if err := loadSimModel(m, &cfg); err != nil {
 			return nil, err

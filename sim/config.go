@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,6 +37,9 @@ type Config struct {
 	// full blocks of prompt tokens stay cached after their request, and a
 	// later prompt that starts with the same tokens skips their prefill.
 	NoPrefixCaching bool
+	// Adapters are LoRA adapters served beside Model: a request naming one
+	// runs on the base model at the adapter's cost (Adapter.Cost).
+	Adapters []Adapter
 
 	// PrefillTokensPerSec is the prefill rate: admitting a request adds
 	// prompt_tokens/PrefillTokensPerSec to the step it is admitted in. > 0.
@@ -127,6 +132,21 @@ type Config struct {
 	DraftAcceptance float64
 }
 
+// Adapter is a LoRA adapter, served as a model name of its own beside the
+// base model (/v1/models lists it with the base as its parent).
+type Adapter struct {
+	Name string
+	// Cost is what the adapter costs relative to the base model, ≥ 1 (0
+	// means 1: a name only). Each prefill token of its requests costs Cost
+	// times a base one, and every step in which at least one of its
+	// requests runs lasts Cost−1 of the step's decode part longer (its
+	// weights read and its kernels run once per step however many of its
+	// requests run, as batched multi-LoRA kernels do). Adapters add up: a
+	// step running adapters a and b lasts (1 + (Cost_a−1) + (Cost_b−1)) ×
+	// its decode part.
+	Cost float64
+}
+
 // The values a Config may name in ReasoningField.
 const (
 	ReasoningContent = "reasoning_content" // vLLM's older field, and DeepSeek's
@@ -143,6 +163,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TimeScale == 0 {
 		c.TimeScale = 1
+	}
+	if len(c.Adapters) > 0 {
+		c.Adapters = slices.Clone(c.Adapters) // the caller's slice stays as it was
+		for i := range c.Adapters {
+			c.Adapters[i].Cost = cmp.Or(c.Adapters[i].Cost, 1)
+		}
 	}
 	if c.ReasoningField == "" {
 		c.ReasoningField = ReasoningContent
@@ -190,6 +216,12 @@ func (c Config) validate() error {
 	bad(c.EOSAfter < 0, "EOSAfter must not be negative, got %d", c.EOSAfter)
 	bad(c.QueueLimit429 < 0, "QueueLimit429 must not be negative, got %d", c.QueueLimit429)
 	bad(c.GPUs < 1, "GPUs must be at least 1, got %d", c.GPUs)
+	names := map[string]bool{c.Model: true}
+	for _, a := range c.Adapters {
+		bad(a.Name == "" || names[a.Name], "an adapter's name must be set and differ from the model's and the other adapters', got %q", a.Name)
+		bad(!(a.Cost >= 1) || math.IsInf(a.Cost, 0), "adapter %q: Cost must be at least 1 and finite, got %g", a.Name, a.Cost)
+		names[a.Name] = true
+	}
 	for _, v := range []float64{c.GPUIdleWatts, c.GPUWattsPerSeq, c.GPUBaseMiB, c.GPUKVMiB} {
 		bad(!(v >= 0) || math.IsInf(v, 0), "the GPU model's watts and MiB must be finite and not negative, got %g", v)
 	}

@@ -30,6 +30,16 @@
 //     first served, while the batch holds fewer than MaxNumSeqs sequences,
 //     budget is left and the KV cache has blocks for their prompt beyond its
 //     cached prefix. A request that does not fit blocks those behind it.
+//   - Priorities (the request's "priority", or its X-Priority header, which
+//     wins; lower first, 0 by default) order the queue as vLLM's
+//     --scheduling-policy priority does: by priority, then arrival. The
+//     preempted sequence is the lowest-priority running one (the newest of
+//     those), taken back out of the step if it was already planned into it;
+//     a full batch is not preempted for a waiting request of higher
+//     priority, as in vLLM (#40004). A preempted request goes back ahead of
+//     the waiting ones of its priority. With one priority this is FCFS
+//     exactly. vLLM refuses a non-zero priority unless started with that
+//     policy; the simulator always honours it.
 //
 // The step lasts
 //
@@ -39,6 +49,10 @@
 // free) over PrefillTokensPerSec, plus PrefillBase when there are any, B
 // is the number of sequences in the step and ctx the sum of their context
 // (prompt plus tokens generated so far).
+// A request naming a LoRA adapter (Config.Adapters) runs at its Cost c:
+// its prefill tokens cost c×, and a step in which any of its requests runs
+// has its decode part (DecodeBase + DecodePerSeq×B + DecodePerCtxToken×ctx)
+// multiplied by 1 + Σ(c−1) over the adapters in the step, each once.
 // So without a budget a long prompt stalls the whole batch for its whole
 // prefill, and with one, for about one chunk per step. With short prompts
 // and the budget not reached, this is exactly the earlier, unchunked model,
@@ -87,12 +101,14 @@
 // (gpu.go): idle watts plus watts per running sequence, an energy counter
 // integrating them, memory from the KV cache's usage.
 //
-// What is not modelled: swapping, priorities, the drafter's own cost, and
-// anything the network adds.
+// What is not modelled: swapping, the drafter's own cost, an adapter's
+// loading and vLLM's --max-loras, and anything the network adds.
 //
 // # Protocol
 //
-// The server answers GET /v1/models, GET /health, GET /metrics (Prometheus
+// The server answers GET /v1/models (the base model, then each adapter
+// with the base as its parent; a request for any other model is vLLM's
+// 404), GET /health, GET /metrics (Prometheus
 // text with vLLM's metric names), GET /gpu/metrics (dcgm-exporter's
 // DCGM_FI_DEV_* fields, one line per GPU), and POST /v1/chat/completions and
 // /v1/completions, streaming (SSE) and not, in vLLM's shapes: a role-only

@@ -33,6 +33,8 @@ type job struct {
 	hashes       []uint64 // chained hashes of its full blocks (prompt, then reply); nil without prefix caching
 	target       int      // tokens to generate
 	finish       string   // finish_reason once target is reached
+	priority     int      // lower is scheduled first (vLLM's request priority); 0 by default
+	adapter      int      // 1 + its index in Config.Adapters; 0: the base model
 }
 
 // seq is one request in the engine. The scheduler goroutine publishes
@@ -88,6 +90,10 @@ type engine struct {
 	cfg Config
 	// Step costs in nanoseconds, already multiplied by TimeScale.
 	baseNs, perSeqNs, perCtxNs, prefNs, prefBaseNs float64
+	// cost is each adapter's Cost, by job.adapter (cost[0], the base
+	// model's, is 1); inStep marks the adapters the step being sized runs.
+	cost   []float64
+	inStep []bool
 
 	met    *metrics
 	wake   chan struct{} // capacity 1: "look at the queue"
@@ -119,6 +125,13 @@ func newEngine(cfg Config, met *metrics) *engine { return startEngine(cfg, met, 
 
 // startEngine is newEngine with a trace hook for tests.
 func startEngine(cfg Config, met *metrics, trace func(stepTrace)) *engine {
+	e := makeEngine(cfg, met, trace)
+	go e.run()
+	return e
+}
+
+// makeEngine is an engine whose scheduler has not started.
+func makeEngine(cfg Config, met *metrics, trace func(stepTrace)) *engine {
 	s := cfg.TimeScale
 	e := &engine{
 		cfg:      cfg,
@@ -138,8 +151,12 @@ func startEngine(cfg Config, met *metrics, trace func(stepTrace)) *engine {
 		trace:    trace,
 	}
 	e.prefBaseNs = float64(cfg.PrefillBase) * s // PrefillBase, scaled alike
+	e.cost = []float64{1}
+	for _, a := range cfg.Adapters {
+		e.cost = append(e.cost, a.Cost)
+	}
+	e.inStep = make([]bool, len(e.cost))
 	e.pace = newPacer(e.done)
-	go e.run()
 	return e
 }
 
@@ -168,10 +185,22 @@ func (e *engine) submit(j job) (*seq, error) {
 		e.mu.Unlock()
 		return nil, errQueueFull
 	}
-	e.waiting = append(e.waiting, sq)
+	e.enqueue(sq)
 	e.mu.Unlock()
 	e.poke()
 	return sq, nil
+}
+
+// enqueue puts a new request in the waiting queue, which is kept in order
+// of priority (lower first) and of arrival within one: after every request
+// of its priority or a lower value. With one priority, it appends. The
+// caller holds e.mu.
+func (e *engine) enqueue(sq *seq) {
+	i := len(e.waiting)
+	for i > 0 && e.waiting[i-1].priority > sq.priority {
+		i--
+	}
+	e.waiting = slices.Insert(e.waiting, i, sq)
 }
 
 // abort takes a sequence out of the engine: at once if it still waits, at

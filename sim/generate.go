@@ -2,11 +2,14 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,6 +39,7 @@ type genRequest struct {
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	MinTokens           int             `json:"min_tokens"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
+	Priority            int             `json:"priority"` // vLLM's: lower is scheduled first
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -101,6 +105,10 @@ func (s *Server) generate(a api) http.HandlerFunc {
 			writeError(w, newAPIError(http.StatusBadRequest, "Invalid JSON in request body: %v", err))
 			return
 		}
+		if aerr := headerPriority(r.Header, &req); aerr != nil {
+			writeError(w, aerr)
+			return
+		}
 		p, aerr := s.plan(a, &req)
 		if aerr != nil {
 			writeError(w, aerr)
@@ -134,7 +142,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *plan) {
 // plan validates a request the way vLLM does and decides its output: how
 // many tokens, which finish_reason, how many of them are reasoning.
 func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
-	if req.Model != "" && req.Model != s.cfg.Model {
+	adapter, ok := s.modelIndex(req.Model)
+	if !ok {
 		return nil, newAPIError(http.StatusNotFound, "The model `%s` does not exist.", req.Model)
 	}
 	ids, msgs, aerr := promptIDs(a, req)
@@ -155,10 +164,10 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 		return nil, aerr
 	}
 	p := &plan{
-		job:         job{promptTokens: prompt, target: maxTokens, finish: "length"},
+		job:         job{promptTokens: prompt, target: maxTokens, finish: "length", priority: req.Priority, adapter: adapter},
 		caching:     !s.cfg.NoPrefixCaching,
 		api:         a,
-		model:       s.cfg.Model,
+		model:       cmp.Or(req.Model, s.cfg.Model),
 		stream:      req.Stream,
 		reasonField: s.cfg.ReasoningField,
 		perChunk:    s.cfg.TokensPerChunk,
@@ -184,6 +193,37 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 		p.id = fmt.Sprintf("cmpl-sim-%d-%d", s.created, n)
 	}
 	return p, nil
+}
+
+// modelIndex is the job.adapter of the model a request names: 0 for the
+// base model (or no name), 1+i for Config.Adapters[i]; false for a model
+// the server does not serve.
+func (s *Server) modelIndex(name string) (int, bool) {
+	if name == "" || name == s.cfg.Model {
+		return 0, true
+	}
+	i := slices.IndexFunc(s.cfg.Adapters, func(a Adapter) bool { return a.Name == name })
+	return i + 1, i >= 0
+}
+
+// PriorityHeader is the request header whose integer sets a request's
+// priority as the body's "priority" does (lower is scheduled first). When
+// both are given, the header wins: a gateway in front of the server sets
+// it.
+const PriorityHeader = "X-Priority"
+
+// headerPriority sets req's priority from the PriorityHeader, if given.
+func headerPriority(h http.Header, req *genRequest) *apiError {
+	v := h.Get(PriorityHeader)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return newAPIError(http.StatusBadRequest, "The %s header must be an integer, got %q.", strings.ToLower(PriorityHeader), v)
+	}
+	req.Priority = n
+	return nil
 }
 
 // checkLengths applies vLLM's limits on max_tokens, min_tokens and the

@@ -9,8 +9,9 @@ import (
 // The scheduler's step, after vLLM V1's: the running sequences first, in
 // order, each taking one decode token or a chunk of its prefill from the
 // step's token budget and the KV blocks it needs; a sequence that cannot get
-// its blocks preempts the newest running one; then, if nobody was preempted,
-// waiting requests in order while there are batch slots, budget and blocks.
+// its blocks preempts the lowest-priority running one, the newest of those;
+// then, if nobody was preempted, waiting requests in order (of priority,
+// then arrival) while there are batch slots, budget and blocks.
 
 // stepTrace is what one step did, for tests: its modelled start and end and
 // the sequences it computed.
@@ -31,21 +32,30 @@ func (e *engine) schedule(now time.Time) {
 	budget := e.budget
 	e.stepped = e.stepped[:0]
 	preempted := false
-	for i := 0; i < len(e.running) && budget > 0; i++ {
+	for i := 0; i < len(e.running) && budget > 0; {
 		sq := e.running[i]
 		e.plan(sq, budget)
+		kept := true
 		for !e.grow(sq) {
-			victim := e.running[len(e.running)-1]
-			e.running = e.running[:len(e.running)-1]
+			v := e.victim()
+			victim := e.running[v]
+			if v < i { // already planned into this step: taken back out
+				budget += max(victim.chunk, 1)
+				e.stepped = slices.DeleteFunc(e.stepped, func(s *seq) bool { return s == victim })
+				i--
+			}
+			e.running = slices.Delete(e.running, v, v+1)
 			e.preempt(victim)
 			preempted = true
 			if victim == sq {
+				kept = false
 				break
 			}
 		}
-		if i < len(e.running) { // not preempted itself
+		if kept {
 			budget -= max(sq.chunk, 1)
 			e.stepped = append(e.stepped, sq)
+			i++
 		}
 	}
 	if !preempted {
@@ -53,6 +63,20 @@ func (e *engine) schedule(now time.Time) {
 	}
 	e.nRunning.Store(int64(len(e.running)))
 	e.met.setKV(e.pool.usage())
+}
+
+// victim is the index of the running sequence to preempt: the one of the
+// lowest priority (the highest value), the newest of those. With one
+// priority it is the newest running sequence, as in vLLM's FCFS policy;
+// vLLM's priority policy breaks the tie by arrival instead.
+func (e *engine) victim() int {
+	v := len(e.running) - 1
+	for i := v - 1; i >= 0; i-- {
+		if e.running[i].priority > e.running[v].priority {
+			v = i
+		}
+	}
+	return v
 }
 
 // plan sets what sq computes this step: the rest of its prefill (or as much
@@ -95,19 +119,24 @@ func (e *engine) grow(sq *seq) bool {
 }
 
 // preempt evicts a running sequence in vLLM's recompute mode: its blocks are
-// freed and it waits at the head of the queue, to prefill its prompt and
-// the tokens it had generated again. Its stream just pauses.
+// freed and it waits at the head of the queue (ahead of every request of
+// its priority or a higher value), to prefill its prompt and the tokens it
+// had generated again. Its stream just pauses.
 func (e *engine) preempt(sq *seq) {
 	e.pool.release(sq.blocks)
 	sq.blocks, sq.computed, sq.nHashed, sq.chunk, sq.emitN = nil, 0, 0, 0, 0
 	e.mu.Lock()
-	e.waiting = slices.Insert(e.waiting, 0, sq)
+	i := 0
+	for i < len(e.waiting) && e.waiting[i].priority < sq.priority {
+		i++
+	}
+	e.waiting = slices.Insert(e.waiting, i, sq)
 	e.mu.Unlock()
 	e.met.preempted()
 }
 
-// admit moves waiting requests into the batch, first come first served,
-// while there are slots, budget and blocks for their prompts beyond the
+// admit moves waiting requests into the batch in the queue's order (first
+// come first served within a priority) while there are slots, budget and blocks for their prompts beyond the
 // cached prefix. A request that does not fit blocks those behind it.
 func (e *engine) admit(now time.Time, budget int) {
 	e.mu.Lock()
@@ -163,19 +192,29 @@ func (e *engine) admitted(sq *seq, now time.Time, hit int) {
 
 // stepDuration is the modelled length of the planned step:
 //
-//	prefill×prefNs + [prefill > 0]×prefBase + base + perSeq×B + perCtx×ctx
+//	Σ cost×prefill×prefNs + [prefill > 0]×prefBase + (base + perSeq×B + perCtx×ctx)×(1 + Σ (cost−1))
 //
-// where prefill is the prompt tokens computed (cached ones cost nothing), B
-// the sequences in the step and ctx the sum of their context (their KV after
-// the step's prefill). With short prompts and no budget this is the
-// unchunked model's step exactly.
+// where prefill is each sequence's prompt tokens computed (cached ones cost
+// nothing) and cost its adapter's (1 for the base model), B the sequences in
+// the step, ctx the sum of their context (their KV after the step's prefill),
+// and the last sum is over the adapters the step runs, each once. With short
+// prompts, no budget and no adapters this is the unchunked model's step
+// exactly.
 func (e *engine) stepDuration() time.Duration {
 	prefill, ctx := 0, 0
+	weighted, extra := 0.0, 0.0 // prefill tokens × their adapter's cost; the adapters' fractions
 	for _, sq := range e.stepped {
 		prefill += sq.chunk
 		ctx += sq.computed + sq.chunk
+		c := e.cost[sq.adapter]
+		weighted += float64(sq.chunk) * c // exact for integers: with no adapters, float64(prefill)
+		if sq.adapter > 0 && !e.inStep[sq.adapter] {
+			e.inStep[sq.adapter], extra = true, extra+c-1
+		}
 	}
-	ns := float64(prefill)*e.prefNs + e.baseNs + e.perSeqNs*float64(len(e.stepped)) + e.perCtxNs*float64(ctx)
+	clear(e.inStep)
+	f := 1 + extra // 1 exactly without adapters: each term below is then what it was
+	ns := weighted*e.prefNs + e.baseNs*f + e.perSeqNs*float64(len(e.stepped))*f + e.perCtxNs*float64(ctx)*f
 	if prefill > 0 {
 		ns += e.prefBaseNs
 	}

@@ -162,7 +162,8 @@ func only(method string, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// modelCard is one entry of /v1/models, as vLLM writes it.
+// modelCard is one entry of /v1/models, as vLLM writes it: an adapter's
+// parent is the base model, and it has no max_model_len.
 type modelCard struct {
 	ID          string  `json:"id"`
 	Object      string  `json:"object"`
@@ -170,17 +171,18 @@ type modelCard struct {
 	OwnedBy     string  `json:"owned_by"`
 	Root        string  `json:"root"`
 	Parent      *string `json:"parent"`
-	MaxModelLen int     `json:"max_model_len"`
+	MaxModelLen *int    `json:"max_model_len"`
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"object": "list",
-		"data": []modelCard{{
-			ID: s.cfg.Model, Object: "model", Created: s.created, OwnedBy: "toksweep-sim",
-			Root: s.cfg.Model, MaxModelLen: s.cfg.MaxModelLen,
-		}},
-	})
+	base := modelCard{ID: s.cfg.Model, Object: "model", Created: s.created, OwnedBy: "toksweep-sim",
+		Root: s.cfg.Model, MaxModelLen: &s.cfg.MaxModelLen}
+	cards := []modelCard{base}
+	for _, a := range s.cfg.Adapters {
+		cards = append(cards, modelCard{ID: a.Name, Object: "model", Created: s.created, OwnedBy: "toksweep-sim",
+			Root: a.Name, Parent: &s.cfg.Model})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": cards})
 }
 
 func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
