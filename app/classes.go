@@ -119,6 +119,7 @@ func parseClass(given string) (classEntry, error) {
 	name, rest, _ := strings.Cut(given, ":")
 	e := classEntry{Name: strings.TrimSpace(name), Headers: map[string]string{}}
 	var slos []string
+	afterHeader := false
 	for part := range strings.SplitSeq(rest, ",") {
 		if strings.TrimSpace(part) == "" {
 			continue
@@ -126,8 +127,10 @@ func parseClass(given string) (classEntry, error) {
 		key, val, ok := strings.Cut(part, "=")
 		key = strings.TrimSpace(key)
 		switch {
+		case !ok && afterHeader: // perhaps the rest of a header's value: not echoed
+			return e, usagef("invalid %s: a part after header= is not KEY=VALUE (a comma in a header's value? give it in --classes FILE): want %s", where, classSyntax)
 		case !ok:
-			return e, usagef("invalid %s: %q is not KEY=VALUE: want %s", where, redactClassArg(part), classSyntax)
+			return e, usagef("invalid %s: %q is not KEY=VALUE: want %s", where, part, classSyntax)
 		case key == "share":
 			if e.Share != nil {
 				return e, usagef("invalid %s: share is given twice", where)
@@ -140,6 +143,7 @@ func parseClass(given string) (classEntry, error) {
 		case key == "model":
 			e.Model = strings.TrimSpace(val)
 		case key == "header":
+			afterHeader = true
 			for h := range strings.SplitSeq(val, ";") {
 				k, v, ok := strings.Cut(h, ":")
 				if !ok || strings.TrimSpace(k) == "" {
@@ -172,9 +176,6 @@ func (o *options) checkClass(e classEntry) (trafficClass, error) {
 		}
 		c.Share = *e.Share
 	}
-	if _, set := o.ExtraBody["model"]; set && c.Model != "" {
-		return c, usagef("invalid %s: model=%s is never sent: --extra-body sets the model of every request", where, c.Model)
-	}
 	for k, v := range e.Headers {
 		switch {
 		case !client.ValidHeaderName(k):
@@ -198,11 +199,22 @@ func (o *options) checkClass(e classEntry) (trafficClass, error) {
 }
 
 // redactClassArg hides the header values of a --class argument in a
-// usage error: a credential there is not echoed.
+// usage error, and any part after a header= that is not KEY=VALUE (the
+// rest of a value with a comma): a credential there is not echoed.
 func redactClassArg(s string) string {
-	parts := strings.Split(s, ",")
+	name, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return s
+	}
+	parts := strings.Split(rest, ",")
+	afterHeader := false
 	for i, p := range parts {
-		if k, v, ok := strings.Cut(p, "="); ok && strings.TrimSpace(k) == "header" {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok && afterHeader {
+			parts[i] = "…"
+		}
+		if ok && strings.TrimSpace(k) == "header" {
+			afterHeader = true
 			var hs []string
 			for h := range strings.SplitSeq(v, ";") {
 				name, _, _ := strings.Cut(h, ":")
@@ -211,7 +223,7 @@ func redactClassArg(s string) string {
 			parts[i] = k + "=" + strings.Join(hs, ";")
 		}
 	}
-	return strings.Join(parts, ",")
+	return name + ":" + strings.Join(parts, ",")
 }
 
 // classDraw is the sweep's class draw; nil without classes.
