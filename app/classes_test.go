@@ -147,6 +147,7 @@ func TestClassPrioritiesUnderOverload(t *testing.T) {
 		}
 		hi, lo := num(t, high, "ttft_p95_ms"), num(t, low, "ttft_p95_ms")
 		if hi < 0.7*lo {
+			t.Logf("TTFT p95: high %.1f ms, low %.1f ms", hi, lo)
 			return
 		}
 		miss := fmt.Sprintf("TTFT p95 high %.1f ms, low %.1f ms: want high below 0.7× low", hi, lo)

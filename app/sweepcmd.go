@@ -303,6 +303,7 @@ func levelLine(s report.LevelStats) string {
 	if s.ClientLimited {
 		fmt.Fprintf(&b, "; warning: %s client-limited: %s", s.Key().Words().Limited(1), s.ClientLimitedReason)
 	}
+	b.WriteString(report.ClassLines(s))
 	return b.String()
 }
 

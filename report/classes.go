@@ -154,3 +154,18 @@ func (o SLO) classesText() string {
 	}
 	return b.String()
 }
+
+// ClassLines are a level's class rows in brief, a line each, for the
+// console as the level ends: "\n  class NAME: 15 ok, 0 failed, TTFT p95
+// 14.9 ms, decode p10 274.3 tok/s, SLO pass"; "" without classes.
+func ClassLines(s LevelStats) string {
+	var b strings.Builder
+	for _, c := range s.Classes {
+		fmt.Fprintf(&b, "\n  class %s: %d ok, %d failed, TTFT p95 %s ms, decode p10 %s tok/s", c.Class, c.RequestsOK, c.RequestsFailed,
+			Num(Ms(c.TTFTP95), 1), Num(c.DecodeTPSP10, 1))
+		if c.SLO != nil {
+			b.WriteString(", SLO " + sloText(c.SLO))
+		}
+	}
+	return b.String()
+}
