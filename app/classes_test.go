@@ -1,7 +1,9 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -212,5 +214,47 @@ func TestClassLoRAMixSums(t *testing.T) {
 	}
 	if len(totals) != 2 {
 		t.Errorf("levels %v, want C=1 and C=4", totals)
+	}
+}
+
+// 'toksweep report' re-renders a run with classes as it was written: its
+// class rows, their verdicts and the level's, byte for byte.
+func TestClassRunRerenders(t *testing.T) {
+	t.Parallel()
+	run := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast", "--levels", "1,2", "--requests", "12", "--max-tokens", "4",
+		"--class", "a:share=2,slo=ttft-p95<=1ms", "--class", "b", "--slo-ttft-p95", "10s", "--out", run, "--metrics-url", "off")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, context.Background(), "report", "--charts", "none", "--out", out, run); code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{"levels.csv", "summary.json"} {
+		was, err := os.ReadFile(filepath.Join(run, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "summary.json" { // the levels, verdicts and answer; not when it was rendered
+			var a, b struct {
+				Levels         json.RawMessage `json:"levels"`
+				Recommendation json.RawMessage `json:"recommendation"`
+			}
+			if json.Unmarshal(was, &a) != nil || json.Unmarshal(now, &b) != nil {
+				t.Fatal("summary.json does not parse")
+			}
+			was, now = append(a.Levels, a.Recommendation...), append(b.Levels, b.Recommendation...)
+		}
+		if !bytes.Equal(was, now) {
+			t.Errorf("%s re-rendered differs:\n%s\nwant\n%s", name, now, was)
+		}
+	}
+	if rows := readLevels(t, run); len(rows) != 6 || rows[1]["class"] != "a" || rows[1]["slo_pass"] != "false" || rows[2]["slo_pass"] != "true" {
+		t.Errorf("levels.csv rows %v, want a level row and a row per class at each level, class a failing its 1 ms bound, b passing", rows)
 	}
 }

@@ -158,3 +158,35 @@ func TestClassRowsInTables(t *testing.T) {
 		}
 	}
 }
+
+// A run's classes, as summary.json's config records them, give back the
+// class rows' settings and each class's SLO: its own, else the run's;
+// the brief lines under a level show each class's figures and verdict.
+func TestClassConfigRoundTrip(t *testing.T) {
+	cfg := &RunConfig{SLO: NewSLOConfig(SLO{TTFTP95: 2 * time.Second}),
+		Classes: []ClassConfig{{Name: "interactive", Share: 0.7, SLO: NewSLOConfig(SLO{TTFTP95: 150 * time.Millisecond})}, {Name: "batch", Share: 0.3}}}
+	if got := cfg.Settings().Classes; !slices.Equal(got, classSettings.Classes) {
+		t.Errorf("settings' classes %q, want %q", got, classSettings.Classes)
+	}
+	slo, ok := cfg.Objective()
+	want := []ClassSLO{{"interactive", SLO{TTFTP95: 150 * time.Millisecond}}, {"batch", SLO{TTFTP95: 2 * time.Second}}}
+	if !ok || len(slo.Classes) != 2 || slo.Classes[0].Name != want[0].Name || slo.Classes[0].SLO.TTFTP95 != want[0].SLO.TTFTP95 ||
+		slo.Classes[1].SLO.TTFTP95 != want[1].SLO.TTFTP95 || slo.String() != "class interactive: TTFT p95 ≤ 150ms; class batch: TTFT p95 ≤ 2s" {
+		t.Errorf("objective %+v (%v, %q), want the classes' SLOs %+v", slo, ok, slo.String(), want)
+	}
+	if c := NewSLOConfig(SLO{Classes: want}); c != nil {
+		t.Errorf("config.slo of class SLOs alone: %+v, want none (each class records its own)", c)
+	}
+	s := Summarize(classLevel(2, 1), cfg.Settings())
+	Judge(&s, slo)
+	lines := ClassLines(s)
+	for _, w := range []string{"\n  class interactive: 10 ok, 0 failed, TTFT p95 190.0 ms, decode p10 ", "SLO FAIL: ttft_p95 190ms > 150ms",
+		"\n  class batch: 10 ok, 1 failed, TTFT p95 1900.0 ms", "SLO pass"} {
+		if !strings.Contains(lines, w) {
+			t.Errorf("class lines %q lack %q", lines, w)
+		}
+	}
+	if ClassLines(Summarize(classLevel(2, 1), Settings{})) != "" {
+		t.Error("class lines without classes")
+	}
+}
