@@ -14,6 +14,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
 )
 
@@ -91,6 +92,9 @@ func (o *options) classes() error {
 		if err != nil {
 			return err
 		}
+		if err := o.simServes(c); err != nil {
+			return err
+		}
 		if slices.ContainsFunc(o.Class.Classes, func(d trafficClass) bool { return d.Name == c.Name }) {
 			return usagef("invalid --class: a class named %s is given twice", c.Name)
 		}
@@ -111,6 +115,21 @@ func (o *options) classes() error {
 		o.SLO.Classes = append(o.SLO.Classes, report.ClassSLO{Name: c.Name, SLO: slo})
 	}
 	return nil
+}
+
+// simServes refuses, under --sim, a class whose model the simulator does
+// not serve: its preset's model and the --sim-adapter names are all it
+// serves (every request of the class would fail with a 404).
+func (o *options) simServes(c trafficClass) error {
+	if !o.Sim || c.Model == "" || o.Flags.SimModel != "" {
+		return nil
+	}
+	cfg, err := sim.Preset(o.SimPreset)
+	adapters, aerr := parseAdapters("sim-adapter", o.Flags.SimAdapters)
+	if err != nil || aerr != nil || c.Model == cfg.Model || slices.ContainsFunc(adapters, func(a sim.Adapter) bool { return a.Name == c.Model }) {
+		return nil // a bad preset or adapter is refused by its own flag's check
+	}
+	return usagef("invalid --class %s: model=%s is not served by --sim, which serves %s and the --sim-adapter names: add --sim-adapter %s", c.Name, c.Model, cfg.Model, c.Model)
 }
 
 // parseClass parses one --class, NAME:KEY=VALUE[,KEY=VALUE...].

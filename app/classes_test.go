@@ -48,6 +48,7 @@ func TestClassRefusals(t *testing.T) {
 		{[]string{"--class", "a:header=X A:1"}, `header name "X A" cannot be sent`},
 		{[]string{"--class", "a:slo=ttft<=2s"}, `unknown bound "ttft"`},
 		{[]string{"--class", "a:slo=decode<=2"}, "decode takes >="},
+		{[]string{"--class", "a:model=lora-x", "--sim-adapter", "lora-y"}, "model=lora-x is not served by --sim"},
 		{[]string{"--classes", file(`[{"name": "a", "priority": 1}]`)}, `unknown field "priority"`},
 		{[]string{"--classes", file(`{"name": "a"}`)}, "want a JSON list"},
 		{[]string{"--classes", filepath.Join(t.TempDir(), "none.json")}, "--classes: open"},
