@@ -35,7 +35,7 @@ var commonCategory = map[string]string{
 	"dataset": catWorkload, "dataset-format": catWorkload, "input-tokens": catWorkload, "shared-prefix-tokens": catWorkload,
 	"seed": catWorkload, "ignore-eos": catWorkload, "min-tokens": catWorkload,
 	"slo-decode-tps": catSLO, "slo-e2e-tps": catSLO, "slo-ttft-p95": catSLO, "slo-error-rate": catSLO, "slo-max-gap": catSLO,
-	"slo-tpot-p99": catSLO, "slo-e2e-p95": catSLO, "slo-tier": catSLO, "slo-tiers": catSLO,
+	"slo-tpot-p99": catSLO, "slo-e2e-p95": catSLO, "slo-tier": catSLO, "slo-tiers": catSLO, "class": catWorkload, "classes": catWorkload,
 	"out": catOutputs, "overwrite": catOutputs, "charts": catOutputs, "percentiles": catOutputs, "reading-speed": catOutputs,
 	"metrics-url": catMetrics, "metrics-interval": catMetrics, "gpu-metrics-url": catMetrics,
 	"shard": catShards, "shard-from-env": catShards, "start-at": catShards, "level-duration": catShards, "max-start-wait": catShards, "grace": catShards,

@@ -80,7 +80,7 @@ func (r *sweepRun) startLive(cfg *sweep.Config, stderr io.Writer) (d func(sweep.
 		shard = fmt.Sprintf("%d/%d", o.Shard.Index, o.Shard.Count)
 	}
 	runs := o.plannedRuns()
-	m := live.New(live.Labels{RunID: filepath.Base(o.Out), Shard: shard, Model: o.Model}, func() float64 { return r.progress.ShareDone(runs) })
+	m := live.New(live.Labels{RunID: filepath.Base(o.Out), Shard: shard, Model: o.Model, Classes: len(o.Class.Classes) > 0}, func() float64 { return r.progress.ShareDone(runs) })
 	srv := live.ServeOn(o.Live.ln, m)
 	fmt.Fprintf(stderr, "toksweep: live metrics on http://%s/metrics\n", srv.Addr())
 	cfg.Observer = sweep.Observers{cfg.Observer, m}

@@ -34,5 +34,5 @@ func (o *options) readingConfig() float64 {
 // settings are the run's figure settings: --reading-speed and
 // --percentiles, given once to every Summarize and to the run directory.
 func (o *options) settings() report.Settings {
-	return report.Settings{ReadingSpeed: o.ReadingSpeed, Percentiles: o.Percentiles}
+	return report.Settings{ReadingSpeed: o.ReadingSpeed, Percentiles: o.Percentiles, Classes: o.classNames()}
 }

@@ -19,7 +19,7 @@ func (o *options) scrubber() func(string) string { return o.secrets().Scrub }
 
 // secrets is the Scrubber of the credentials the options hold.
 func (o *options) secrets() secrets.Scrubber {
-	return secrets.New(client.Config{BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers}, append([]string{o.Work.MetricsURL}, o.Work.GPUURLs...)...)
+	return secrets.New(client.Config{BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers, Variants: o.classVariants()}, append([]string{o.Work.MetricsURL}, o.Work.GPUURLs...)...)
 }
 
 // guardSecrets runs a command with stdout and stderr that scrub every
@@ -52,6 +52,11 @@ func (o *options) scrubConfig(r *report.RunConfig) {
 	s := o.secrets()
 	for k, v := range r.Headers {
 		r.Headers[k] = s.Scrub(v)
+	}
+	for _, c := range r.Classes {
+		for k, v := range c.Headers {
+			c.Headers[k] = s.Scrub(v)
+		}
 	}
 	if r.ExtraBody != nil { // a copy: o.ExtraBody is what is sent
 		r.ExtraBody, _ = s.JSON(r.ExtraBody).(map[string]any)

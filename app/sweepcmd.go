@@ -140,7 +140,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	fmt.Fprintf(stderr, "toksweep: %s\n", timing.UpFront())
 	cfg := sweep.Config{
 		Requests: o.Requests, Duration: o.Duration, Warmup: o.Warmup, Repeat: o.Repeat, Prompt: o.Work.Set.Prompter(),
-		Observer: run.progress, DrainTimeout: o.DrainTimeout,
+		Observer: run.progress, DrainTimeout: o.DrainTimeout, Classes: o.classDraw(),
 		Sink: dir, // each record to disk as it finishes
 	}
 	cfg.Server = o.Work.serverSampler()
@@ -186,9 +186,8 @@ type sweepRun struct {
 func (r *sweepRun) level(l sweep.Level) error {
 	s := report.Summarize(l, r.o.settings())
 	if r.o.SLO.Set() {
-		v := report.CheckSLO(s, r.o.SLO)
-		s.SLO = &v
-		r.gate(s, v)
+		report.Judge(&s, r.o.SLO)
+		r.gate(s, *s.SLO)
 	}
 	r.stats = append(r.stats, s)
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
@@ -308,6 +307,7 @@ func levelLine(s report.LevelStats) string {
 	if s.ClientLimited {
 		fmt.Fprintf(&b, "; warning: %s client-limited: %s", s.Key().Words().Limited(1), s.ClientLimitedReason)
 	}
+	b.WriteString(report.ClassLines(s))
 	return b.String()
 }
 

@@ -13,7 +13,7 @@ func (o *options) clientConfig() client.Config {
 		BaseURL: o.URL, APIKey: o.APIKey, Headers: o.Headers, Model: o.Model, API: o.API,
 		MaxTokens: o.MaxTokens, Temperature: o.Temperature, ExtraBody: o.ExtraBody,
 		RequestTimeout: o.RequestTimeout, ConnectTimeout: o.ConnectTimeout, Insecure: o.Insecure,
-		MaxConns: o.maxConns(), Streamed: o.streamed,
+		MaxConns: o.maxConns(), Streamed: o.streamed, Variants: o.classVariants(),
 	}
 }
 
@@ -27,6 +27,7 @@ func (o *options) runConfig() *report.RunConfig {
 		APIKeySet: o.APIKey != "", RequestTimeout: o.RequestTimeout.String(),
 		ConnectTimeout: o.ConnectTimeout.String(), Insecure: o.Insecure,
 		SLO: report.NewSLOConfig(o.SLO), SLOTiers: report.NewTierConfigs(o.Tier.Tiers), ReadingSpeed: o.readingConfig(),
+		Classes: o.classConfigs(),
 	}
 	if o.Work.MetricsURL != "" {
 		r.MetricsURL = redactURL(o.Work.MetricsURL)

@@ -26,6 +26,7 @@ type Client struct {
 	showBase, showEndpoint, showModels string
 
 	body    bodyTemplate
+	vars    []variant // Config.Variants, checked and encoded
 	epoch   time.Time
 	epochNS int64    // epoch as Unix nanoseconds, for SendLag
 	secrets []string // every credential, scrubbed from anything the client produces
@@ -55,6 +56,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("unknown API %q (want %q or %q)", cfg.API, Chat, Completions)
 	}
 	if c.body, err = newBodyTemplate(c.cfg); err != nil {
+		return nil, err
+	}
+	if c.vars, err = c.variants(); err != nil {
 		return nil, err
 	}
 	ep := base.JoinPath(string(c.cfg.API))
@@ -156,3 +160,38 @@ const (
 	connWriteBuf      = 512
 	maxResponseHeader = 1 << 20
 )
+
+// variant is a Config.Variant ready to send: its body and its headers.
+type variant struct {
+	body    bodyTemplate
+	headers http.Header
+}
+
+// variants checks and encodes c's Config.Variants.
+func (c *Client) variants() ([]variant, error) {
+	var out []variant
+	for i, v := range c.cfg.Variants {
+		if err := checkHeaders(v.Headers); err != nil {
+			return nil, fmt.Errorf("variant %d: %w", i+1, err)
+		}
+		cfg := c.cfg
+		if v.Model != "" {
+			cfg.Model = v.Model
+		}
+		body, err := newBodyTemplate(cfg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, variant{body: body, headers: v.Headers.Clone()})
+	}
+	return out, nil
+}
+
+// variant is the variant p selects; nil for the Config's own settings (a
+// Variant out of range included).
+func (c *Client) variant(p Prompt) *variant {
+	if p.Variant <= 0 || p.Variant > len(c.vars) {
+		return nil
+	}
+	return &c.vars[p.Variant-1]
+}

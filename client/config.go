@@ -24,7 +24,11 @@ type Config struct {
 	APIKey  string      // sent as "Authorization: Bearer KEY" when non-empty
 	Headers http.Header // extra headers, sent on every request
 	Model   string
-	API     API // Chat when empty
+	// Variants are other request settings a Prompt may select by
+	// Prompt.Variant (a traffic class's model and headers, sweep
+	// --class); their headers' credentials are scrubbed like Headers'.
+	Variants []Variant
+	API      API // Chat when empty
 
 	MaxTokens   int      // sent as max_tokens (the field every OpenAI-compatible server accepts)
 	Temperature *float64 // sent when non-nil, including 0
@@ -62,6 +66,17 @@ type Prompt struct {
 	// KeepReply asks Do to keep the streamed content text in Record.Reply
 	// (at most MaxReplyBytes). Without it nothing is kept or decoded.
 	KeepReply bool
+	// Variant, when > 0, sends the prompt with Config.Variants[Variant-1]:
+	// its model in place of Config.Model, its headers after
+	// Config.Headers (replacing any of the same name).
+	Variant int
+}
+
+// Variant is a set of request settings a Prompt may select: a model (""
+// keeps Config.Model) and extra headers.
+type Variant struct {
+	Model   string
+	Headers http.Header
 }
 
 // Message is one chat turn.
@@ -80,14 +95,20 @@ func (c Config) Redacted() Config {
 		c.APIKey = mark
 	}
 	c.BaseURL = RedactURL(c.BaseURL)
-	if c.Headers != nil {
-		h := c.Headers.Clone()
+	redact := func(h http.Header) http.Header {
+		h = h.Clone()
 		for name := range h {
 			if SensitiveHeader(name) {
 				h[name] = []string{mark}
 			}
 		}
-		c.Headers = h
+		return h
+	}
+	c.Headers = redact(c.Headers)
+	vs := c.Variants
+	c.Variants = nil
+	for _, v := range vs {
+		c.Variants = append(c.Variants, Variant{Model: v.Model, Headers: redact(v.Headers)})
 	}
 	return c
 }

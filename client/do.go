@@ -83,10 +83,18 @@ func (c *Client) Prepare(ctx context.Context, p Prompt) *Prepared {
 		maxTokens = p.MaxTokens
 	}
 	pr := &Prepared{p: p}
-	req, err := c.newRequest(ctx, http.MethodPost, c.endpoint, c.body.build(p, maxTokens))
+	body := &c.body
+	v := c.variant(p)
+	if v != nil {
+		body = &v.body
+	}
+	req, err := c.newRequest(ctx, http.MethodPost, c.endpoint, body.build(p, maxTokens))
 	if err != nil {
 		pr.err = err.Error()
 		return pr
+	}
+	if v != nil {
+		setHeaders(req, v.headers)
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	pr.req = req
@@ -294,7 +302,13 @@ func (c *Client) newRequest(ctx context.Context, method, url string, body []byte
 	if c.cfg.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
 	}
-	for name, values := range c.cfg.Headers {
+	setHeaders(req, c.cfg.Headers)
+	return req, nil
+}
+
+// setHeaders sets h's headers on req, replacing any of the same name.
+func setHeaders(req *http.Request, h http.Header) {
+	for name, values := range h {
 		req.Header[http.CanonicalHeaderKey(name)] = values
 	}
 	// net/http sends req.Host, never a Host entry of req.Header: a --header
@@ -303,5 +317,4 @@ func (c *Client) newRequest(ctx context.Context, method, url string, body []byte
 		req.Host = host
 		req.Header.Del("Host")
 	}
-	return req, nil
 }

@@ -61,6 +61,9 @@ type Record struct {
 	// achieved ones against; 0 outside a replay.
 	TraceInput  int `json:"trace_input_tokens,omitempty"`
 	TraceOutput int `json:"trace_output_tokens,omitempty"`
+	// Class is the request's traffic class (sweep --class); empty without
+	// classes.
+	Class string `json:"class,omitempty"`
 
 	// Instants, as offsets from the run epoch.
 	// Sched is the instant the request was scheduled at (open loop: its

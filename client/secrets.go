@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/hex"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -42,10 +43,12 @@ func secretsOf(cfg Config, urls ...string) []string {
 			add(v)
 		}
 	}
-	for name, values := range cfg.Headers {
-		for _, v := range values {
-			for _, c := range headerSecrets(name, v) {
-				add(c)
+	for _, h := range append([]http.Header{cfg.Headers}, variantHeaders(cfg)...) {
+		for name, values := range h {
+			for _, v := range values {
+				for _, c := range headerSecrets(name, v) {
+					add(c)
+				}
 			}
 		}
 	}
@@ -190,4 +193,13 @@ func scrubWith(secrets []string, s string) string {
 		}
 	}
 	return replaceSpans(s, spans)
+}
+
+// variantHeaders are the headers of cfg's Variants.
+func variantHeaders(cfg Config) []http.Header {
+	var hs []http.Header
+	for _, v := range cfg.Variants {
+		hs = append(hs, v.Headers)
+	}
+	return hs
 }

@@ -132,6 +132,7 @@ const (
 var Columns = slices.Concat(
 	[]Column{
 		concurrencyColumn(),
+		classColumn,
 		{Name: "repeat", Def: "repetition index of the level, 0-based (the console and report.html count runs from 1)", Out: InFiles, Table: LeadTable, Head: "rep", Show: anyRepeat,
 			Value: func(s *LevelStats) Value { return count(s.Repeat) },
 			Text:  func(s *LevelStats) string { return strconv.Itoa(s.Repeat + 1) }},

@@ -63,7 +63,12 @@ func LevelTables(stats []LevelStats) []LevelTable {
 		case AggregateTable:
 			title = fmt.Sprintf(title, runWords(stats).Aggregate)
 		}
-		lt := buildTable(title, cols, stats)
+		rows := stats
+		if t != ServerTable && t != GPUTable { // the server's and the GPUs' figures are the level's
+			rows = withClasses(stats)
+			cols = append(tableColumns(rows, LeadTable), tableColumns(rows, t)...)
+		}
+		lt := buildTable(title, cols, rows)
 		lt.Table = t
 		out = append(out, lt)
 	}

@@ -107,6 +107,7 @@ func TestJSONFollowsColumns(t *testing.T) {
 	for _, c := range ColumnsIn(InJSON) {
 		names[c.Name] = true
 	}
+	names["classes"], names["class"] = true, true // a level's class rows (levelObject)
 	var tags func(reflect.Type)
 	tags = func(typ reflect.Type) {
 		for f := range typ.Fields() {
@@ -135,11 +136,16 @@ func TestTablesFollowColumns(t *testing.T) {
 	stats[0].Server.SpecAcceptance = 0.7     // a speculative server shows the acceptance columns
 	stats[0].GPU = gpuStats(sweep.Level{})   // and sampled GPUs their table
 	stats[0].GPU.Sampled = true
+	last := &stats[len(stats)-1] // a run with classes shows the class column (after the levels' rows: its row is last)
+	last.Classes = []LevelStats{*last}
+	last.Classes[0].Class = "interactive"
 	var want []string
-	for _, tb := range []Table{LeadTable, SingleTable, LeadTable, SmoothTable, LeadTable, AggregateTable, LeadTable, ServerTable, LeadTable, GPUTable} {
+	tables := []Table{LeadTable, SingleTable, LeadTable, SmoothTable, LeadTable, AggregateTable, LeadTable, ServerTable, LeadTable, GPUTable}
+	for i, tb := range tables {
 		for _, left := range []bool{false, true} {
 			for _, c := range Columns {
-				if c.Table == tb && c.Left == left {
+				levelOnly := i+1 < len(tables) && (tables[i+1] == ServerTable || tables[i+1] == GPUTable) // no class rows
+				if c.Table == tb && c.Left == left && !(levelOnly && c.Name == "class") {
 					want = append(want, c.Head)
 				}
 			}

@@ -42,13 +42,20 @@ func NewLevelsCSV(w io.Writer, extra []Column) (*LevelsCSV, error) {
 	return c, nil
 }
 
-// Write writes the row of one level and flushes it.
+// Write writes the row of one level, then its class rows (a run with
+// classes), and flushes them.
 func (c *LevelsCSV) Write(s LevelStats) error {
-	row := levelRow(s)
-	for _, e := range c.extra {
-		row = append(row, e.CSV(&s))
+	for _, r := range withClasses([]LevelStats{s}) {
+		row := levelRow(r)
+		for _, e := range c.extra {
+			row = append(row, e.CSV(&r))
+		}
+		if err := c.w.Write(row); err != nil {
+			return err
+		}
 	}
-	return c.write(row)
+	c.w.Flush()
+	return c.w.Error()
 }
 
 func (c *LevelsCSV) write(row []string) error {

@@ -50,6 +50,42 @@ type RunConfig struct {
 	Percentiles    []float64         `json:"percentiles,omitempty"` // --percentiles: extra columns (report.ExtraPercentileColumns)
 	// ReadingSpeed is --reading-speed in tok/s; absent at the default ReadingSpeed.
 	ReadingSpeed float64 `json:"reading_speed,omitempty"`
+	// Classes are the traffic classes (--class, --classes), in order.
+	Classes []ClassConfig `json:"classes,omitempty"`
+}
+
+// ClassConfig is a traffic class as summary.json's config records it:
+// its share (normalised), model, headers (redacted as Headers are) and
+// its own SLO (absent: the run's).
+type ClassConfig struct {
+	Name    string            `json:"name"`
+	Share   float64           `json:"share"`
+	Model   string            `json:"model,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	SLO     *SLOConfig        `json:"slo,omitempty"`
+}
+
+// classNames are the classes' names; nil without classes.
+func (c *RunConfig) classNames() []string {
+	var names []string
+	for _, cl := range c.Classes {
+		names = append(names, cl.Name)
+	}
+	return names
+}
+
+// ClassSLOs are the classes' SLOs, each its own or else base (the run's).
+func (c *RunConfig) ClassSLOs(base SLO) []ClassSLO {
+	var out []ClassSLO
+	for _, cl := range c.Classes {
+		o := base
+		if cl.SLO != nil {
+			o, _ = (&RunConfig{SLO: cl.SLO}).Objective()
+		}
+		o.Classes = nil
+		out = append(out, ClassSLO{Name: cl.Name, SLO: o})
+	}
+	return out
 }
 
 // OpenLoopConfig is an open-loop sweep's arrivals (sweep --rates) as
@@ -77,6 +113,7 @@ type SLOConfig struct {
 
 // NewSLOConfig records o; nil when o sets no criterion.
 func NewSLOConfig(o SLO) *SLOConfig {
+	o.Classes = nil // the classes' SLOs are recorded with them (ClassConfig)
 	if !o.Set() {
 		return nil
 	}
@@ -89,7 +126,15 @@ func NewSLOConfig(o SLO) *SLOConfig {
 
 // Objective is the SLO the run was judged by; ok is false when it had none.
 func (c *RunConfig) Objective() (o SLO, ok bool) {
-	if c == nil || c.SLO == nil {
+	if c == nil {
+		return SLO{}, false
+	}
+	if len(c.Classes) > 0 {
+		base, _ := (&RunConfig{SLO: c.SLO}).Objective()
+		base.Classes = c.ClassSLOs(base)
+		return base, base.Set()
+	}
+	if c.SLO == nil {
 		return SLO{}, false
 	}
 	s := c.SLO

@@ -21,10 +21,20 @@ type SLO struct {
 	MaxGapP95 time.Duration // max_gap_p95 ≤ MaxGapP95
 	TPOTP99   time.Duration // tpot_p99 ≤ TPOTP99 (vLLM's TPOT)
 	E2EP95    time.Duration // e2e_latency_p95 ≤ E2EP95 (vLLM's E2EL)
+	// Classes, when set, judges the level class by class instead: each
+	// class's row against its own SLO (classes.go); the level passes when
+	// every class passes. The bounds above then only state the run's
+	// --slo-* SLO, which goes to the classes without an SLO of their own.
+	Classes []ClassSLO
 }
 
 // Set reports whether any criterion is set.
 func (o SLO) Set() bool {
+	for _, c := range o.Classes {
+		if c.SLO.Set() {
+			return true
+		}
+	}
 	return o.DecodeTPS > 0 || o.E2ETPS > 0 || o.TTFTP95 > 0 || o.ErrorRate != nil || o.MaxGapP95 > 0 ||
 		o.TPOTP99 > 0 || o.E2EP95 > 0
 }
@@ -53,6 +63,9 @@ func (o SLO) String() string {
 	}
 	if o.E2EP95 > 0 {
 		parts = append(parts, fmt.Sprintf("e2e latency p95 ≤ %v", o.E2EP95))
+	}
+	if len(o.Classes) > 0 {
+		return strings.TrimPrefix(o.classesText(), "; ")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -94,6 +107,9 @@ func CheckSLO(s LevelStats, o SLO) SLOResult {
 	}
 	if o.E2EP95 > 0 && (s.E2ELatencyP95 == NoSample || s.E2ELatencyP95 > o.E2EP95) {
 		failed = append(failed, fmt.Sprintf("e2e_latency_p95 %s > %v", fmtDur(s.E2ELatencyP95), o.E2EP95))
+	}
+	if len(o.Classes) > 0 {
+		failed = classFailures(s, o)
 	}
 	r := SLOResult{Pass: len(failed) == 0, Failed: failed}
 	r.GoodputRatio, r.GoodputRPS = goodput(&s, o)

@@ -39,6 +39,12 @@ type LevelStats struct {
 	Rate        float64 // open loop: the offered rate, req/s; 0 closed loop
 	Repeat      int
 	EndReason   sweep.EndReason
+	// Class is the traffic class of a class row (Classes); "" for a level.
+	Class string
+	// Classes are the level's class rows, one per class of the run
+	// (Settings.Classes), each the figures of its requests alone; nil
+	// without classes.
+	Classes []LevelStats
 
 	RequestsOK     int // successful measured requests
 	RequestsFailed int // failed measured requests
@@ -188,6 +194,9 @@ func Summarize(l sweep.Level, set Settings) LevelStats {
 	s.singleStream(g)
 	s.smoothness(g.ok, set.Reader())
 	s.window(g.measured)
+	if lv := set.level; lv != nil { // a class row: the class's share of the level's window
+		s.WindowStart, s.WindowEnd, s.WindowFallback = lv.WindowStart, lv.WindowEnd, lv.WindowFallback
+	}
 	s.aggregate(l.All())
 	s.ClientDelayP99 = duration(g.lag.Percentile(99))
 	s.Session = sessionStats(g.measured)
@@ -198,6 +207,7 @@ func Summarize(l sweep.Level, set Settings) LevelStats {
 	s.Server = serverStats(l.Server)
 	s.GPU = gpuStats(l)
 	s.percentiles(g, set.Percentiles)
+	s.Classes = summarizeClasses(l, set, &s)
 	return s
 }
 

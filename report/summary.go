@@ -174,6 +174,12 @@ type LevelJSON struct {
 	GoodputRPS   *float64 `json:"goodput_rps"`
 	GoodputRatio *float64 `json:"goodput_ratio"`
 
+	// Classes are the level's class rows (--class), each a level object
+	// of the class's requests with its "class" name; absent without
+	// classes.
+	Classes []LevelJSON `json:"classes,omitempty"`
+	Class   string      `json:"class,omitempty"`
+
 	written json.RawMessage // the object NewLevelJSON built from Columns
 }
 
@@ -235,6 +241,20 @@ func levelObject(s *LevelStats) []byte {
 		b.Write(key)
 		b.WriteByte(':')
 		b.Write(val)
+	}
+	if len(s.Classes) > 0 {
+		b.WriteString(`,"classes":[`)
+		for i := range s.Classes {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name, _ := json.Marshal(s.Classes[i].Class)
+			b.WriteString(`{"class":`)
+			b.Write(name)
+			b.WriteByte(',')
+			b.Write(levelObject(&s.Classes[i])[1:])
+		}
+		b.WriteByte(']')
 	}
 	b.WriteByte('}')
 	return b.Bytes()

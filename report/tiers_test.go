@@ -44,7 +44,7 @@ func TestJudgeTiersIsRecommendPerTier(t *testing.T) {
 	stats := tierLevels()
 	answers := JudgeTiers(stats, testTiers)
 	for i, a := range answers {
-		if want := Recommend(stats, testTiers[i].SLO); !reflect.DeepEqual(a.Rec, want) || a.Tier != testTiers[i] {
+		if want := Recommend(stats, testTiers[i].SLO); !reflect.DeepEqual(a.Rec, want) || !reflect.DeepEqual(a.Tier, testTiers[i]) {
 			t.Errorf("tier %s: %+v, want Recommend's %+v", testTiers[i].Name, a, want)
 		}
 	}

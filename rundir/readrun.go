@@ -31,6 +31,8 @@ type SavedRun struct {
 	// reproduces the run's files byte for byte (the numeric SLO is in the
 	// saved config, which only the command line reads).
 	verdicts []*report.SLOResult
+	// classVerdicts are, per level, its class rows' verdicts (--class).
+	classVerdicts [][]*report.SLOResult
 }
 
 // levelKey identifies a level within a run: its concurrency (an open
@@ -141,6 +143,11 @@ func readSummary(path string) (SavedRun, error) {
 	}
 	for _, lj := range run.Summary.Levels {
 		run.verdicts = append(run.verdicts, recordedVerdict(lj))
+		var cv []*report.SLOResult
+		for _, c := range lj.Classes {
+			cv = append(cv, recordedVerdict(c))
+		}
+		run.classVerdicts = append(run.classVerdicts, cv)
 	}
 	return run, nil
 }
@@ -219,6 +226,13 @@ func (r SavedRun) Stats() []report.LevelStats {
 		stats[i] = report.Summarize(l, r.Summary.Config.Settings())
 		if i < len(r.verdicts) {
 			stats[i].SLO = r.verdicts[i]
+		}
+		if i < len(r.classVerdicts) {
+			for j, v := range r.classVerdicts[i] {
+				if j < len(stats[i].Classes) {
+					stats[i].Classes[j].SLO = v
+				}
+			}
 		}
 	}
 	return stats

@@ -64,6 +64,9 @@ type Config struct {
 	// senders' goroutines, so it must be safe for concurrent use. Cycle
 	// sends a fixed set in order.
 	Prompt func(seq int) client.Prompt
+	// Classes, when set, draws each request into a traffic class, whose
+	// client.Variant it is sent with and whose name its record carries.
+	Classes *Classes
 	// Observer, when set, is told as levels start, requests finish and
 	// the timer probe ticks (live views; Observers combines several).
 	Observer Observer
@@ -308,6 +311,7 @@ func (s *sender) Send(ctx context.Context, t Ticket, w int, sched time.Duration)
 // A Preparer's request is built before the gate (the ticket's instant):
 // after it only the round trip.
 func (s *sender) sendAt(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, tg tags) (client.Record, bool) {
+	s.classify(&p, t, &tg)
 	var pr *client.Prepared
 	pd, prepare := s.d.(Preparer)
 	if prepare {
@@ -321,18 +325,22 @@ func (s *sender) sendAt(ctx context.Context, t Ticket, w int, sched time.Duratio
 	if prepare {
 		return s.record(ctx, t, w, sched, pd.Send(ctx, pr), tg), true
 	}
-	return s.do(ctx, t, w, sched, p, tg), true
+	return s.record(ctx, t, w, sched, s.d.Do(ctx, p), tg), true
 }
 
 // tags are what a record carries beyond its ticket: a session's turn
 // (both 0 outside sessions), a trace request's lengths (0 outside a
-// replay).
-type tags struct{ session, turn, traceIn, traceOut int }
+// replay), its traffic class ("" without Config.Classes).
+type tags struct {
+	session, turn, traceIn, traceOut int
+	class                            string
+}
 
 // do issues p as ticket t on lane w, tagged tg, and keeps its record,
 // which it returns with the streamed reply when p asked for it (the kept
 // copy drops it).
 func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p client.Prompt, tg tags) client.Record {
+	s.classify(&p, t, &tg)
 	return s.record(ctx, t, w, sched, s.d.Do(ctx, p), tg)
 }
 
@@ -341,7 +349,7 @@ func (s *sender) do(ctx context.Context, t Ticket, w int, sched time.Duration, p
 func (s *sender) record(ctx context.Context, t Ticket, w int, sched time.Duration, rec client.Record, tg tags) client.Record {
 	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.Concurrency, s.spec.Load, s.repeat, w, t.Seq, t.Warmup
 	rec.Sched, rec.Session, rec.Turn = sched, tg.session, tg.turn
-	rec.TraceInput, rec.TraceOutput = tg.traceIn, tg.traceOut
+	rec.TraceInput, rec.TraceOutput, rec.Class = tg.traceIn, tg.traceOut, tg.class
 	if s.mark {
 		rec.Mode = s.spec.Mode
 	}

@@ -17,6 +17,10 @@ type Labels struct {
 	RunID string // the run directory's name
 	Shard string // "i/N" of a sharded run, "0/1" otherwise
 	Model string
+	// Classes, when set, adds the label "class" (the request's traffic
+	// class, sweep --class: at most sweep.MaxClasses values) to every
+	// per-request family.
+	Classes bool
 }
 
 // LatencyBuckets are the classic histogram buckets of every latency family,
@@ -34,6 +38,7 @@ type Metrics struct {
 	requests             *prometheus.CounterVec
 	inTokens, outTokens  *prometheus.CounterVec
 
+	classes  bool // Labels.Classes
 	inFlight atomic.Int64
 	cur      atomic.Pointer[level] // the level running now; nil before the first
 	done     func() float64        // the share of the run done; nil: unknown
@@ -55,9 +60,12 @@ type level struct {
 // New returns the metrics of one run; done, when not nil, is the share of
 // the run done so far (0 to 1), read at each scrape.
 func New(l Labels, done func() float64) *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), done: done}
+	m := &Metrics{reg: prometheus.NewRegistry(), done: done, classes: l.Classes}
 	r := prometheus.WrapRegistererWith(prometheus.Labels{"run_id": l.RunID, "shard": l.Shard, "model": l.Model}, m.reg)
 	byLevel := []string{"mode", "level"}
+	if l.Classes {
+		byLevel = append(byLevel, "class")
+	}
 	hist := func(name, help string) *prometheus.HistogramVec {
 		return prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: name, Help: help, Buckets: LatencyBuckets,
@@ -144,29 +152,33 @@ func (m *Metrics) RequestDone(r *client.Record) {
 		return
 	}
 	mode, name := m.labels(r)
+	by := []string{mode, name}
+	if m.classes {
+		by = append(by, r.Class)
+	}
 	outcome := "ok"
 	if !r.OK() {
 		outcome = string(r.ErrorClass)
 	}
-	m.requests.WithLabelValues(mode, name, outcome).Inc()
+	m.requests.WithLabelValues(append(by, outcome)...).Inc()
 	if lv := m.level(); lv != nil && r.Sched != 0 {
 		storeMax(&lv.dispatchMax, int64(r.Start-r.Sched))
 	}
 	if !r.OK() {
 		return
 	}
-	m.inTokens.WithLabelValues(mode, name).Add(float64(r.PromptTokens))
-	m.outTokens.WithLabelValues(mode, name).Add(float64(r.OutputTokens()))
+	m.inTokens.WithLabelValues(by...).Add(float64(r.PromptTokens))
+	m.outTokens.WithLabelValues(by...).Add(float64(r.OutputTokens()))
 	if d := report.RequestTTFT(r); d != report.NoSample {
-		m.ttft.WithLabelValues(mode, name).Observe(d.Seconds())
+		m.ttft.WithLabelValues(by...).Observe(d.Seconds())
 	}
 	if d := report.RequestTPOT(r); d != report.NoSample {
-		m.tpot.WithLabelValues(mode, name).Observe(d.Seconds())
+		m.tpot.WithLabelValues(by...).Observe(d.Seconds())
 	}
 	if r.End > r.Origin() {
-		m.e2e.WithLabelValues(mode, name).Observe((r.End - r.Origin()).Seconds())
+		m.e2e.WithLabelValues(by...).Observe((r.End - r.Origin()).Seconds())
 	}
-	itl := m.itl.WithLabelValues(mode, name)
+	itl := m.itl.WithLabelValues(by...)
 	for g := range report.RequestITL(r) {
 		itl.Observe(g.Seconds())
 	}
