@@ -16,6 +16,7 @@ import (
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sweep"
+	"github.com/toksweep/toksweep/workload"
 )
 
 // classSettings are --class and --classes: the traffic classes as given,
@@ -24,6 +25,9 @@ type classSettings struct {
 	Given   []string // --class
 	File    string   // --classes
 	Classes []trafficClass
+	// sets are the classes' own prompts (dataset=), one per class in
+	// order, nil for a class that sends the run's; nil when none has any.
+	sets []*workload.Set
 }
 
 // trafficClass is one checked traffic class.
@@ -33,16 +37,17 @@ type trafficClass struct {
 	Model   string  // "": the run's --model
 	Headers http.Header
 	SLO     *report.SLO // nil: the run's --slo-* SLO
+	Dataset string      // dataset=: the class's own prompts; "": the run's
 }
 
-const classSyntax = "NAME:share=W,model=M,header=K:V;K2:V2,slo=BOUND;BOUND"
+const classSyntax = "NAME:share=W,model=M,header=K:V;K2:V2,slo=BOUND;BOUND,dataset=FILE"
 
 // classFlags are --class and --classes, bound into o.Class.
 func classFlags(o *options) []cli.Flag {
 	return []cli.Flag{&cli.StringSliceFlag{Name: "class", Action: func(_ *cli.Context, v []string) error { o.Class.Given = v; return nil },
-		Usage: "traffic class " + classSyntax + " (each key optional; repeatable, at most 16): each request is drawn into a class by its share (weights, normalised; 1 when not given), seeded by --seed, and sent with the class's model and extra headers; slo= takes --slo-tier's bounds and replaces --slo-* for the class, e.g. interactive:share=0.7,header=x-priority:1,slo=ttft-p95<=2s"},
+		Usage: "traffic class " + classSyntax + " (each key optional; repeatable, at most 16): each request is drawn into a class by its share (weights, normalised; 1 when not given), seeded by --seed, and sent with the class's model, extra headers and (dataset=, as --dataset reads it) prompts; slo= takes --slo-tier's bounds and replaces --slo-* for the class, e.g. interactive:share=0.7,header=x-priority:1,slo=ttft-p95<=2s"},
 		&cli.StringFlag{Name: "classes", Destination: &o.Class.File,
-			Usage: `traffic classes from a JSON FILE, before the --class ones: [{"name": "interactive", "share": 0.7, "model": "m", "headers": {"x-priority": "1"}, "slo": "ttft-p95<=2s,decode>=30"}]`},
+			Usage: `traffic classes from a JSON FILE, before the --class ones: [{"name": "interactive", "share": 0.7, "model": "m", "headers": {"x-priority": "1"}, "slo": "ttft-p95<=2s,decode>=30", "dataset": "chat.jsonl"}]`},
 	}
 }
 
@@ -52,7 +57,8 @@ type classEntry struct {
 	Share   *float64          `json:"share"`
 	Model   string            `json:"model"`
 	Headers map[string]string `json:"headers"`
-	SLO     string            `json:"slo"` // --slo-tier's bounds, comma-separated
+	SLO     string            `json:"slo"`     // --slo-tier's bounds, comma-separated
+	Dataset string            `json:"dataset"` // the class's prompts, as --dataset reads them
 }
 
 // classes checks --classes and --class (the file's classes first): each
@@ -114,7 +120,45 @@ func (o *options) classes() error {
 		}
 		o.SLO.Classes = append(o.SLO.Classes, report.ClassSLO{Name: c.Name, SLO: slo})
 	}
+	return o.classPrompts()
+}
+
+// classPrompts loads each class's dataset= as --dataset would load it,
+// with the run's other workload flags. A mode that builds its own prompts
+// (a session's turns, a trace's requests) is refused one.
+func (o *options) classPrompts() error {
+	o.Class.sets = nil
+	for i, c := range o.Class.Classes {
+		if c.Dataset == "" {
+			continue
+		}
+		if _, owner := o.mode().(promptOwner); owner || o.mode().Name() == sweep.SessionsMode {
+			return usagef("invalid --class %s: dataset= gives single requests' prompts; the %s mode builds its own (its turns or its trace's requests)", c.Name, o.mode().Name())
+		}
+		wo := o.Work.options
+		wo.Prompt, wo.PromptSet, wo.PromptFile, wo.Dataset, wo.Format = "", false, "", c.Dataset, ""
+		set, err := workload.Load(wo)
+		if err != nil {
+			return usagef("invalid --class %s: dataset=%s: %v", c.Name, c.Dataset, err)
+		}
+		if o.Class.sets == nil {
+			o.Class.sets = make([]*workload.Set, len(o.Class.Classes))
+		}
+		o.Class.sets[i] = set
+	}
 	return nil
+}
+
+// allPrompts are the run's prompts and every class's own, for the checks
+// before any load (the context length).
+func (o *options) allPrompts() []client.Prompt {
+	all := o.Work.Set.Prompts
+	for _, set := range o.Class.sets {
+		if set != nil {
+			all = append(slices.Clip(all), set.Prompts...)
+		}
+	}
+	return all
 }
 
 // simServes refuses, under --sim, a class whose model the simulator does
@@ -172,8 +216,10 @@ func parseClass(given string) (classEntry, error) {
 			}
 		case key == "slo":
 			slos = append(slos, strings.Split(val, ";")...)
+		case key == "dataset":
+			e.Dataset = strings.TrimSpace(val)
 		default:
-			return e, usagef("invalid %s: unknown key %q: want share, model, header or slo (%s)", where, key, classSyntax)
+			return e, usagef("invalid %s: unknown key %q: want share, model, header, slo or dataset (%s)", where, key, classSyntax)
 		}
 	}
 	e.SLO = strings.Join(slos, ",")
@@ -183,7 +229,7 @@ func parseClass(given string) (classEntry, error) {
 // checkClass checks one class as given (by --class or --classes).
 func (o *options) checkClass(e classEntry) (trafficClass, error) {
 	where := "--class " + e.Name
-	c := trafficClass{Name: e.Name, Share: 1, Model: e.Model}
+	c := trafficClass{Name: e.Name, Share: 1, Model: e.Model, Dataset: e.Dataset}
 	if e.Name == "" || strings.ContainsFunc(e.Name, func(r rune) bool {
 		return !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) {
@@ -251,6 +297,13 @@ func (o *options) classDraw() *sweep.Classes {
 		return nil
 	}
 	d := &sweep.Classes{Seed: o.Seed}
+	for _, set := range o.Class.sets {
+		var f func(int) client.Prompt
+		if set != nil {
+			f = set.Prompter()
+		}
+		d.Prompts = append(d.Prompts, f)
+	}
 	for _, c := range o.Class.Classes {
 		d.Names, d.Shares = append(d.Names, c.Name), append(d.Shares, c.Share)
 	}
@@ -280,7 +333,7 @@ func (o *options) classNames() []string {
 func (o *options) classConfigs() []report.ClassConfig {
 	var out []report.ClassConfig
 	for _, c := range o.Class.Classes {
-		cc := report.ClassConfig{Name: c.Name, Share: c.Share, Model: c.Model}
+		cc := report.ClassConfig{Name: c.Name, Share: c.Share, Model: c.Model, Dataset: c.Dataset}
 		if c.SLO != nil {
 			cc.SLO = report.NewSLOConfig(*c.SLO)
 		}

@@ -52,6 +52,8 @@ func TestClassRefusals(t *testing.T) {
 		{[]string{"--classes", file(`[{"name": "a", "priority": 1}]`)}, `unknown field "priority"`},
 		{[]string{"--classes", file(`{"name": "a"}`)}, "want a JSON list"},
 		{[]string{"--classes", filepath.Join(t.TempDir(), "none.json")}, "--classes: open"},
+		{[]string{"--class", "a:dataset=" + filepath.Join(t.TempDir(), "none.jsonl")}, "invalid --class a: dataset="},
+		{[]string{"--class", "a:dataset=" + file(`{"prompt": "hi"}`), "--turns", "2"}, "the sessions mode builds its own"},
 	} {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--levels", "1"}, tc.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
@@ -257,5 +259,35 @@ func TestClassRunRerenders(t *testing.T) {
 	}
 	if rows := readLevels(t, run); len(rows) != 6 || rows[1]["class"] != "a" || rows[1]["slo_pass"] != "false" || rows[2]["slo_pass"] != "true" {
 		t.Errorf("levels.csv rows %v, want a level row and a row per class at each level, class a failing its 1 ms bound, b passing", rows)
+	}
+}
+
+// TestClassDatasets: a class with dataset= sends that file's prompts and
+// the others the run's: every request of class long carries one of its
+// prompts, of many more tokens than the run's prompt, in the server's
+// own count (prompt_tokens).
+func TestClassDatasets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := strings.Repeat("tokens for the long class ", 80) // about 400 words
+	data := filepath.Join(dir, "long.jsonl")
+	if err := os.WriteFile(data, []byte(fmt.Sprintf("{\"prompt\": %q}\n{\"prompt\": %q}\n", long, long+"again")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-preset", "fast", "--levels", "2", "--requests", "40", "--max-tokens", "4",
+		"--prompt", "short", "--class", "long:dataset="+data, "--class", "short", "--out", run, "--metrics-url", "off")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	n := map[string]int{}
+	for _, r := range readRecords(t, run) {
+		n[r.Class]++
+		if got := r.PromptTokens; (r.Class == "long") != (got > 100) {
+			t.Errorf("a request of class %s had %d prompt tokens", r.Class, got)
+		}
+	}
+	if n["long"] == 0 || n["short"] == 0 {
+		t.Errorf("requests per class %v: want both", n)
 	}
 }

@@ -28,7 +28,7 @@ func resolveModel(ctx context.Context, cl *client.Client, o *options) error {
 // preflight sends the pre-flight request p (preflight.Run) and keeps what
 // it learned of the target.
 func (o *options) preflight(ctx context.Context, cl *client.Client, p client.Prompt, stderr io.Writer) error {
-	t := preflight.Target{Config: o.clientConfig(), Prompts: o.Work.Set.Prompts, ContextLen: o.check.ContextLen}
+	t := preflight.Target{Config: o.clientConfig(), Prompts: o.allPrompts(), ContextLen: o.check.ContextLen}
 	var err error
 	o.check, err = preflight.Run(ctx, cl, t, p, stderr)
 	return err

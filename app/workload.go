@@ -52,7 +52,8 @@ func workloadFlags(o *options) []cli.Flag {
 // workSettings is what the workload and server-metrics flags chose.
 type workSettings struct {
 	Set             *workload.Set
-	MetricsURL      string // --metrics-url as given: "" derives it from --url
+	options         workload.Options // what Set was loaded with (a class's dataset= is loaded the same way)
+	MetricsURL      string           // --metrics-url as given: "" derives it from --url
 	MetricsOff      bool
 	MetricsInterval time.Duration
 	IgnoreEOS       bool
@@ -154,6 +155,7 @@ func (o *options) prompt() error {
 	if err != nil {
 		return &UsageError{Msg: err.Error()}
 	}
+	o.Work.options = wo
 	o.Work.Set, o.PromptSource, o.Prompt = set, set.Source, set.Prompts[0].Text
 	o.Warnings = append(o.Warnings, datasetWarnings(set, o.API, wo.Dataset)...)
 	for _, m := range modes() {

@@ -63,6 +63,7 @@ type ClassConfig struct {
 	Model   string            `json:"model,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	SLO     *SLOConfig        `json:"slo,omitempty"`
+	Dataset string            `json:"dataset,omitempty"` // dataset=: the class's own prompts
 }
 
 // classNames are the classes' names; nil without classes.

@@ -21,6 +21,11 @@ type Classes struct {
 	Names  []string
 	Shares []float64 // each > 0, summing to 1
 	Seed   int64
+	// Prompts are the classes' own prompts, by class index (nil: none has
+	// any; a nil entry: that class sends Config.Prompt's). They apply to
+	// the requests built from Config.Prompt, not to a session's turns or
+	// a trace's requests.
+	Prompts []func(seq int) client.Prompt
 }
 
 // Draw is the index of the class of the request with draw key key.
@@ -50,6 +55,17 @@ func Normalise(shares []float64) ([]float64, bool) {
 		out[i] = s / sum
 	}
 	return out, len(shares) > 0
+}
+
+// prompt is ticket seq's prompt: its class's own, when the class it is
+// drawn into has prompts (Classes.Prompts), else Config.Prompt's.
+func (s *sender) prompt(seq int) client.Prompt {
+	if c := s.cfg.Classes; c != nil && len(c.Prompts) > 0 {
+		if f := c.Prompts[c.Draw(seq)]; f != nil {
+			return f(seq)
+		}
+	}
+	return s.cfg.Prompt(seq)
 }
 
 // classify draws p's class (nil Classes: none), by the session's number

@@ -299,7 +299,7 @@ func (s *sender) Next() (Ticket, bool) {
 }
 
 func (s *sender) Send(ctx context.Context, t Ticket, w int, sched time.Duration) {
-	s.sendAt(ctx, t, w, sched, s.cfg.Prompt(t.Seq), tags{})
+	s.sendAt(ctx, t, w, sched, s.prompt(t.Seq), tags{})
 }
 
 // sendAt issues p, built ahead, as ticket t scheduled at sched (0: now):
