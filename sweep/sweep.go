@@ -327,7 +327,10 @@ func (s *sender) sendAt(ctx context.Context, t Ticket, w int, sched time.Duratio
 // tags are what a record carries beyond its ticket: a session's turn
 // (both 0 outside sessions), a trace request's lengths (0 outside a
 // replay).
-type tags struct{ session, turn, traceIn, traceOut int }
+type tags struct {
+	session, turn, traceIn, traceOut int
+	sess                             turnTags // a session turn's further tags (session.go)
+}
 
 // do issues p as ticket t on lane w, tagged tg, and keeps its record,
 // which it returns with the streamed reply when p asked for it (the kept
@@ -342,6 +345,7 @@ func (s *sender) record(ctx context.Context, t Ticket, w int, sched time.Duratio
 	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.Concurrency, s.spec.Load, s.repeat, w, t.Seq, t.Warmup
 	rec.Sched, rec.Session, rec.Turn = sched, tg.session, tg.turn
 	rec.TraceInput, rec.TraceOutput = tg.traceIn, tg.traceOut
+	rec.Branch, rec.ToolWait, rec.Think, rec.History = tg.sess.branch, tg.sess.tool, tg.sess.think, tg.sess.history
 	if s.mark {
 		rec.Mode = s.spec.Mode
 	}

@@ -156,7 +156,7 @@ func (Mode) Start(_ context.Context, st mode.Start, cfg *sweep.Config) mode.Run 
 	conv := s.convs
 	cfg.Load = Load{
 		Load:     closed.Of(st.Line).Load(Name, st),
-		Sessions: &sweep.Sessions{Open: func() sweep.Conversation { return conv.Open() }, Think: s.Think, Seed: s.seed},
+		Sessions: &sweep.Sessions{Open: Opener(conv), Think: s.Think, Seed: s.seed},
 	}
 	return mode.Run{}
 }
