@@ -37,8 +37,10 @@ func loadConversations(o Options) ([]Conversation, string, error) {
 		convs, err = ReadJSONLConversations(r, o.Dataset)
 	case ShareGPT:
 		convs, skipped, err = ReadShareGPTConversations(r, o.Dataset)
+	case OTel:
+		convs, skipped, err = ReadOTelConversations(r, o.Dataset)
 	default:
-		return nil, "", fmt.Errorf("invalid --dataset-format %q: want %s or %s", format, JSONL, ShareGPT)
+		return nil, "", fmt.Errorf("invalid --dataset-format %q: want %s, %s or %s", format, JSONL, ShareGPT, OTel)
 	}
 	switch {
 	case r.over:
