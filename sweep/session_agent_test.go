@@ -67,7 +67,7 @@ func runAgent(t *testing.T) (map[agentTurn]client.Record, []time.Time, time.Time
 	}
 	cfg := sweep.Config{Requests: len(agentAfter), Load: sessions.Load{
 		Load:     closed.Load{Name: sessions.Name, Levels: []int{1}},
-		Sessions: &sweep.Sessions{Open: sessions.Opener(set.Sessions), Think: sweep.Think{Mean: time.Hour}},
+		Sessions: &sweep.Sessions{Open: sessions.Opener(set.Sessions), Think: sweep.Think{Mean: 3 * time.Second}},
 	}}
 	var lvl sweep.Level
 	if err := sweep.Run(context.Background(), cfg, cl, func(l sweep.Level) error { lvl = l; return nil }); err != nil {
@@ -106,7 +106,7 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 // after the k-th earliest due instant, so the sorted lists are compared
 // without telling which stamp is whose. The two sub-sessions overlap
 // (each turn holds the server 24 decode steps of 10 ms, B starts 30 ms
-// after A); the one-hour think time is never drawn, since every later
+// after A); the 3 s think time is never drawn, since every later
 // turn has its dataset wait; every prompt of a sub-session or of the turn
 // after them is longer than the one it branched from.
 func TestAgentSessionWaitsForParentsAgainstSim(t *testing.T) {
