@@ -11,6 +11,8 @@ import (
 	"github.com/toksweep/toksweep/client"
 )
 
+// MaxSubDepth bounds how deep sub-sessions nest.
+//
 // An agentic JSONL line is a conversation whose "turns" may be objects as
 // well as strings (docs/guide.md, "Multi-turn sessions"):
 //
@@ -22,7 +24,7 @@ import (
 // that the turn's reply starts, each on the history through that reply,
 // run one after another or, with "parallel", all at once. The next turn
 // waits for them and opens with their final replies. Sub-sessions are
-// conversations of the same shape, nested at most MaxSubDepth deep.
+// conversations of the same shape.
 const MaxSubDepth = 4
 
 // NoWait marks a turn without a "wait_ms" in Conversation.Waits.
