@@ -37,7 +37,7 @@ func workloadFlags(o *options) []cli.Flag {
 	f := &o.Flags
 	return []cli.Flag{
 		&cli.StringFlag{Name: "dataset", Destination: &f.Dataset, Usage: "replay a dataset: F.jsonl, one request per line ({\"prompt\": ...} or {\"messages\": [...]}, optional max_tokens), or a ShareGPT F.json with --dataset-format sharegpt"},
-		&cli.StringFlag{Name: "dataset-format", Destination: &f.DatasetFormat, Usage: "jsonl or sharegpt (default: jsonl for a .jsonl file)"},
+		&cli.StringFlag{Name: "dataset-format", Destination: &f.DatasetFormat, Usage: "jsonl, sharegpt, or otel (OpenTelemetry traces, with --multi-turn) (default: jsonl for a .jsonl file)"},
 		&cli.StringFlag{Name: "input-tokens", Destination: &f.InputTokens, Action: mode.Given[string](&f.InputTokensSet), Usage: "synthetic prompts of about N tokens, N[:STDDEV], e.g. 4000 or 4000:400; each request gets a unique prefix so prefix caching cannot flatter the figures"},
 		&cli.IntFlag{Name: "shared-prefix-tokens", Destination: &f.SharedPrefixTokens, Usage: "with --input-tokens: the first K tokens are the same in every request, to measure prefix caching on purpose"},
 		&cli.Int64Flag{Name: "seed", Destination: &o.Seed, Action: mode.Given[int64](&o.SeedSet), Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},

@@ -47,6 +47,15 @@ type Record struct {
 	// plus one) and the 1-based turn. Both are 0 for single-turn requests.
 	Session int `json:"session,omitempty"`
 	Turn    int `json:"turn,omitempty"`
+	// Branch, ToolWait, Think and History say more of a session's turn:
+	// its sub-session's number within the session (1-based, in the order
+	// they started; 0 for the session's own turns), the pause before it was
+	// sent, from the dataset (a tool wait) or --think-time, and the share
+	// of its prompt's bytes that the session had sent before (history).
+	Branch   int           `json:"branch,omitempty"`
+	ToolWait time.Duration `json:"tool_wait_ns,omitempty"`
+	Think    time.Duration `json:"think_ns,omitempty"`
+	History  float64       `json:"history_share,omitempty"`
 	// Rate is the level's load (sweep.LevelKey.Load): the offered rate in
 	// requests per second (open loop, sweep --rates), a trace replay's
 	// speed; 0 in a closed loop. With Concurrency (the cap, 0 for none)

@@ -82,6 +82,12 @@
 //	session_turns_mean      turns     successful turns per session, mean
 //	session_duration_p50_ms ms        session span (last End − first Start, think time included), p50
 //	session_duration_p95_ms ms        session span, p95
+//	session_server_share    fraction  share of session time with a turn in flight
+//	session_tool_share      fraction  share idle before a turn sent after a tool wait
+//	session_think_share     fraction  the same, after a think time
+//	ttft_long_prefix_p50_ms ms        TTFT of turns ≥ 80% history, p50
+//	ttft_long_prefix_p95_ms ms        the same, p95
+//	long_prefix_turns       turns     successful turns ≥ 80% history
 //	input_length_error_mean fraction  trace replay: (prompt_tokens − the trace's input length) / that length, mean (signed) over the successful requests; empty outside a replay
 //	input_length_error_p99  fraction  trace replay: |the same|, p99
 //	output_length_error_mean fraction  trace replay: (U − the trace's output length) / that length, mean (signed)

@@ -31,6 +31,9 @@ type request struct {
 	ttft                      time.Duration // RequestTTFT
 	decode, e2e               float64       // RequestDecodeTPS, RequestE2ETPS
 	smooth                    Smoothness
+	branch                    int           // Record.Branch
+	toolWait, think           time.Duration // Record.ToolWait, Think
+	history                   float64       // Record.History
 }
 
 func (r *request) ok() bool { return r.class == client.OK }
@@ -101,6 +104,7 @@ func newRequest(r *client.Record, speed float64) request {
 		finish: r.FinishReason,
 		ttft:   RequestTTFT(r), decode: RequestDecodeTPS(r), e2e: RequestE2ETPS(r),
 		smooth: RequestSmoothness(r, speed),
+		branch: r.Branch, toolWait: r.ToolWait, think: r.Think, history: r.History,
 	}
 }
 

@@ -92,7 +92,7 @@ func TestScheduleMatchesArrivalPlan(t *testing.T) {
 // the oldest (issue 25, item 11: 1 MB replies reached 783 MB).
 func TestSessionWorkerHoldsBoundedReplies(t *testing.T) {
 	t.Parallel()
-	var sw sessionWorker
+	var sw history
 	reply := strings.Repeat("x", 300_000)
 	for range 100 {
 		sw.keep(reply)

@@ -48,22 +48,13 @@ func (t Think) draw(rng *rand.Rand) time.Duration {
 	return time.Duration(math.Max(d, 0))
 }
 
-// sessionWorker is one worker's state across its sessions.
-type sessionWorker struct {
-	conv    Conversation
-	replies []string
-	held    int  // bytes of replies held
-	dropped int  // the oldest replies dropped (emptied) to bound held
-	turn    int  // turns sent in conv
-	id      int  // conv's Session number: its first ticket + 1
-	warm    bool // conv runs on warm-up tickets
-}
-
 // SessionLoop is the closed loop of multi-turn sessions at concurrency c:
 // each of c workers runs sessions back to back, one turn per ticket, with
 // the think time between turns. Think time is not issue lag. It is the
 // engine's own (each turn needs the reply the sweep's sender keeps), and
-// runs only under Run.
+// runs only under Run. A conversation that is an Agent brings its own
+// waits and sub-sessions, whose turns draw tickets too: C bounds the
+// sessions, not the requests in flight.
 func SessionLoop(c int, ss *Sessions) Arrivals {
 	return ArrivalsFunc(func(ctx context.Context, snd Sender) {
 		s := snd.(*sender) // sessions need the reply, which only the sweep's sender keeps
@@ -75,31 +66,16 @@ func SessionLoop(c int, ss *Sessions) Arrivals {
 	})
 }
 
-// sessions is worker w of a SessionLoop.
+// sessions is worker w of a SessionLoop: one session after another, each
+// played by a sessionRun (session_agent.go).
 func (s *sender) sessions(ctx context.Context, ss *Sessions, w int) {
-	rng := rand.New(rand.NewPCG(uint64(ss.Seed), uint64(s.spec.Concurrency)<<32^uint64(s.repeat)<<20^uint64(w)))
-	var sw sessionWorker
+	wk := &sessionWorker{s: s, ss: ss, w: w,
+		rng: rand.New(rand.NewPCG(uint64(ss.Seed), uint64(s.spec.Concurrency)<<32^uint64(s.repeat)<<20^uint64(w)))}
 	for ctx.Err() == nil {
-		if sw.conv != nil && sw.turn < sw.conv.Turns() {
-			if !sleep(ctx, ss.Think.draw(rng)) {
-				return
-			}
-			s.rest(w)
-		}
-		t, ok := s.Next()
-		if !ok {
+		r := &sessionRun{wk: wk}
+		r.play(ctx, ss.Open(), 0)
+		if r.id == 0 { // no ticket left
 			return
-		}
-		if sw.conv == nil || sw.turn >= sw.conv.Turns() || t.Warmup != sw.warm {
-			sw = sessionWorker{conv: ss.Open(), replies: sw.replies[:0], id: t.Seq + 1, warm: t.Warmup}
-		}
-		p := sw.conv.Prompt(sw.turn, sw.replies)
-		p.KeepReply = sw.turn+1 < sw.conv.Turns()
-		rec := s.do(ctx, t, w, 0, p, tags{session: sw.id, turn: sw.turn + 1})
-		sw.keep(rec.Reply)
-		sw.turn++
-		if !rec.OK() {
-			sw.conv = nil // a failed turn ends its session
 		}
 	}
 }
@@ -110,15 +86,23 @@ func (s *sender) sessions(ctx context.Context, ss *Sessions, w int) {
 // always older than the history a turn sends.
 const MaxHeldReplies = 1 << 20
 
-// keep adds the reply to the session's history, dropping the oldest
-// replies beyond MaxHeldReplies.
-func (sw *sessionWorker) keep(reply string) {
-	sw.replies = append(sw.replies, reply)
-	sw.held += len(reply)
-	for sw.held > MaxHeldReplies && sw.dropped < len(sw.replies) {
-		sw.held -= len(sw.replies[sw.dropped])
-		sw.replies[sw.dropped] = ""
-		sw.dropped++
+// history is one conversation's replies so far, the oldest emptied
+// beyond MaxHeldReplies.
+type history struct {
+	replies []string
+	held    int // bytes of replies held
+	dropped int // the oldest replies dropped (emptied) to bound held
+}
+
+// keep adds the reply to the history, dropping the oldest replies beyond
+// MaxHeldReplies.
+func (h *history) keep(reply string) {
+	h.replies = append(h.replies, reply)
+	h.held += len(reply)
+	for h.held > MaxHeldReplies && h.dropped < len(h.replies) {
+		h.held -= len(h.replies[h.dropped])
+		h.replies[h.dropped] = ""
+		h.dropped++
 	}
 }
 

@@ -105,7 +105,7 @@ func sessionRun(t *testing.T, api client.API, c, requests int, think time.Durati
 	cfg := sweep.Config{Requests: requests, Load: sessions.Load{
 		Load: closed.Load{Name: sessions.Name, Levels: []int{c}},
 		Sessions: &sweep.Sessions{
-			Open: func() sweep.Conversation { return set.Sessions.Open() }, Think: sweep.Think{Mean: think},
+			Open: sessions.Opener(set.Sessions), Think: sweep.Think{Mean: think},
 		},
 	}}
 	var lvl sweep.Level

@@ -334,6 +334,7 @@ func (s *sender) sendAt(ctx context.Context, t Ticket, w int, sched time.Duratio
 type tags struct {
 	session, turn, traceIn, traceOut int
 	class                            string
+	sess                             turnTags // a session turn's further tags (session.go)
 }
 
 // do issues p as ticket t on lane w, tagged tg, and keeps its record,
@@ -350,6 +351,7 @@ func (s *sender) record(ctx context.Context, t Ticket, w int, sched time.Duratio
 	rec.Concurrency, rec.Rate, rec.Repeat, rec.Worker, rec.Seq, rec.Warmup = s.spec.Concurrency, s.spec.Load, s.repeat, w, t.Seq, t.Warmup
 	rec.Sched, rec.Session, rec.Turn = sched, tg.session, tg.turn
 	rec.TraceInput, rec.TraceOutput, rec.Class = tg.traceIn, tg.traceOut, tg.class
+	rec.Branch, rec.ToolWait, rec.Think, rec.History = tg.sess.branch, tg.sess.tool, tg.sess.think, tg.sess.history
 	if s.mark {
 		rec.Mode = s.spec.Mode
 	}

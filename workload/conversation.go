@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/toksweep/toksweep/client"
 )
@@ -16,6 +17,12 @@ type Conversation struct {
 	// MaxTokens is each turn's output target (0: the client's max_tokens);
 	// nil when the source sets none.
 	MaxTokens []int
+	// Waits is each turn's tool wait (NoWait: none given), Subs the
+	// sub-sessions each turn's reply starts and Parallel whether they run
+	// at once (agentic.go); nil when the source gives none.
+	Waits    []time.Duration
+	Subs     [][]Conversation
+	Parallel []bool
 }
 
 // Sessions hands out the conversations of a multi-turn run, one per
@@ -37,6 +44,9 @@ type Session struct {
 	conv        Conversation
 	turns       int
 	completions bool
+	base        []client.Message // a sub-session's: its parent's history
+	joined      map[int][]string // the sub-sessions' final replies, by the turn that started them
+	share       float64          // the last prompt's HistoryShare
 }
 
 // Open starts the next session. Synthetic sessions are numbered across the
@@ -65,16 +75,14 @@ func (s *Session) Turns() int { return s.turns }
 // replies the model streamed (replies[i] answers turn i), then user message
 // k. The history is cut to the newest turns that fit in MaxHistoryTokens
 // (the oldest turns go first, whole: a user message with its reply). For the completions API the history is flattened by FlattenTurns.
+//
+// A sub-session's history opens with its parent's (Branch), and a turn
+// after sub-sessions opens with their final replies (Join).
 func (s *Session) Prompt(k int, replies []string) client.Prompt {
-	from := historyStart(s.conv.Users, replies, k)
-	msgs := make([]client.Message, 0, 2*(k-from)+1)
-	for i := from; i < k; i++ {
-		msgs = append(msgs, client.Message{Role: "user", Content: s.conv.Users[i]})
-		if i < len(replies) {
-			msgs = append(msgs, client.Message{Role: "assistant", Content: replies[i]})
-		}
+	msgs := s.messages(k, replies)
+	if total := contentBytes(msgs); total > 0 {
+		s.share = float64(total-len(msgs[len(msgs)-1].Content)) / float64(total)
 	}
-	msgs = append(msgs, client.Message{Role: "user", Content: s.conv.Users[k]})
 	p := client.Prompt{ID: s.conv.ID}
 	if k < len(s.conv.MaxTokens) {
 		p.MaxTokens = s.conv.MaxTokens[k]
@@ -85,6 +93,20 @@ func (s *Session) Prompt(k int, replies []string) client.Prompt {
 		p.Messages = msgs
 	}
 	return p
+}
+
+// messages are turn k's: the history, then user message k.
+func (s *Session) messages(k int, replies []string) []client.Message {
+	from := historyStart(s.conv.Users, replies, k, MaxHistoryTokens*HistoryBytesPerToken-contentBytes(s.base))
+	msgs := make([]client.Message, 0, len(s.base)+2*(k-from)+1)
+	msgs = append(msgs, s.base...)
+	for i := from; i < k; i++ {
+		msgs = append(msgs, client.Message{Role: "user", Content: s.user(i)})
+		if i < len(replies) {
+			msgs = append(msgs, client.Message{Role: "assistant", Content: replies[i]})
+		}
+	}
+	return append(msgs, client.Message{Role: "user", Content: s.user(k)})
 }
 
 // FlattenTurns is the completions API's form of a session's history: one
@@ -148,9 +170,8 @@ const (
 )
 
 // historyStart is the first earlier turn of turn k's history: the newest
-// turns whose user messages and replies fit in MaxHistoryTokens.
-func historyStart(users, replies []string, k int) int {
-	budget := MaxHistoryTokens * HistoryBytesPerToken
+// turns whose user messages and replies fit in budget bytes.
+func historyStart(users, replies []string, k, budget int) int {
 	for i := k - 1; i >= 0; i-- {
 		n := len(users[i])
 		if i < len(replies) {
@@ -193,8 +214,8 @@ func loadSessions(o Options) (*Set, error) {
 			return nil, err
 		}
 		for _, c := range convs {
-			if len(c.Users) > MaxTurns {
-				return nil, fmt.Errorf("%s: conversation %d has %d turns, more than %d (toksweep's bound on a session)", o.Dataset, c.ID, len(c.Users), MaxTurns)
+			if n := c.allTurns(); n > MaxTurns {
+				return nil, fmt.Errorf("%s: conversation %d has %d turns, more than %d (toksweep's bound on a session)", o.Dataset, c.ID, n, MaxTurns)
 			}
 		}
 		shuffleConversations(convs, o.Seed)

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,8 +37,10 @@ func loadConversations(o Options) ([]Conversation, string, error) {
 		convs, err = ReadJSONLConversations(r, o.Dataset)
 	case ShareGPT:
 		convs, skipped, err = ReadShareGPTConversations(r, o.Dataset)
+	case OTel:
+		convs, skipped, err = ReadOTelConversations(r, o.Dataset)
 	default:
-		return nil, "", fmt.Errorf("invalid --dataset-format %q: want %s or %s", format, JSONL, ShareGPT)
+		return nil, "", fmt.Errorf("invalid --dataset-format %q: want %s, %s or %s", format, JSONL, ShareGPT, OTel)
 	}
 	switch {
 	case r.over:
@@ -49,7 +52,7 @@ func loadConversations(o Options) ([]Conversation, string, error) {
 	}
 	if o.IgnoreSourceMaxTokens {
 		for i := range convs {
-			convs[i].MaxTokens = nil
+			convs[i].dropMaxTokens()
 		}
 	}
 	src := fmt.Sprintf("%s %s: %d conversations", format, o.Dataset, len(convs))
@@ -70,7 +73,7 @@ func loadConversations(o Options) ([]Conversation, string, error) {
 func ReadJSONLConversations(r io.Reader, name string) ([]Conversation, error) {
 	return readJSONL(r, name, "conversation", func(line []byte, id int) (Conversation, error) {
 		c, err := parseConversationLine(line)
-		c.ID = id
+		c.setID(id)
 		return c, err
 	})
 }
@@ -90,25 +93,17 @@ func parseConversationLine(line []byte) (Conversation, error) {
 	if !present(e.Turns) {
 		return c, errors.New(`want "turns", a list of user messages (--multi-turn)`)
 	}
-	if err := json.Unmarshal(e.Turns, &c.Users); err != nil {
-		return c, errors.New(`"turns" must be an array of strings`)
-	}
-	if len(c.Users) == 0 {
-		return c, errors.New(`"turns" is empty`)
-	}
-	for i, u := range c.Users {
-		if strings.TrimSpace(u) == "" {
-			return c, fmt.Errorf(`turn %d is empty`, i+1)
-		}
+	if err := parseTurns(e.Turns, &c, 0); err != nil {
+		return c, err
 	}
 	if present(e.MaxTokens) {
 		n, err := strconv.Atoi(string(e.MaxTokens))
 		if err != nil || n < 1 || n > MaxOutputTokens {
 			return c, fmt.Errorf(`"max_tokens" must be an integer from 1 to %d, got %.40s`, MaxOutputTokens, e.MaxTokens)
 		}
-		c.MaxTokens = make([]int, len(c.Users))
+		c.MaxTokens = append(c.MaxTokens, make([]int, len(c.Users)-len(c.MaxTokens))...)
 		for i := range c.MaxTokens {
-			c.MaxTokens[i] = n
+			c.MaxTokens[i] = cmp.Or(c.MaxTokens[i], n) // a turn's own first
 		}
 	}
 	return c, nil

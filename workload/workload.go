@@ -208,6 +208,8 @@ func loadDataset(o Options) (*Set, error) {
 		set.Prompts, err = ReadJSONL(r, o.Dataset)
 	case ShareGPT:
 		set.Prompts, set.Skipped, err = ReadShareGPT(r, o.Dataset)
+	case OTel:
+		return nil, fmt.Errorf("--dataset-format %s is traces of sessions: it needs --multi-turn", OTel)
 	default:
 		return nil, fmt.Errorf("invalid --dataset-format %q: want %s or %s", format, JSONL, ShareGPT)
 	}

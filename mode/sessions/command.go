@@ -157,7 +157,7 @@ func (Mode) Start(_ context.Context, st mode.Start, cfg *sweep.Config) mode.Run 
 	ld := closed.Of(st.Line).Load(Name, st)
 	cfg.Load = Load{
 		Load:     ld,
-		Sessions: &sweep.Sessions{Open: func() sweep.Conversation { return conv.Open() }, Think: s.Think, Seed: s.seed},
+		Sessions: &sweep.Sessions{Open: Opener(conv), Think: s.Think, Seed: s.seed},
 	}
 	return ld.Run()
 }
