@@ -13,7 +13,6 @@ import (
 	"github.com/toksweep/toksweep/internal/atomicfile"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
-	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/fit"
 )
 
@@ -91,11 +90,13 @@ func runFit(dirs []string, o *fitOptions, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", d, w)
 		}
 		for _, l := range run.Levels {
-			name := report.LevelName(report.LevelStats{Concurrency: l.Concurrency, Rate: l.Rate, Repeat: l.Repeat, Mode: l.Mode})
+			s := report.Summarize(l, run.Summary.Config.Settings())
+			ms := measuredOf(&l, s)
+			name := ms.Level
 			if len(dirs) > 1 {
 				name = filepath.Base(filepath.Clean(d)) + " " + name
 			}
-			levels = append(levels, fit.Level{Name: name, Records: l.Records, Server: l.Server})
+			levels = append(levels, fit.Level{Name: name, Records: l.Records, Server: l.Server, Measured: &ms})
 		}
 	}
 	m, err := fit.FromLevels(levels, fit.Options{Resamples: o.Resamples})
@@ -116,23 +117,6 @@ func runFit(dirs []string, o *fitOptions, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "\nWrote %s\n", o.Out)
 	return err
-}
-
-// loadSimModel sets the model in file path (toksweep fit's) in cfg: the
-// --sim-model of serve-sim and of sweep --sim. A file that cannot be read
-// or is not a model is a usage error, named by flag.
-func loadSimModel(path string, cfg *sim.Config) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return usagef("invalid --sim-model: %v", err)
-	}
-	defer f.Close()
-	m, err := fit.Read(f)
-	if err != nil {
-		return usagef("invalid --sim-model %s: %v", path, err)
-	}
-	m.Apply(cfg)
-	return nil
 }
 
 // withModel is ", model PATH" for the simulator's opening line, "" without

@@ -36,6 +36,12 @@ type Model struct {
 	Levels        []Residual `json:"levels"`
 	NotIdentified []string   `json:"not_identified,omitempty"`
 	Sim           SimParams  `json:"sim"`
+	// Calibration is the range fitted, which predictions are checked
+	// against; nil in a model set by hand (not checked).
+	Calibration *Calibration `json:"calibration,omitempty"`
+	// Measured is each fitted level's figures, that a prediction of the
+	// same level is graded against.
+	Measured []Measured `json:"measured,omitempty"`
 }
 
 // Param is one fitted parameter. Durations are in nanoseconds.
