@@ -61,10 +61,10 @@ func TestGrading(t *testing.T) {
 			TPOTP50: 5 * time.Millisecond, DecodeTPSP50: 50, AggregateOutputTPS: math.NaN()}
 	}
 	sum := &report.Summary{SimModel: &report.SimModelJSON{File: "m.json"}}
-	g.add(level(4, 1090), stats(4), sum)  // within 10% of 1000
-	g.add(level(2, 1200), stats(2), sum)  // 20% longer prompts: not graded
-	g.add(level(8, 1000), stats(8), sum)  // not measured
-	var nilGrader *grader                 // no --sim-model
+	g.add(level(4, 1090), stats(4), sum) // within 10% of 1000
+	g.add(level(2, 1200), stats(2), sum) // 20% longer prompts: not graded
+	g.add(level(8, 1000), stats(8), sum) // not measured
+	var nilGrader *grader                // no --sim-model
 	nilGrader.add(level(4, 1000), stats(4), sum)
 	rel := func(v float64) *float64 { return &v }
 	want := []report.GradeJSON{{Level: "C=4", Figures: []report.GradeFigure{
