@@ -20,6 +20,7 @@ import (
 type fitOptions struct {
 	Out       string
 	Resamples int
+	Calib     calibOptions // --url: calibrate first (fitcalib.go)
 }
 
 // The bounds of --resamples: fewer than minResamples leave the 10th and
@@ -34,20 +35,27 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "fit",
 		Usage: "fit the simulator's parameters to saved runs, for serve-sim --sim-model and sweep --sim --sim-model",
-		UsageText: "toksweep fit --out model.json RUN [RUN...]\n\n" +
+		UsageText: "toksweep fit --out model.json RUN [RUN...]\ntoksweep fit --url http://HOST:PORT/v1 --out model.json [--calibrate-for 2m]\n\n" +
 			"The decode steps of the runs' successful requests, and the first tokens of requests sent to an\n" +
 			"idle server, are fitted to the simulator's step model (docs/metrics.md, \"The fitted model\").\n" +
 			"It prints each parameter with an 80% bootstrap interval, the residual of each level and a\n" +
-			"sentence for each parameter the runs cannot identify, then writes the model to --out, a new file.",
-		Flags: []cli.Flag{
+			"sentence for each parameter the runs cannot identify, then writes the model to --out, a new file.\n" +
+			"With --url it first calibrates the server (it says what it sends, and for how long), keeping the runs.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Destination: &o.Out, Usage: "the model file to write (a new file: an existing one is never replaced)"},
 			&cli.IntFlag{Name: "resamples", Value: 200, Destination: &o.Resamples, Usage: fmt.Sprintf("bootstrap resamples for the intervals (%d to %d)", minResamples, maxResamples)},
-		},
+		}, calibFlags(&o.Calib)...),
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
 			dirs := c.Args().Slice()
 			if err := o.check(dirs); err != nil {
 				return err
+			}
+			if o.Calib.URL != "" {
+				var err error
+				if dirs, err = calibrate(c.Context, &o.Calib, stderr); err != nil {
+					return err
+				}
 			}
 			return runFit(dirs, o, stdout, stderr)
 		},
@@ -59,8 +67,11 @@ func (o *fitOptions) check(dirs []string) error {
 	if err := flagsFirst(dirs, "fit"); err != nil {
 		return err
 	}
-	if len(dirs) == 0 {
-		return usagef("fit takes one or more run directories (see 'toksweep fit --help')")
+	switch {
+	case o.Calib.URL != "" && len(dirs) > 0:
+		return usagef("fit --url calibrates the server and fits its own runs: drop the run directories, or --url")
+	case o.Calib.URL == "" && len(dirs) == 0:
+		return usagef("fit takes one or more run directories, or --url URL to calibrate a server (see 'toksweep fit --help')")
 	}
 	if o.Out == "" {
 		return usagef("fit needs --out FILE, the model file to write (e.g. --out model.json)")
@@ -74,6 +85,9 @@ func (o *fitOptions) check(dirs []string) error {
 			what = "a directory"
 		}
 		return usagef("fit --out %s: it is %s already: name a new file (fit never replaces one)", o.Out, what)
+	}
+	if o.Calib.URL != "" {
+		return o.Calib.check(o.Out)
 	}
 	return nil
 }

@@ -82,16 +82,19 @@ func (g *grader) add(l *sweep.Level, s report.LevelStats, sum *report.Summary) {
 		return
 	}
 	p := measuredOf(l, s)
+	sameLoad := false
 	for _, m := range g.measured {
 		if m.Mode != p.Mode || m.Concurrency != p.Concurrency || m.Load != p.Load {
 			continue
 		}
-		if !near(p.PromptMean, m.PromptMean) || !near(p.OutputMean, m.OutputMean) {
-			g.other = append(g.other, p.Level)
-			continue
+		if near(p.PromptMean, m.PromptMean) && near(p.OutputMean, m.OutputMean) {
+			sum.Grading = append(sum.Grading, gradeOf(p, m))
+			return
 		}
-		sum.Grading = append(sum.Grading, gradeOf(p, m))
-		return
+		sameLoad = true
+	}
+	if sameLoad {
+		g.other = append(g.other, p.Level)
 	}
 }
 

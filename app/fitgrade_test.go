@@ -51,6 +51,7 @@ func TestGrading(t *testing.T) {
 	}
 	g := &grader{measured: []fit.Measured{
 		meas(2, 1000, map[string]float64{"ttft_p50_ms": 80}),
+		meas(4, 500, map[string]float64{"ttft_p50_ms": 1}), // the same load, other prompts
 		meas(4, 1000, map[string]float64{"ttft_p50_ms": 100, "ttft_p95_ms": 200, "tpot_p50_ms": 0, "aggregate_output_tps": 500}),
 	}}
 	level := func(c, prompt int) *sweep.Level {
