@@ -98,7 +98,7 @@ func (c *calibOptions) ladder() []int {
 // shared by every level that may run.
 func (c *calibOptions) levelTime() time.Duration {
 	n := len(c.ladder()) + len(calibOthers)
-	return max((time.Duration(float64(c.For)*levelShare)/time.Duration(n)).Round(100*time.Millisecond), minCalibLevel)
+	return max((time.Duration(float64(c.For)*levelShare) / time.Duration(n)).Round(100*time.Millisecond), minCalibLevel)
 }
 
 // plan is the sentence said before the calibration: what it sends, how
