@@ -15,7 +15,7 @@ import (
 
 // sameWorkload is how far a predicted level's mean prompt and output
 // lengths may be from a measured one's for the two to be the same level.
-const sameWorkload = 0.10
+const sameWorkload = 0.25
 
 // measuredOf is level l's figures, s its summary, as the model keeps them
 // (fit.Measured): its key, its workload (the means over its measured
