@@ -119,3 +119,30 @@ func TestSpread(t *testing.T) {
 		t.Errorf("ill-conditioned %q", c.IllConditioned)
 	}
 }
+
+// The text says the calibration range and each ill-conditioned reason;
+// Params names every parameter set; Caution joins the reasons.
+func TestCalibrationText(t *testing.T) {
+	spec := variedSpec
+	spec.promptLo, spec.hiP, spec.seed = 36, 36, 3
+	m, err := FromLevels(synth(knownTruth, spec), Options{Resamples: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := m.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nCalibrated on up to 0 in flight (C=0), 0 req/s, prompts up to 36 tokens, outputs of ", "- ill-conditioned: prefill_base is not identified.\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	p := m.Sim.Params()
+	if len(p) != 6 || p["max_num_seqs"] != float64(*m.Sim.MaxNumSeqs) || p["decode_base_ns"] != *m.Sim.DecodeBaseNs || p["prefill_tokens_per_sec"] != *m.Sim.PrefillTokensPerSec {
+		t.Errorf("params %v", p)
+	}
+	if got := Caution([]string{"a", "b"}); got != "an extrapolation (--allow-extrapolation): a; b" {
+		t.Errorf("caution %q", got)
+	}
+}
