@@ -27,6 +27,7 @@ type calibOptions struct {
 	MaxConcurrency int           // --calibrate-max-concurrency
 	Dir            string        // --calibrate-out; "" means OUT's name with ".calibration"
 	Model          string        // --model
+	ExtraBody      string        // --extra-body, as sweep takes it
 }
 
 // calibShape is one workload of the calibration: prompts of about Prompt
@@ -61,6 +62,7 @@ func calibFlags(o *calibOptions) []cli.Flag {
 		&cli.IntFlag{Name: "calibrate-max-concurrency", Value: 64, Destination: &o.MaxConcurrency, Usage: "--url: the highest concurrency the calibration's ladder tries"},
 		&cli.StringFlag{Name: "calibrate-out", Destination: &o.Dir, DefaultText: "OUT.calibration", Usage: "--url: the new directory the calibration's runs are kept in"},
 		&cli.StringFlag{Name: "model", Destination: &o.Model, Usage: "--url: the model to calibrate; when omitted, the one /v1/models lists"},
+		&cli.StringFlag{Name: "extra-body", Destination: &o.ExtraBody, Usage: `--url: JSON merged into each request, as sweep's (e.g. '{"ignore_eos": true}')`},
 	}
 }
 
@@ -164,6 +166,9 @@ func calibLevel(ctx context.Context, c *calibOptions, n int, s calibShape, d tim
 		"--input-tokens", fmt.Sprintf("%d:%d", s.Prompt, s.Stddev), "--max-tokens", strconv.Itoa(s.Output), "--charts", chart.NoFiles, "--out", dir}
 	if c.Model != "" {
 		args = append(args, "--model", c.Model)
+	}
+	if c.ExtraBody != "" {
+		args = append(args, "--extra-body", c.ExtraBody)
 	}
 	var errb strings.Builder
 	if err := New(io.Discard, &errb).RunContext(ctx, args); err != nil {

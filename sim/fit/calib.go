@@ -183,7 +183,8 @@ func (f *fitter) spread(p Param) float64 {
 func (s SimParams) Params() map[string]float64 {
 	out := map[string]float64{}
 	for name, v := range map[string]*float64{"prefill_base_ns": s.PrefillBaseNs, "prefill_tokens_per_sec": s.PrefillTokensPerSec,
-		"decode_base_ns": s.DecodeBaseNs, "decode_per_seq_ns": s.DecodePerSeqNs, "decode_per_ctx_token_ns": s.DecodePerCtxTokenNs} {
+		"decode_base_ns": s.DecodeBaseNs, "decode_per_seq_ns": s.DecodePerSeqNs, "decode_per_ctx_token_ns": s.DecodePerCtxTokenNs,
+		"request_overhead_ns": s.RequestOverheadNs, "request_overhead_per_token_ns": s.RequestOverheadPerTokenNs} {
 		if v != nil {
 			out[name] = *v
 		}
