@@ -16,6 +16,7 @@ import (
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/fit"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // loadedModel is a --sim-model file read: the model, and what summary.json
@@ -72,15 +73,16 @@ func (lm *loadedModel) extrapolation(a fit.Asked, allow bool, stderr io.Writer) 
 }
 
 // asked is what a sweep asks of the model: its levels (summary.json's
-// config: a closed loop's, the sessions'), its rates, and its prompts'
-// longest length (as the simulator counts them) and output target.
+// config: a closed loop's, the sessions'), its rates (a trace replay's
+// speeds are not checked), and its prompts' longest length (as the
+// simulator counts them) and output target.
 func (o *options) asked() fit.Asked {
 	rc := o.runConfig()
 	a := fit.Asked{Concurrency: rc.Levels, MaxOutput: o.MaxTokens}
 	if rc.LevelsAuto {
 		a.Concurrency = append(a.Concurrency, rc.AutoMax)
 	}
-	if rc.OpenLoop != nil {
+	if rc.OpenLoop != nil && rc.Mode == sweep.RateMode { // a replay's are speeds, not req/s
 		a.Rates = rc.OpenLoop.Rates
 	}
 	if o.Work.Set != nil {
