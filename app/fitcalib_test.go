@@ -29,6 +29,7 @@ func TestFitURLRefusals(t *testing.T) {
 		{"short bound", []string{"fit", "--url", url, "--out", out, "--calibrate-for", "2s"}, "invalid --calibrate-for 2s: want at least 5s"},
 		{"ladder", []string{"fit", "--url", url, "--out", out, "--calibrate-max-concurrency", "1"}, "invalid --calibrate-max-concurrency 1: want 2 to 4096"},
 		{"runs dir exists", []string{"fit", "--url", url, "--out", out, "--calibrate-out", dir}, "fit --calibrate-out " + dir + ": it exists already"},
+		{"a calibration flag without --url", []string{"fit", "--out", out, "--calibrate-for", "1m", smallRun}, "--calibrate-for applies only to fit --url"},
 	} {
 		code, _, stderr := runCLI(t, context.Background(), tt.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

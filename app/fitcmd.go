@@ -48,6 +48,11 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
 			dirs := c.Args().Slice()
+			for _, f := range calibFlags(&calibOptions{}) {
+				if n := f.Names()[0]; n != "url" && c.IsSet(n) && o.Calib.URL == "" {
+					return usagef("--%s applies only to fit --url (a calibration); fitting saved runs it would be ignored", n)
+				}
+			}
 			if err := o.check(dirs); err != nil {
 				return err
 			}
