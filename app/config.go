@@ -54,6 +54,8 @@ type options struct {
 	streamed *atomic.Int64
 
 	Work workSettings // prompt set, output length and server metrics (workload.go)
+	// simModel is --sim-model's model, read by startSim; nil without one.
+	simModel *loadedModel
 	// modeFlagSet is each mode's flags as bound (modeFlags), and
 	// modeWarnings each mode's warnings until the mode is chosen (mode.go).
 	modeFlagSet  map[string][]cli.Flag
@@ -106,6 +108,7 @@ type sweepFlagValues struct {
 	Percentiles        string
 	SimNoPrefixSet     bool
 	SimModel           string // --sim-model: a model file from 'toksweep fit', set over the preset
+	AllowExtrapolation bool   // --allow-extrapolation: run a --sim-model past its calibration, marked
 
 	// SimAdapters are --sim-adapter's NAME[:COST] values.
 	SimAdapters []string

@@ -13,7 +13,6 @@ import (
 	"github.com/toksweep/toksweep/internal/atomicfile"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
-	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/fit"
 )
 
@@ -21,6 +20,7 @@ import (
 type fitOptions struct {
 	Out       string
 	Resamples int
+	Calib     calibOptions // --url: calibrate first (fitcalib.go)
 }
 
 // The bounds of --resamples: fewer than minResamples leave the 10th and
@@ -35,20 +35,32 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "fit",
 		Usage: "fit the simulator's parameters to saved runs, for serve-sim --sim-model and sweep --sim --sim-model",
-		UsageText: "toksweep fit --out model.json RUN [RUN...]\n\n" +
+		UsageText: "toksweep fit --out model.json RUN [RUN...]\ntoksweep fit --url http://HOST:PORT/v1 --out model.json [--calibrate-for 2m]\n\n" +
 			"The decode steps of the runs' successful requests, and the first tokens of requests sent to an\n" +
 			"idle server, are fitted to the simulator's step model (docs/metrics.md, \"The fitted model\").\n" +
 			"It prints each parameter with an 80% bootstrap interval, the residual of each level and a\n" +
-			"sentence for each parameter the runs cannot identify, then writes the model to --out, a new file.",
-		Flags: []cli.Flag{
+			"sentence for each parameter the runs cannot identify, then writes the model to --out, a new file.\n" +
+			"With --url it first calibrates the server (it says what it sends, and for how long), keeping the runs.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Destination: &o.Out, Usage: "the model file to write (a new file: an existing one is never replaced)"},
 			&cli.IntFlag{Name: "resamples", Value: 200, Destination: &o.Resamples, Usage: fmt.Sprintf("bootstrap resamples for the intervals (%d to %d)", minResamples, maxResamples)},
-		},
+		}, calibFlags(&o.Calib)...),
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
 			dirs := c.Args().Slice()
+			for _, f := range calibFlags(&calibOptions{}) {
+				if n := f.Names()[0]; n != "url" && c.IsSet(n) && o.Calib.URL == "" {
+					return usagef("--%s applies only to fit --url (a calibration); fitting saved runs it would be ignored", n)
+				}
+			}
 			if err := o.check(dirs); err != nil {
 				return err
+			}
+			if o.Calib.URL != "" {
+				var err error
+				if dirs, err = calibrate(c.Context, &o.Calib, stderr); err != nil {
+					return err
+				}
 			}
 			return runFit(dirs, o, stdout, stderr)
 		},
@@ -60,8 +72,11 @@ func (o *fitOptions) check(dirs []string) error {
 	if err := flagsFirst(dirs, "fit"); err != nil {
 		return err
 	}
-	if len(dirs) == 0 {
-		return usagef("fit takes one or more run directories (see 'toksweep fit --help')")
+	switch {
+	case o.Calib.URL != "" && len(dirs) > 0:
+		return usagef("fit --url calibrates the server and fits its own runs: drop the run directories, or --url")
+	case o.Calib.URL == "" && len(dirs) == 0:
+		return usagef("fit takes one or more run directories, or --url URL to calibrate a server (see 'toksweep fit --help')")
 	}
 	if o.Out == "" {
 		return usagef("fit needs --out FILE, the model file to write (e.g. --out model.json)")
@@ -75,6 +90,9 @@ func (o *fitOptions) check(dirs []string) error {
 			what = "a directory"
 		}
 		return usagef("fit --out %s: it is %s already: name a new file (fit never replaces one)", o.Out, what)
+	}
+	if o.Calib.URL != "" {
+		return o.Calib.check(o.Out)
 	}
 	return nil
 }
@@ -91,11 +109,13 @@ func runFit(dirs []string, o *fitOptions, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", d, w)
 		}
 		for _, l := range run.Levels {
-			name := report.LevelName(report.LevelStats{Concurrency: l.Concurrency, Rate: l.Rate, Repeat: l.Repeat, Mode: l.Mode})
+			s := report.Summarize(l, run.Summary.Config.Settings())
+			ms := measuredOf(&l, s)
+			name := ms.Level
 			if len(dirs) > 1 {
 				name = filepath.Base(filepath.Clean(d)) + " " + name
 			}
-			levels = append(levels, fit.Level{Name: name, Records: l.Records, Server: l.Server})
+			levels = append(levels, fit.Level{Name: name, Records: l.Records, Server: l.Server, Measured: &ms})
 		}
 	}
 	m, err := fit.FromLevels(levels, fit.Options{Resamples: o.Resamples})
@@ -116,23 +136,6 @@ func runFit(dirs []string, o *fitOptions, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "\nWrote %s\n", o.Out)
 	return err
-}
-
-// loadSimModel sets the model in file path (toksweep fit's) in cfg: the
-// --sim-model of serve-sim and of sweep --sim. A file that cannot be read
-// or is not a model is a usage error, named by flag.
-func loadSimModel(path string, cfg *sim.Config) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return usagef("invalid --sim-model: %v", err)
-	}
-	defer f.Close()
-	m, err := fit.Read(f)
-	if err != nil {
-		return usagef("invalid --sim-model %s: %v", path, err)
-	}
-	m.Apply(cfg)
-	return nil
 }
 
 // withModel is ", model PATH" for the simulator's opening line, "" without

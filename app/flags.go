@@ -40,6 +40,7 @@ func sweepFlags(o *options) []cli.Flag {
 		&cli.BoolFlag{Name: "sim-no-prefix-caching", Destination: &o.SimNoPrefix, Action: mode.Given[bool](&f.SimNoPrefixSet), Usage: "--sim: turn the simulator's prefix caching off (serve-sim --no-prefix-caching)"},
 		&cli.StringFlag{Name: "sim-model", Destination: &f.SimModel, Usage: "--sim: a model fitted by 'toksweep fit' (model.json), its parameters set over the preset's"},
 		&cli.StringSliceFlag{Name: "sim-adapter", Action: func(_ *cli.Context, v []string) error { f.SimAdapters = v; return nil }, Usage: "--sim: " + adapterUsage + " (serve-sim --adapter)"},
+		&cli.BoolFlag{Name: "allow-extrapolation", Destination: &f.AllowExtrapolation, Usage: "--sim-model: run loads, prompts or a fit the model refuses (beyond 2× its calibration), marked in the output"},
 		&cli.StringFlag{Name: "model", Destination: &o.Model, Usage: "model name; when omitted, the one model /v1/models lists"},
 		&cli.StringFlag{Name: "api", Value: "chat", Destination: &f.API, Usage: "endpoint: chat (/chat/completions) or completions (/completions)"},
 		&cli.IntFlag{Name: "requests", DefaultText: "auto", Destination: &o.Requests, Action: mode.Given[int](&f.RequestsSet), Usage: requestsUsage},

@@ -22,6 +22,7 @@ type simOptions struct {
 	Addr                string
 	Preset              string
 	SimModel            string // --sim-model: a model file from 'toksweep fit', set over the preset
+	AllowExtrapolation  bool   // --allow-extrapolation: serve an ill-conditioned --sim-model
 	Model               *string
 	Adapters            []string // --adapter NAME[:COST], repeatable
 	MaxModelLen         *int
@@ -70,7 +71,7 @@ func simCommand(serve func(ctx context.Context, addr string, cfg sim.Config) err
 		Flags:        flags,
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
-			cfg, err := o.simConfig()
+			cfg, err := o.simConfig(c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
@@ -93,6 +94,7 @@ func simFlags(o *simOptions) []cli.Flag {
 		&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Destination: &o.Addr, Usage: "listen address"},
 		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Destination: &o.Preset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
 		&cli.StringFlag{Name: "sim-model", Destination: &o.SimModel, Usage: "a model fitted by 'toksweep fit' (model.json): its parameters replace the preset's, and the model flags below replace both"},
+		&cli.BoolFlag{Name: "allow-extrapolation", Destination: &o.AllowExtrapolation, Usage: "serve a --sim-model whose fit is ill-conditioned, with a caution"},
 		&cli.StringFlag{Name: "model", Action: into(&o.Model), Usage: "served model name"},
 		&cli.StringSliceFlag{Name: "adapter", Action: func(_ *cli.Context, v []string) error { o.Adapters = v; return nil }, Usage: adapterUsage},
 		&cli.IntFlag{Name: "max-model-len", Action: into(&o.MaxModelLen), Usage: "context window, prompt + completion tokens"},
@@ -122,7 +124,7 @@ func simFlags(o *simOptions) []cli.Flag {
 		&cli.Float64Flag{Name: "draft-acceptance", Action: into(&o.DraftAcceptance), Usage: "speculative decoding: the chance each draft token is accepted"},
 	}
 	// The model flags override the preset; their default is the preset's value.
-	for _, f := range flags[3:] {
+	for _, f := range flags[4:] {
 		switch f := f.(type) {
 		case *cli.StringFlag:
 			f.DefaultText = "preset"
@@ -140,15 +142,13 @@ func simFlags(o *simOptions) []cli.Flag {
 }
 
 // simConfig starts from the preset and applies the flags that were given.
-func (o *simOptions) simConfig() (sim.Config, error) {
+func (o *simOptions) simConfig(stderr io.Writer) (sim.Config, error) {
 	cfg, err := sim.Preset(o.Preset)
 	if err != nil {
 		return cfg, usagef("invalid --preset %q: want one of %s", o.Preset, strings.Join(sim.PresetNames(), ", "))
 	}
-	if o.SimModel != "" {
-		if err := loadSimModel(o.SimModel, &cfg); err != nil {
-			return cfg, err
-		}
+	if err := serveModel(o.SimModel, o.AllowExtrapolation, &cfg, stderr); err != nil {
+		return cfg, err
 	}
 	override(&cfg.Model, o.Model)
 	if len(o.Adapters) > 0 {

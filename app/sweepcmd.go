@@ -131,6 +131,7 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	}
 	m := o.mode()
 	m.Summary(&o.Line, &run.sum)
+	run.grading = o.grading(&run.sum)
 	// An in-progress summary.json (no levels, no finish time) from the start,
 	// so that even a run killed during its first level leaves all three files.
 	if err := dir.WriteSummary(run.sum); err != nil {
@@ -179,6 +180,7 @@ type sweepRun struct {
 	mode     mode.Run // what the chosen mode adds to the output
 	sum      report.Summary
 	sloFail  *SLOFailure // the first level that failed the SLO under --fail-on-slo
+	grading  *grader     // --sim-model's grading (fitgrade.go); nil without one
 }
 
 // level summarises a finished level, judges it against the SLO and flushes
@@ -190,6 +192,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 		r.gate(s, *s.SLO)
 	}
 	r.stats = append(r.stats, s)
+	r.grading.add(&l, s, &r.sum) // before AddLevel, which hands the records on
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
 	line := levelLine(s) + r.o.levelNotes(s)
 	if r.mode.Note != nil {
@@ -240,6 +243,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	if r.mode.Closing != nil && len(r.stats) > 0 {
 		e.closing = append(e.closing, r.mode.Closing(r.stats))
 	}
+	e.closing = append(e.closing, r.grading.lines(&r.sum)...)
 	runErr = e.write(ctx, runErr, stdout)
 	if errors.Is(runErr, ErrInterrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)
@@ -324,10 +328,8 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 	if cfg.Adapters, err = parseAdapters("sim-adapter", o.Flags.SimAdapters); err != nil {
 		return nil, err
 	}
-	if m := o.Flags.SimModel; m != "" {
-		if err := loadSimModel(m, &cfg); err != nil {
-			return nil, err
-		}
+	if err := o.loadModel(&cfg, stderr); err != nil {
+		return nil, err
 	}
 	srv, err := sim.New(cfg)
 	if err != nil {

@@ -48,6 +48,10 @@ type Summary struct {
 	// ReplaySalt is the salt of a replay's prompts, drawn per run (from
 	// --seed when given), so that no run finds another's blocks cached.
 	ReplaySalt *uint64 `json:"replay_salt,omitempty"`
+	// SimModel is the model a --sim --sim-model run served, and Grading
+	// its predictions against the levels it was fitted on (simmodel.go).
+	SimModel *SimModelJSON `json:"sim_model,omitempty"`
+	Grading  []GradeJSON   `json:"grading,omitempty"`
 }
 
 // RecommendationJSON is Recommendation in summary.json. Each answer is

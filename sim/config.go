@@ -57,6 +57,11 @@ type Config struct {
 	// enough because it is always multiplied by hundreds of tokens or more;
 	// TimeScale is applied in floating point.
 	DecodePerCtxToken time.Duration
+	// RequestOverhead and RequestOverheadPerToken (per prompt token) delay
+	// each request before it joins the queue, holding no batch slot: a
+	// server's own time that does not stall the batch (a fitted model's
+	// request_overhead). 0 means none (overhead.go).
+	RequestOverhead, RequestOverheadPerToken time.Duration
 	// Jitter is the relative standard deviation of the step time: each step
 	// is multiplied by 1+Jitter×N(0,1) (clamped at 0.1). 0 means none; < 1.
 	Jitter float64
@@ -208,6 +213,7 @@ func (c Config) validate() error {
 	bad(c.DecodeBase < 0 || c.DecodePerSeq < 0 || c.DecodePerCtxToken < 0 || c.PrefillBase < 0,
 		"decode and prefill durations must not be negative")
 	bad(c.DecodeBase+c.DecodePerSeq <= 0, "DecodeBase+DecodePerSeq must be positive (a step cannot be free)")
+	bad(c.RequestOverhead < 0 || c.RequestOverheadPerToken < 0, "RequestOverhead and RequestOverheadPerToken must not be negative")
 	bad(!(c.Jitter >= 0 && c.Jitter < 1), "Jitter must be in [0, 1), got %g", c.Jitter)
 	bad(!(c.TimeScale > 0) || math.IsInf(c.TimeScale, 0), "TimeScale must be positive, got %g", c.TimeScale)
 	bad(c.ReasoningField != ReasoningContent && c.ReasoningField != ReasoningPlain,

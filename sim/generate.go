@@ -125,6 +125,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *plan) {
 		writeError(w, newAPIError(http.StatusInternalServerError, "Injected internal server error (toksweep sim)."))
 		return
 	}
+	if !s.overheadWait(r.Context(), p.promptTokens) {
+		return // the client left
+	}
 	sq, err := s.eng.submit(p.job)
 	switch {
 	case errors.Is(err, errQueueFull):

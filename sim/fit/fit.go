@@ -242,6 +242,13 @@ func (f *fitter) model(beta [nCols]float64) Model {
 		}
 	}
 	m.setSim(f.kept)
+	c := f.calibration(&m)
+	m.Calibration = &c
+	for _, l := range f.levels {
+		if l.Measured != nil {
+			m.Measured = append(m.Measured, *l.Measured)
+		}
+	}
 	return m
 }
 

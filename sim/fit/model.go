@@ -36,6 +36,12 @@ type Model struct {
 	Levels        []Residual `json:"levels"`
 	NotIdentified []string   `json:"not_identified,omitempty"`
 	Sim           SimParams  `json:"sim"`
+	// Calibration is the range fitted, which predictions are checked
+	// against; nil in a model set by hand (not checked).
+	Calibration *Calibration `json:"calibration,omitempty"`
+	// Measured is each fitted level's figures, that a prediction of the
+	// same level is graded against.
+	Measured []Measured `json:"measured,omitempty"`
 }
 
 // Param is one fitted parameter. Durations are in nanoseconds.
@@ -47,7 +53,7 @@ type Param struct {
 	Lo         *float64 `json:"lo,omitempty"` // the interval; nil when not identified or counted
 	Hi         *float64 `json:"hi,omitempty"`
 	Identified bool     `json:"identified"`
-	InSim      bool     `json:"in_sim"`            // a simulator parameter (the request overhead is not)
+	InSim      bool     `json:"in_sim"`            // a step parameter (the request's overhead is not: the fit may leave it out)
 	Counted    string   `json:"counted,omitempty"` // how a counted (not fitted) parameter was found
 }
 
@@ -87,6 +93,10 @@ type SimParams struct {
 	DecodePerSeqNs      *float64 `json:"decode_per_seq_ns,omitempty"`
 	DecodePerCtxTokenNs *float64 `json:"decode_per_ctx_token_ns,omitempty"`
 	MaxNumSeqs          *int     `json:"max_num_seqs,omitempty"`
+	// The request's overhead, a delay before it queues that holds no slot
+	// (sim.Config.RequestOverhead); nil when the fit left it out.
+	RequestOverheadNs         *float64 `json:"request_overhead_ns,omitempty"`
+	RequestOverheadPerTokenNs *float64 `json:"request_overhead_per_token_ns,omitempty"`
 }
 
 type paramInfo struct{ name, unit, doc string }
@@ -98,8 +108,8 @@ func paramOf(c int) paramInfo {
 		colPerSeq:      {"decode_per_seq", "ns/seq", "step cost per running sequence"},
 		colPrefillTok:  {"prefill_per_token", "ns/token", "step cost per prompt token prefilled (cached ones free)"},
 		colPrefillBase: {"prefill_base", "ns/step", "fixed cost of a step that prefills"},
-		colOverhead:    {"request_overhead", "ns", "a request's own time to its first token beyond the step (client side; not a simulator parameter)"},
-		colOverheadTok: {"request_overhead_per_token", "ns/token", "the part of it per prompt token (sending, tokenizing; not a simulator parameter)"},
+		colOverhead:    {"request_overhead", "ns", "a request's own time to its first token beyond the step (served as a delay before it queues)"},
+		colOverheadTok: {"request_overhead_per_token", "ns/token", "the part of it per prompt token (sending, tokenizing, a prefill that stalls no batch)"},
 	}[c]
 }
 
@@ -137,6 +147,10 @@ func (m *Model) setSim(kept []int) {
 	}
 	n := int(val("max_num_seqs"))
 	m.Sim.MaxNumSeqs = &n
+	if keptCol(colOverhead) || keptCol(colOverheadTok) {
+		m.Sim.RequestOverheadNs = ptr(val("request_overhead"))
+		m.Sim.RequestOverheadPerTokenNs = ptr(val("request_overhead_per_token"))
+	}
 }
 
 // Apply sets the model's parameters in cfg, leaving every other field (the
@@ -151,6 +165,8 @@ func (m Model) Apply(cfg *sim.Config) {
 	dur(&cfg.DecodeBase, m.Sim.DecodeBaseNs)
 	dur(&cfg.DecodePerSeq, m.Sim.DecodePerSeqNs)
 	dur(&cfg.DecodePerCtxToken, m.Sim.DecodePerCtxTokenNs)
+	dur(&cfg.RequestOverhead, m.Sim.RequestOverheadNs)
+	dur(&cfg.RequestOverheadPerToken, m.Sim.RequestOverheadPerTokenNs)
 	if v := m.Sim.PrefillTokensPerSec; v != nil {
 		cfg.PrefillTokensPerSec = *v
 	}
@@ -199,7 +215,8 @@ func (s SimParams) check() error {
 	for _, d := range []struct {
 		name string
 		v    *float64
-	}{{"prefill_base_ns", s.PrefillBaseNs}, {"decode_base_ns", s.DecodeBaseNs}, {"decode_per_seq_ns", s.DecodePerSeqNs}, {"decode_per_ctx_token_ns", s.DecodePerCtxTokenNs}} {
+	}{{"prefill_base_ns", s.PrefillBaseNs}, {"decode_base_ns", s.DecodeBaseNs}, {"decode_per_seq_ns", s.DecodePerSeqNs}, {"decode_per_ctx_token_ns", s.DecodePerCtxTokenNs},
+		{"request_overhead_ns", s.RequestOverheadNs}, {"request_overhead_per_token_ns", s.RequestOverheadPerTokenNs}} {
 		if d.v != nil && !(*d.v >= 0 && *d.v < float64(time.Hour)) {
 			errs = append(errs, fmt.Errorf("sim.%s %g: want a duration in ns from 0 to an hour", d.name, *d.v))
 		}

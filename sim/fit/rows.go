@@ -45,6 +45,9 @@ type Level struct {
 	Name    string                   // as the tables print it, e.g. "c=8"
 	Records []client.Record          // every record of the level, warm-up included
 	Server  *promscrape.LevelMetrics // the server's metrics during the level; nil when not scraped
+	// Measured is the level's figures (the caller's summary of it), kept
+	// in the model for grading; nil: none.
+	Measured *Measured
 }
 
 // row is one observed duration and what the step model says it is made

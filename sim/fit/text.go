@@ -51,6 +51,13 @@ func (m Model) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "- %s.\n", n)
 		}
 	}
+	if c := m.Calibration; c != nil {
+		fmt.Fprintf(&b, "\nCalibrated on up to %s in flight (C=%d), %s req/s, prompts up to %d tokens, outputs of %d–%d: a --sim-model run beyond %d× that is refused (--allow-extrapolation runs it, marked).\n",
+			trim(c.MaxInflight), c.MaxConcurrency, trim(math.Max(c.MaxRate, c.MaxRequestsPS)), c.MaxPrompt, c.MinOutput, c.MaxOutput, LoadFactor)
+		for _, r := range c.IllConditioned {
+			fmt.Fprintf(&b, "- ill-conditioned: %s.\n", r)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
