@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,8 +49,14 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
 			dirs := c.Args().Slice()
+			var calibOnly []string
 			for _, f := range calibFlags(&calibOptions{}) {
-				if n := f.Names()[0]; n != "url" && c.IsSet(n) && o.Calib.URL == "" {
+				if n := f.Names()[0]; n != "url" {
+					calibOnly = append(calibOnly, n)
+				}
+			}
+			for _, n := range c.FlagNames() { // the flags given
+				if slices.Contains(calibOnly, n) && o.Calib.URL == "" {
 					return usagef("--%s applies only to fit --url (a calibration); fitting saved runs it would be ignored", n)
 				}
 			}
