@@ -133,7 +133,9 @@ func (s *Sampler) Start(ctx context.Context) (stop func() *LevelMetrics) {
 // until stop is called. The end scrape is the level's sample at full load
 // however short it is. stop (to be called once, when the level's last
 // request has ended) ends the sampling, takes the closing scrape and
-// returns the level's metrics. A failed scrape is counted in the result,
+// returns the level's metrics, after any scrape under way has ended (so
+// that a level ending just after its load still keeps its end scrape,
+// however slow the endpoint: at most Timeout). A failed scrape is counted in the result,
 // never returned as an error: the server's view is a complement to the
 // client's figures, not a condition for them. The closing scrape is taken
 // even when ctx has been canceled, within Timeout. A nil loadEnd never
@@ -144,8 +146,7 @@ func (s *Sampler) StartLevel(ctx context.Context, loadEnd <-chan struct{}) (stop
 	if err != nil {
 		m.fail(err)
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
+	stopping, done := make(chan struct{}), make(chan struct{})
 	go func() { // owns m until done is closed
 		defer close(done)
 		start := time.Now()
@@ -154,7 +155,9 @@ func (s *Sampler) StartLevel(ctx context.Context, loadEnd <-chan struct{}) (stop
 		var end <-chan time.Time // armed at loadEnd
 		for {
 			select {
-			case <-sctx.Done():
+			case <-ctx.Done():
+				return
+			case <-stopping:
 				return
 			case <-loadEnd:
 				loadEnd, end = nil, time.After(EndLag)
@@ -164,10 +167,10 @@ func (s *Sampler) StartLevel(ctx context.Context, loadEnd <-chan struct{}) (stop
 			case <-t.C:
 				t.Reset(gap(time.Since(start), s.interval()))
 			}
-			snap, err := s.Scrape(sctx)
+			snap, err := s.Scrape(ctx) // a scrape under way when stop is called ends first (within Timeout)
 			switch {
-			case sctx.Err() != nil:
-				return // stopped mid-scrape: not a failure
+			case ctx.Err() != nil:
+				return // canceled mid-scrape: not a failure
 			case err != nil:
 				m.fail(err)
 			default:
@@ -176,7 +179,7 @@ func (s *Sampler) StartLevel(ctx context.Context, loadEnd <-chan struct{}) (stop
 		}
 	}()
 	return func() *LevelMetrics {
-		cancel()
+		close(stopping)
 		<-done
 		closing, err := s.Scrape(context.WithoutCancel(ctx))
 		switch {
