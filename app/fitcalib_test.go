@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,13 +59,7 @@ func TestCalibrationPlan(t *testing.T) {
 // TestFitRecoversHiddenSimulator (fitMisses), retried as there.
 func TestFitURLRecoversHiddenSimulator(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(32, 2))
-	uniform := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(rng.Int64N(int64(hi-lo))) }
-	h := hidden{
-		prefillBase: uniform(500*time.Microsecond, 2*time.Millisecond), perToken: uniform(20*time.Microsecond, 60*time.Microsecond),
-		base: uniform(2*time.Millisecond, 5*time.Millisecond), perSeq: uniform(150*time.Microsecond, 400*time.Microsecond),
-		perCtx: uniform(20*time.Nanosecond, 50*time.Nanosecond), slots: 4 + rng.IntN(3),
-	}
+	h := drawHidden(2)
 	cfg, err := sim.Preset("default")
 	if err != nil {
 		t.Fatal(err)

@@ -120,6 +120,17 @@ type hidden struct {
 	slots                                       int
 }
 
+// drawHidden draws a simulator's hidden parameters, seeded by seed.
+func drawHidden(seed uint64) hidden {
+	rng := rand.New(rand.NewPCG(32, seed))
+	uniform := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(rng.Int64N(int64(hi-lo))) }
+	return hidden{
+		prefillBase: uniform(500*time.Microsecond, 2*time.Millisecond), perToken: uniform(20*time.Microsecond, 60*time.Microsecond),
+		base: uniform(2*time.Millisecond, 5*time.Millisecond), perSeq: uniform(150*time.Microsecond, 400*time.Microsecond),
+		perCtx: uniform(20*time.Nanosecond, 50*time.Nanosecond), slots: 4 + rng.IntN(3),
+	}
+}
+
 // writeModel writes h as a model file, as fit would.
 func writeModel(t *testing.T, h hidden) string {
 	t.Helper()
@@ -148,13 +159,7 @@ func writeModel(t *testing.T, h hidden) string {
 // attempt ran starved (runStarved), as the other real-time tests.
 func TestFitRecoversHiddenSimulator(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(32, 1))
-	uniform := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(rng.Int64N(int64(hi-lo))) }
-	h := hidden{
-		prefillBase: uniform(500*time.Microsecond, 2*time.Millisecond), perToken: uniform(20*time.Microsecond, 60*time.Microsecond),
-		base: uniform(2*time.Millisecond, 5*time.Millisecond), perSeq: uniform(150*time.Microsecond, 400*time.Microsecond),
-		perCtx: uniform(20*time.Nanosecond, 50*time.Nanosecond), slots: 4 + rng.IntN(3),
-	}
+	h := drawHidden(1)
 	path := writeModel(t, h)
 	var misses []string
 	starved := true // every attempt ran on a starved machine
