@@ -3,7 +3,10 @@ package sessions
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/sweep"
 	"github.com/toksweep/toksweep/workload"
 )
@@ -44,5 +47,23 @@ func TestOpenerMakesAgents(t *testing.T) {
 		if d, ok := ag.Wait(1); !ok || d <= 0 {
 			t.Errorf("%s: turn 2 waits %v (%v)", tc.file, d, ok)
 		}
+	}
+}
+
+// A replayed agentic dataset's estimate pauses each turn by its tool wait
+// where it gives one, not by the think time alone.
+func TestEstimateCountsTheToolWaits(t *testing.T) {
+	t.Parallel()
+	wo := workload.Options{Dataset: filepath.Join("..", "..", "testdata", "datasets", "agent.jsonl"), MultiTurn: true}
+	set, err := workload.Load(wo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l mode.Line
+	Of(&l).Think.Mean = time.Second
+	Mode{}.Loaded(&l, set, client.Chat)
+	got := Mode{}.Estimate(&l).(Estimate).Think
+	if want := set.Sessions.MeanPause(time.Second); got != want || want == time.Second || want == 0 {
+		t.Errorf("pause %v, want the dataset's mean pause %v (neither the think time nor 0)", got, want)
 	}
 }

@@ -142,9 +142,16 @@ func (Mode) Record(l *mode.Line, rc *report.RunConfig) { closed.Of(l).Record(rc)
 // Summary adds nothing beside the config.
 func (Mode) Summary(*mode.Line, *report.Summary) {}
 
-// Estimate is the closed loop's, each turn after its think time.
+// Estimate is the closed loop's, each turn after its mean pause: its tool
+// wait where the dataset gives one, else the think time (none before a
+// session's first turn; workload.Sessions.MeanPause).
 func (Mode) Estimate(l *mode.Line) mode.Estimate {
-	return Estimate{Closed: closed.Mode{}.Estimate(l), Think: Of(l).Think.Mean}
+	s := Of(l)
+	pause := s.Think.Mean
+	if s.convs != nil {
+		pause = s.convs.MeanPause(pause)
+	}
+	return Estimate{Closed: closed.Mode{}.Estimate(l), Think: pause}
 }
 
 // Start makes cfg a sessions sweep: the closed loop's levels (or its

@@ -8,8 +8,8 @@ import (
 )
 
 // Estimate is the sessions' time estimate: the closed loop's of the same
-// levels, with Think, the mean pause between a session's turns, counted
-// before every turn (mode.Timing.Think).
+// levels, with Think, the mean pause before a turn (think time or tool
+// wait), counted before every turn (mode.Timing.Think).
 type Estimate struct {
 	Closed mode.Estimate
 	Think  time.Duration
