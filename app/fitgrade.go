@@ -60,6 +60,7 @@ func finite(v float64) float64 {
 // grader grades a --sim-model sweep's levels, as they end, against the
 // levels the model was fitted on.
 type grader struct {
+	model    fit.Model
 	measured []fit.Measured
 	other    []string // levels measured at the same load with another workload
 }
@@ -71,7 +72,7 @@ func (o *options) grading(sum *report.Summary) *grader {
 		return nil
 	}
 	sum.SimModel = &o.simModel.json
-	return &grader{measured: o.simModel.m.Measured}
+	return &grader{model: o.simModel.m, measured: o.simModel.m.Measured}
 }
 
 // add grades level l (s its summary) into sum.Grading when the model
@@ -81,6 +82,7 @@ func (g *grader) add(l *sweep.Level, s report.LevelStats, sum *report.Summary) {
 	if g == nil {
 		return
 	}
+	g.predict(l, s, sum)
 	p := measuredOf(l, s)
 	sameLoad := false
 	for _, m := range g.measured {
@@ -127,7 +129,7 @@ func (g *grader) lines(sum *report.Summary) []string {
 	if g == nil {
 		return nil
 	}
-	var out []string
+	out := predictionLines(sum)
 	for _, gr := range sum.Grading {
 		var parts []string
 		for _, f := range gr.Figures {

@@ -78,6 +78,10 @@ func TestGrading(t *testing.T) {
 	if string(got) != string(wantJSON) {
 		t.Errorf("grading %s\nwant    %s", got, wantJSON)
 	}
+	if len(sum.Predictions) != 3 { // every level is predicted (fitinterval.go), graded or not
+		t.Errorf("%d predictions, want 3", len(sum.Predictions))
+	}
+	sum.Predictions = nil // the grading's own lines
 	lines := strings.Join(g.lines(sum), "\n")
 	wantLines := "Model vs measured at C=4: ttft_p50_ms +10.0%, ttft_p95_ms -25.0%, tpot_p50_ms -.\n" +
 		"Not graded: C=2 measured only with prompts or outputs over 25% longer or shorter."

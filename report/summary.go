@@ -52,6 +52,8 @@ type Summary struct {
 	// its predictions against the levels it was fitted on (simmodel.go).
 	SimModel *SimModelJSON `json:"sim_model,omitempty"`
 	Grading  []GradeJSON   `json:"grading,omitempty"`
+	// Predictions are the run's levels with their 80% intervals.
+	Predictions []PredictionJSON `json:"predictions,omitempty"`
 }
 
 // RecommendationJSON is Recommendation in summary.json. Each answer is

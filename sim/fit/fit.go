@@ -135,7 +135,8 @@ type fitter struct {
 	all    *gram
 	opt    Options
 	kept   []int
-	notes  map[int]string // a dropped column's sentence
+	notes  map[int]string   // a dropped column's sentence
+	draws  [][nCols]float64 // the bootstrap's refits, for prediction intervals (predict.go)
 }
 
 // choose keeps the columns the data can tell apart, in column order, and
@@ -242,6 +243,7 @@ func (f *fitter) model(beta [nCols]float64) Model {
 		}
 	}
 	m.setSim(f.kept)
+	m.Draws = f.drawSims(m)
 	c := f.calibration(&m)
 	m.Calibration = &c
 	for _, l := range f.levels {
@@ -289,6 +291,7 @@ func (f *fitter) bootstrap() [nCols][]float64 {
 		for _, c := range f.kept {
 			out[c] = append(out[c], beta[c])
 		}
+		f.draws = append(f.draws, beta)
 	}
 	return out
 }

@@ -42,6 +42,9 @@ type Model struct {
 	// Measured is each fitted level's figures, that a prediction of the
 	// same level is graded against.
 	Measured []Measured `json:"measured,omitempty"`
+	// Draws are simulator parameters of the bootstrap's refits, that a
+	// prediction's interval is read under (predict.go).
+	Draws []SimParams `json:"draws,omitempty"`
 }
 
 // Param is one fitted parameter. Durations are in nanoseconds.
