@@ -52,6 +52,9 @@ type Summary struct {
 	// its predictions against the levels it was fitted on (simmodel.go).
 	SimModel *SimModelJSON `json:"sim_model,omitempty"`
 	Grading  []GradeJSON   `json:"grading,omitempty"`
+	// Twin is the model-steered search's account (--twin; twin.go); its
+	// steered levels' predictions are in Grading.
+	Twin *TwinJSON `json:"twin,omitempty"`
 }
 
 // RecommendationJSON is Recommendation in summary.json. Each answer is
