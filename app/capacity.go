@@ -19,7 +19,7 @@ func capacityFlags(o *options) []cli.Flag {
 		&cli.DurationFlag{Name: "slo-max-gap", Action: into(&f.SLOMaxGap), Usage: "SLO: bound on the p95 of each request's longest pause between tokens (max_gap_p95), e.g. 1s"},
 		&cli.DurationFlag{Name: "slo-tpot-p99", Action: into(&f.SLOTPOTP99), Usage: "SLO: bound on TPOT p99 (vLLM's TPOT, per request), e.g. 50ms"},
 		&cli.DurationFlag{Name: "slo-e2e-p95", Action: into(&f.SLOE2EP95), Usage: "SLO: bound on e2e latency p95 (vLLM's E2EL, per request), e.g. 30s"},
-	}, slices.Concat(tierFlags(o), classFlags(o))...)
+	}, slices.Concat(tierFlags(o), twinFlags(o), classFlags(o))...)
 }
 
 // capacity checks the SLO flags.

@@ -70,6 +70,7 @@ type options struct {
 	Live  liveSettings  // --listen and the SLO exit status (live.go)
 	Tier  tierSettings  // --slo-tier (tiers.go)
 	Class classSettings // --class, --classes (classes.go)
+	Twin  bool          // --twin: a fitted model steers the search (twin.go)
 
 	Flags sweepFlagValues // the flags as given, bound by sweepFlags
 }
@@ -122,7 +123,7 @@ func (o *options) parseOptions(args cli.Args) error {
 	}
 	// The modes' checks run in two passes (mode.go): their level lists
 	// before the prompt set is read, their cross-checks once it is.
-	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.exclusive, o.parseModes, o.openCap, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.checkModes, o.shardMode, o.percentiles, o.live, o.sloTiers, o.classes}
+	steps := []func() error{o.target, o.shard, o.counts, o.capacity, o.reading, o.exclusive, o.parseModes, o.openCap, o.prompt, o.body, o.outputLength, o.metrics, o.headers, o.checkModes, o.shardMode, o.percentiles, o.live, o.sloTiers, o.classes, o.twinCheck}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err

@@ -39,7 +39,7 @@ var commonCategory = map[string]string{
 	"out": catOutputs, "overwrite": catOutputs, "charts": catOutputs, "percentiles": catOutputs, "reading-speed": catOutputs,
 	"metrics-url": catMetrics, "metrics-interval": catMetrics, "gpu-metrics-url": catMetrics,
 	"shard": catShards, "shard-from-env": catShards, "start-at": catShards, "level-duration": catShards, "max-start-wait": catShards, "grace": catShards,
-	"listen": catLive, "fail-on-slo": catSLO, "abort-on-slo-fail": catSLO,
+	"listen": catLive, "fail-on-slo": catSLO, "abort-on-slo-fail": catSLO, "twin": catSLO,
 }
 
 // categorize gives each flag of flags the category cat, or, with cat

@@ -17,6 +17,7 @@ import (
 	"github.com/toksweep/toksweep/client/preflight"
 	"github.com/toksweep/toksweep/internal/progress"
 	"github.com/toksweep/toksweep/mode"
+	"github.com/toksweep/toksweep/mode/steer"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
@@ -146,6 +147,9 @@ func sweepAndReport(ctx context.Context, cl *client.Client, o *options, dir *run
 	}
 	cfg.Server = o.Work.serverSampler()
 	run.mode = m.Start(ctx, mode.Start{Line: &o.Line, Client: cl, Stderr: stderr, Stats: &run.stats}, &cfg)
+	if run.twin, run.steer = o.steered(ctx, m, &cfg, &run.stats, run.progress.Say); run.twin != nil {
+		run.mode.Search = nil // the steered search's sentence replaces the mode's (finish)
+	}
 	shardDone := func() error { return nil }
 	if o.Shard.Count > 0 {
 		o.Shard.split(&cfg, m)
@@ -181,6 +185,8 @@ type sweepRun struct {
 	sum      report.Summary
 	sloFail  *SLOFailure // the first level that failed the SLO under --fail-on-slo
 	grading  *grader     // --sim-model's grading (fitgrade.go); nil without one
+	twin     *twin       // --twin's predictor (twin.go); nil without it
+	steer    *steer.Load // --twin's steered search
 }
 
 // level summarises a finished level, judges it against the SLO and flushes
@@ -193,6 +199,7 @@ func (r *sweepRun) level(l sweep.Level) error {
 	}
 	r.stats = append(r.stats, s)
 	r.grading.add(&l, s, &r.sum) // before AddLevel, which hands the records on
+	r.twin.add(&l, s, &r.sum)
 	goesOn := l.EndReason == sweep.Completed || l.EndReason == sweep.Deadline
 	line := levelLine(s) + r.o.levelNotes(s)
 	if r.mode.Note != nil {
@@ -244,6 +251,10 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 		e.closing = append(e.closing, r.mode.Closing(r.stats))
 	}
 	e.closing = append(e.closing, r.grading.lines(&r.sum)...)
+	if r.twin != nil {
+		r.sum.Twin = r.twin.account(r.steer, "The search", &r.sum)
+		e.closing = append(e.closing, r.sum.Twin.Sentence())
+	}
 	runErr = e.write(ctx, runErr, stdout)
 	if errors.Is(runErr, ErrInterrupted) {
 		return fmt.Errorf("%w; the finished levels and the partial one are in %s", runErr, r.o.Out)

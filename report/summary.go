@@ -54,6 +54,9 @@ type Summary struct {
 	Grading  []GradeJSON   `json:"grading,omitempty"`
 	// Predictions are the run's levels with their 80% intervals.
 	Predictions []PredictionJSON `json:"predictions,omitempty"`
+	// Twin is the model-steered search's account (--twin; twin.go); its
+	// steered levels' predictions are in Grading.
+	Twin *TwinJSON `json:"twin,omitempty"`
 }
 
 // RecommendationJSON is Recommendation in summary.json. Each answer is

@@ -1,0 +1,140 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/rundir"
+	"github.com/toksweep/toksweep/sim"
+)
+
+// --twin is refused, in one line each, without a search, without an SLO,
+// and with --sim-model.
+func TestTwinRefusals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--levels", "1,2", "--slo-ttft-p95", "1s"}, "--twin steers an adaptive search"},
+		{[]string{"--levels", "auto"}, "--twin predicts where an SLO is met"},
+		{[]string{"--levels", "auto", "--slo-ttft-p95", "1s", "--sim-model", "m.json"}, "drop --sim-model"},
+	} {
+		code, _, stderr := runCLI(t, context.Background(), append([]string{"sweep", "--sim", "--twin", "--out", filepath.Join(t.TempDir(), "r")}, tc.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want usage error %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// startHidden starts a simulator with the hidden parameters h (the
+// default preset's other settings) and returns its URL.
+func startHidden(t *testing.T, h hidden) string {
+	t.Helper()
+	cfg, err := sim.Preset("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.PrefillBase, cfg.PrefillTokensPerSec = h.prefillBase, 1e9/float64(h.perToken)
+	cfg.DecodeBase, cfg.DecodePerSeq, cfg.DecodePerCtxToken, cfg.MaxNumSeqs = h.base, h.perSeq, h.perCtx, h.slots
+	srv, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := srv.Start(context.Background(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + addr.String() + "/v1"
+}
+
+// twinRun is one search's answer and cost.
+type twinRun struct {
+	answer      int
+	loadSeconds float64
+	twin        *report.TwinJSON
+}
+
+// searchHidden runs --levels auto against the hidden server of seed,
+// steered or not.
+func searchHidden(t *testing.T, url string, steered bool) twinRun {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	args := []string{"sweep", "--url", url, "--levels", "auto", "--slo-ttft-p95", "400ms", "--input-tokens", "300:150",
+		"--max-tokens", "20", "--metrics-url", "off", "--charts", "none", "--out", dir}
+	if steered {
+		args = append(args, "--twin")
+	}
+	code, _, stderr := runCLI(t, context.Background(), args...)
+	if code != ExitOK {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	sum, err := readCalibSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := twinRun{twin: sum.Twin}
+	if c := sum.Recommendation.RecommendedConcurrency; c != nil {
+		r.answer = *c
+	}
+	run, err := rundir.ReadRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range run.Levels {
+		r.loadSeconds += report.Summarize(l, run.Summary.Config.Settings()).MeasuredSpan.Seconds()
+	}
+	return r
+}
+
+// The steered search finds the full search's boundary (within one level,
+// or 10% of it) on a simulator with hidden parameters, for less
+// load-seconds; a miss is retried (a busy machine moves a boundary by a
+// level). TOKSWEEP_TWIN_SEEDS=N runs N seeds and logs each one's answers
+// and load-seconds (the target: 9 of 10, ≤ 40%).
+func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
+	t.Parallel()
+	seeds, _ := strconv.Atoi(os.Getenv("TOKSWEEP_TWIN_SEEDS"))
+	measure := seeds > 0
+	seeds = max(seeds, 1)
+	same, ratios := 0, 0.0
+	for seed := range seeds {
+		url := startHidden(t, drawHidden(uint64(seed+1)))
+		var misses []string
+		for attempt := range timingAttempts {
+			full, st := searchHidden(t, url, false), searchHidden(t, url, true)
+			near := abs(full.answer-st.answer) <= max(1, full.answer/10)
+			line := fmt.Sprintf("seed %d: full C=%d %.2f load-s, steered C=%d %.2f load-s (%.0f%%)", seed+1, full.answer, full.loadSeconds, st.answer, st.loadSeconds, 100*st.loadSeconds/full.loadSeconds)
+			if st.twin != nil {
+				line += fmt.Sprintf("; steered %v, fits %d, fallback %q", st.twin.Steered, st.twin.Predictions, st.twin.Fallback)
+			}
+			if measure {
+				t.Log(line)
+				if near {
+					same++
+				}
+				ratios += st.loadSeconds / full.loadSeconds
+				break
+			}
+			if near && st.loadSeconds < full.loadSeconds {
+				break
+			}
+			misses = append(misses, line)
+			if attempt == timingAttempts-1 {
+				t.Errorf("every attempt missed: %q", misses)
+			}
+		}
+	}
+	if measure {
+		t.Logf("%d of %d seeds within one level; mean load-seconds ratio %.0f%%", same, seeds, 100*ratios/float64(seeds))
+	}
+}
+
+func abs(v int) int { return max(v, -v) }

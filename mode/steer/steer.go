@@ -1,0 +1,231 @@
+// Package steer owns the model-steered search (--twin): a sweep.Load that
+// runs a mode's own adaptive search for its first levels, then measures
+// where a Predictor (a model of the server fitted to the levels so far)
+// puts the SLO boundary, until the model's interval lies within the
+// search's step and a measurement on the server confirmed it. A refused
+// model hands the rest back to the mode's search, which judges the levels
+// already run from their stats. It knows neither the model nor any mode:
+// keys, verdicts and predictions are plain data, so every mode that has a
+// search is steered without code of its own.
+package steer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/toksweep/toksweep/sweep"
+)
+
+// The bounds of the steering.
+const (
+	// Warm is how many of the mode's own levels run before the first
+	// prediction (fewer when its search ends first).
+	Warm = 2
+	// MaxSteered is how many levels the model may choose; then the mode's
+	// search runs the rest.
+	MaxSteered = 4
+)
+
+// Prediction is what the model says of the boundary, fitted on the levels
+// measured so far.
+type Prediction struct {
+	// Pass is the highest load the model's own search passes, Fail the
+	// lowest failing one above it (zero: none).
+	Pass, Fail sweep.LevelKey
+	// Pinned: the model's slow corner passes Pass and its fast corner
+	// fails Fail, so its interval of the boundary lies between the two
+	// (narrower than the search's granularity).
+	Pinned bool
+	// Wait, when set, says why the prediction is not used yet (an
+	// extrapolation past the fitted range): the mode's search runs one
+	// more level.
+	Wait string
+	// Refused, when set, says why the model is not used at all: the
+	// mode's search runs the rest.
+	Refused string
+	// Text is what the model predicts, for the step's line ("fitted on
+	// C=1,2; predicts C=11 passes, C=12 fails (80% corners agree)").
+	Text string
+}
+
+// Predictor fits the levels measured so far and predicts the boundary.
+type Predictor interface {
+	Predict(ctx context.Context) (Prediction, error)
+}
+
+// Verdict says whether the level k ran on the server, and whether it
+// passed (every repeat met the SLO and, in an open loop, kept up).
+type Verdict func(k sweep.LevelKey) (pass, measured bool)
+
+// Load is a mode's Load whose keys the model steers.
+type Load struct {
+	sweep.Load // the mode's, and its search
+	ctx        context.Context
+	pred       Predictor
+	verdict    Verdict
+	say        func(string) // one line per steering step
+
+	ran       []sweep.LevelKey // every key handed out, in order
+	Steered   []sweep.LevelKey // the keys the model chose
+	Confirmed sweep.LevelKey   // the confirming level (zero: none)
+	Last      Prediction       // the last prediction used
+	Fallback  string           // why the mode's search ran the rest ("": it did not)
+	next      func() (sweep.LevelKey, bool)
+	state     state
+}
+
+type state int
+
+const (
+	warming  state = iota // the mode's own first levels
+	steering              // the model chooses
+	falling               // the mode's search runs the rest
+	done
+)
+
+var _ sweep.Load = (*Load)(nil)
+
+// New is ld's search steered by pred; verdict judges a level that ran,
+// and say writes each step's line. The one context is the sweep's.
+func New(ctx context.Context, ld sweep.Load, pred Predictor, verdict Verdict, say func(string)) *Load {
+	return &Load{Load: ld, ctx: ctx, pred: pred, verdict: verdict, say: say}
+}
+
+// OwnPrompts passes on the mode's sweep.Prompter.
+func (l *Load) OwnPrompts() bool {
+	p, ok := l.Load.(sweep.Prompter)
+	return ok && p.OwnPrompts()
+}
+
+// Keys iterates over the steered keys: the mode's first Warm, then the
+// model's, then (when the model is refused or spent) the mode's again.
+func (l *Load) Keys() func() (sweep.LevelKey, bool) {
+	l.next = l.Load.Keys()
+	return func() (sweep.LevelKey, bool) {
+		k, ok := l.choose()
+		if ok {
+			l.ran = append(l.ran, k)
+		} else {
+			l.state = done
+		}
+		return k, ok
+	}
+}
+
+// choose is the next key, once the last one handed out has finished.
+func (l *Load) choose() (sweep.LevelKey, bool) {
+	switch l.state {
+	case warming:
+		if len(l.ran) < Warm {
+			return l.mode()
+		}
+		l.state = steering
+		return l.steer()
+	case steering:
+		return l.steer()
+	case falling:
+		return l.mode()
+	}
+	return sweep.LevelKey{}, false
+}
+
+// mode is the mode's own next key, skipping those already run: its search
+// judges them from their stats.
+func (l *Load) mode() (sweep.LevelKey, bool) {
+	for {
+		k, ok := l.next()
+		if !ok || !slices.Contains(l.ran, k) {
+			return k, ok
+		}
+	}
+}
+
+// fall hands the rest to the mode's search, saying why.
+func (l *Load) fall(why string) (sweep.LevelKey, bool) {
+	l.Fallback, l.state = why, falling
+	l.say(fmt.Sprintf("twin: %s; the search goes on without it", why))
+	return l.mode()
+}
+
+// steer asks the model and picks what to measure next: where its
+// interval straddles the boundary, else its boundary to confirm it.
+func (l *Load) steer() (sweep.LevelKey, bool) {
+	if !l.Confirmed.IsZero() {
+		if pass, _ := l.verdict(l.Confirmed); pass {
+			return sweep.LevelKey{}, false // the boundary holds on the server
+		}
+		l.say(fmt.Sprintf("twin: %s failed on the server; predicting again", l.Confirmed.Name()))
+		l.Confirmed = sweep.LevelKey{}
+	}
+	if len(l.Steered) >= MaxSteered {
+		return l.fall(fmt.Sprintf("%d levels chosen by the model did not pin the boundary", MaxSteered))
+	}
+	p, err := l.pred.Predict(l.ctx)
+	switch {
+	case err != nil && l.ctx.Err() != nil:
+		return sweep.LevelKey{}, false // canceled: the sweep ends
+	case err != nil:
+		return l.fall("the model failed: " + err.Error())
+	case p.Refused != "":
+		return l.fall("the model is refused: " + p.Refused)
+	case p.Wait != "":
+		l.say(fmt.Sprintf("twin: %s; not used yet: %s", p.Text, p.Wait))
+		k, ok := l.mode()
+		if !ok {
+			l.Fallback = "the mode's search ended before the model's range reached the boundary"
+		}
+		return k, ok
+	}
+	l.Last = p
+	k, why, act := l.pick(p)
+	switch act {
+	case stop:
+		l.say(fmt.Sprintf("twin: %s; %s", p.Text, why))
+		return sweep.LevelKey{}, false
+	case fallBack:
+		return l.fall(p.Text + "; " + why)
+	}
+	if act == confirm {
+		l.Confirmed = k
+	}
+	l.Steered = append(l.Steered, k)
+	l.say(fmt.Sprintf("twin: %s; %s %s", p.Text, why, k.Name()))
+	return k, true
+}
+
+// action is what a prediction leads to.
+type action int
+
+const (
+	measure  action = iota // run the key: the interval straddles the boundary there
+	confirm                // run the key: the predicted boundary, pinned
+	stop                   // the server's levels settle the boundary
+	fallBack               // the server disagrees with the model: the mode's search runs the rest
+)
+
+// pick is what to do after prediction p: confirm its boundary when the
+// interval is pinned, else measure the end of the straddle not run yet;
+// stop when the server's levels already settle it.
+func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
+	passOK, passRan := l.verdict(p.Pass)
+	failOK, failRan := l.verdict(p.Fail)
+	switch {
+	case p.Pass.IsZero():
+		return k, "it passes no level", fallBack
+	case passRan && !passOK:
+		return k, p.Pass.Name() + " failed on the server", fallBack
+	case failRan && failOK:
+		return k, p.Fail.Name() + " passed on the server", fallBack
+	case passRan && (p.Pinned || p.Fail.IsZero() || failRan):
+		return k, "the server's levels confirm it", stop
+	case !passRan && p.Pinned:
+		return p.Pass, "confirming", confirm
+	case !passRan:
+		return p.Pass, "measuring", measure
+	}
+	return p.Fail, "measuring", measure
+}
+
+// Ran is every key handed out, in order.
+func (l *Load) Ran() []sweep.LevelKey { return l.ran }

@@ -1,0 +1,54 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TwinJSON is summary.json's "twin": what the model-steered search
+// (--twin) ran on the server against the full search the model predicted,
+// and the model's error at the level that confirmed its boundary
+// (docs/metrics.md, "The steered search").
+type TwinJSON struct {
+	Search      string   `json:"search"`      // the mode's search, "--levels auto"
+	FittedOn    []string `json:"fitted_on"`   // the levels the last model was fitted on
+	Steered     []string `json:"steered"`     // the levels the model chose, in order
+	Predictions int      `json:"predictions"` // the fits made
+	Pass        string   `json:"predicted_pass,omitempty"`
+	Fail        string   `json:"predicted_fail,omitempty"`
+	Pinned      bool     `json:"pinned"`              // the 80% corners agreed on the boundary
+	Confirmed   string   `json:"confirmed,omitempty"` // the confirming level, which passed on the server
+	Fallback    string   `json:"fallback,omitempty"`  // why the mode's own search ran the rest
+	Levels      int      `json:"levels"`              // levels run on the server
+	LoadSeconds float64  `json:"load_seconds"`        // their load-seconds
+	// FullLevels and FullLoadSeconds are the last model's full search, on
+	// the twin: what the mode's search would have cost on the server.
+	FullLevels      int     `json:"full_levels"`
+	FullLoadSeconds float64 `json:"full_load_seconds"`
+	// ConfirmError is the grading of the confirming level (null: none).
+	ConfirmError *GradeJSON `json:"confirm_error"`
+}
+
+// Sentence is the steered search's closing sentence.
+func (j *TwinJSON) Sentence() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s steered by the twin (%d fits): %d levels, %.1f load-seconds on the server; the twin's full search ran %d levels, %.1f load-seconds",
+		j.Search, j.Predictions, j.Levels, j.LoadSeconds, j.FullLevels, j.FullLoadSeconds)
+	if j.FullLoadSeconds > 0 {
+		fmt.Fprintf(&b, " (%.0f%%)", 100*j.LoadSeconds/j.FullLoadSeconds)
+	}
+	b.WriteString(".")
+	if j.Fallback != "" {
+		fmt.Fprintf(&b, " The mode's own search finished it: %s.", j.Fallback)
+	}
+	if g := j.ConfirmError; g != nil {
+		var parts []string
+		for _, f := range g.Figures {
+			if f.RelError != nil {
+				parts = append(parts, fmt.Sprintf("%s %+.1f%%", f.Name, 100**f.RelError))
+			}
+		}
+		fmt.Fprintf(&b, " Confirmed at %s; the model's error there: %s.", g.Level, strings.Join(parts, ", "))
+	}
+	return b.String()
+}
