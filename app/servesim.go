@@ -25,6 +25,7 @@ type simOptions struct {
 	AllowExtrapolation  bool   // --allow-extrapolation: serve an ill-conditioned --sim-model
 	Model               *string
 	Adapters            []string // --adapter NAME[:COST], repeatable
+	Cliff               string   // --cliff TOKENS:FACTOR
 	MaxModelLen         *int
 	MaxNumSeqs          *int
 	PrefillRate         *float64
@@ -97,6 +98,7 @@ func simFlags(o *simOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "allow-extrapolation", Destination: &o.AllowExtrapolation, Usage: "serve a --sim-model whose fit is ill-conditioned, with a caution"},
 		&cli.StringFlag{Name: "model", Action: into(&o.Model), Usage: "served model name"},
 		&cli.StringSliceFlag{Name: "adapter", Action: func(_ *cli.Context, v []string) error { o.Adapters = v; return nil }, Usage: adapterUsage},
+		&cli.StringFlag{Name: "cliff", Destination: &o.Cliff, Usage: cliffUsage},
 		&cli.IntFlag{Name: "max-model-len", Action: into(&o.MaxModelLen), Usage: "context window, prompt + completion tokens"},
 		&cli.IntFlag{Name: "max-num-seqs", Action: into(&o.MaxNumSeqs), Usage: "running batch cap; further requests queue by priority (a body's \"priority\" or an x-priority header, lower first), then FCFS"},
 		&cli.Float64Flag{Name: "prefill-rate", Action: into(&o.PrefillRate), Usage: "prefill tokens per second (a prefill chunk lengthens its whole step)"},
@@ -156,6 +158,11 @@ func (o *simOptions) simConfig(stderr io.Writer) (sim.Config, error) {
 			return cfg, err
 		}
 	}
+	if o.Cliff != "" {
+		if cfg.StepCliff, err = parseCliff("cliff", o.Cliff); err != nil {
+			return cfg, err
+		}
+	}
 	override(&cfg.MaxModelLen, o.MaxModelLen)
 	override(&cfg.MaxNumSeqs, o.MaxNumSeqs)
 	override(&cfg.PrefillTokensPerSec, o.PrefillRate)
@@ -182,6 +189,21 @@ func (o *simOptions) simConfig(stderr io.Writer) (sim.Config, error) {
 	override(&cfg.DraftTokens, o.DraftTokens)
 	override(&cfg.DraftAcceptance, o.DraftAcceptance)
 	return cfg, o.check(cfg)
+}
+
+// cliffUsage is --cliff's (and sweep's --sim-cliff's) help.
+const cliffUsage = "a step-time cliff TOKENS:FACTOR the fitted model cannot represent: every step whose batch holds more than TOKENS tokens of KV lasts FACTOR times its modelled time"
+
+// parseCliff reads a --flag TOKENS:FACTOR value into the simulator's
+// step cliff.
+func parseCliff(flag, v string) (sim.StepCliff, error) {
+	tok, fac, ok := strings.Cut(v, ":")
+	n, err1 := strconv.Atoi(tok)
+	f, err2 := strconv.ParseFloat(fac, 64)
+	if !ok || err1 != nil || err2 != nil || n < 0 || !(f > 0) || math.IsInf(f, 0) {
+		return sim.StepCliff{}, usagef("invalid --%s %q: want TOKENS:FACTOR, e.g. 2000:3 (TOKENS ≥ 0, FACTOR a positive number)", flag, v)
+	}
+	return sim.StepCliff{KVTokens: n, Factor: f}, nil
 }
 
 // adapterUsage is --adapter's (and sweep's --sim-adapter's) help.

@@ -241,6 +241,7 @@ func (f *fitter) model(beta [nCols]float64) Model {
 			m.Stamped++
 		}
 	}
+	m.Poor = f.poorFit(m.Levels)
 	m.setSim(f.kept)
 	c := f.calibration(&m)
 	m.Calibration = &c
