@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
+	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/fit"
 )
 
@@ -123,6 +126,35 @@ func TestCleanFitsAreNoPoorFit(t *testing.T) {
 			if starved = runStarved(t, dir) && starved; attempt == timingAttempts-1 && !starved {
 				t.Errorf("seed %d: a clean fit is a poor fit: %q", seed+1, m.PoorFit())
 			}
+		}
+	}
+}
+
+// serve-sim --cliff sets the simulator's step cliff; a bad value, or
+// sweep's --sim-cliff without --sim, is refused in one line.
+func TestCliffFlags(t *testing.T) {
+	t.Parallel()
+	var got sim.Config
+	cmd := simCommand(func(_ context.Context, _ string, cfg sim.Config) error { got = cfg; return nil })
+	app := &cli.App{Name: "toksweep", Commands: []*cli.Command{cmd}}
+	if err := app.Run([]string{"toksweep", "serve-sim", "--cliff", "2000:2.5"}); err != nil {
+		t.Fatal(err)
+	}
+	if got.StepCliff != (sim.StepCliff{KVTokens: 2000, Factor: 2.5}) {
+		t.Errorf("--cliff 2000:2.5 gave %+v", got.StepCliff)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve-sim", "--addr", "127.0.0.1:0", "--cliff", "2000"}, `invalid --cliff "2000": want TOKENS:FACTOR`},
+		{[]string{"serve-sim", "--addr", "127.0.0.1:0", "--cliff", "-1:2"}, `invalid --cliff "-1:2"`},
+		{[]string{"sweep", "--sim", "--sim-cliff", "10:0", "--levels", "1"}, `invalid --sim-cliff "10:0"`},
+		{[]string{"sweep", "--url", "http://127.0.0.1:1/v1", "--sim-cliff", "10:2", "--levels", "1"}, "--sim-cliff applies only to --sim"},
+	} {
+		code, _, stderr := runCLI(t, context.Background(), tt.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%q: exit %d, stderr %q, want status 2 and one line containing %q", tt.args, code, stderr, tt.want)
 		}
 	}
 }

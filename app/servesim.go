@@ -95,10 +95,9 @@ func simFlags(o *simOptions) []cli.Flag {
 		&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Destination: &o.Addr, Usage: "listen address"},
 		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Destination: &o.Preset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
 		&cli.StringFlag{Name: "sim-model", Destination: &o.SimModel, Usage: "a model fitted by 'toksweep fit' (model.json): its parameters replace the preset's, and the model flags below replace both"},
-		&cli.BoolFlag{Name: "allow-extrapolation", Destination: &o.AllowExtrapolation, Usage: "serve a --sim-model whose fit is ill-conditioned, with a caution"},
+		&cli.BoolFlag{Name: "allow-extrapolation", Destination: &o.AllowExtrapolation, Usage: "serve a --sim-model whose fit is ill-conditioned or poor, with a caution"},
 		&cli.StringFlag{Name: "model", Action: into(&o.Model), Usage: "served model name"},
 		&cli.StringSliceFlag{Name: "adapter", Action: func(_ *cli.Context, v []string) error { o.Adapters = v; return nil }, Usage: adapterUsage},
-		&cli.StringFlag{Name: "cliff", Destination: &o.Cliff, Usage: cliffUsage},
 		&cli.IntFlag{Name: "max-model-len", Action: into(&o.MaxModelLen), Usage: "context window, prompt + completion tokens"},
 		&cli.IntFlag{Name: "max-num-seqs", Action: into(&o.MaxNumSeqs), Usage: "running batch cap; further requests queue by priority (a body's \"priority\" or an x-priority header, lower first), then FCFS"},
 		&cli.Float64Flag{Name: "prefill-rate", Action: into(&o.PrefillRate), Usage: "prefill tokens per second (a prefill chunk lengthens its whole step)"},
@@ -140,7 +139,8 @@ func simFlags(o *simOptions) []cli.Flag {
 			f.DefaultText = "preset"
 		}
 	}
-	return flags
+	// No preset has a cliff.
+	return append(flags, &cli.StringFlag{Name: "cliff", Destination: &o.Cliff, DefaultText: "none", Usage: cliffUsage})
 }
 
 // simConfig starts from the preset and applies the flags that were given.
