@@ -85,6 +85,23 @@ func TestFitOfACliffIsAPoorFit(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q, want status 2 and one line containing %q", args[0], code, stderr, want)
 		}
 	}
+	// A fit bent by a cliff may leave no fixed step cost, which the
+	// simulator cannot run: the run allowed is of the same poor fit with
+	// runnable parameters.
+	hf, err := os.Open(writeModel(t, drawHidden(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := fit.Read(hf)
+	hf.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runnable := m
+	runnable.Sim = h.Sim
+	if err := os.WriteFile(path, mustJSON(t, runnable), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, _, stderr := runCLI(t, context.Background(), append(sweep, "--allow-extrapolation", "--out", filepath.Join(t.TempDir(), "r"))...)
 	if code != ExitOK || !strings.Contains(stderr, "caution") || !strings.Contains(stderr, "C=16: ") {
 		t.Errorf("--allow-extrapolation: exit %d, stderr %q, want a run marked with the poor fit", code, stderr)
