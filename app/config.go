@@ -113,6 +113,7 @@ type sweepFlagValues struct {
 
 	// SimAdapters are --sim-adapter's NAME[:COST] values.
 	SimAdapters []string
+	SimCliff    string // --sim-cliff TOKENS:FACTOR
 }
 
 // parseOptions checks every flag, as sweepFlags bound them into o, and
@@ -155,6 +156,11 @@ func (o *options) target() error {
 		}
 		if _, err := parseAdapters("sim-adapter", o.Flags.SimAdapters); err != nil {
 			return err
+		}
+		if o.Flags.SimCliff != "" {
+			if _, err := parseCliff("sim-cliff", o.Flags.SimCliff); err != nil {
+				return err
+			}
 		}
 	} else if err := checkURL(o.URL); err != nil {
 		return err

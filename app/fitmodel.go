@@ -52,15 +52,19 @@ func loadSimModel(path string, cfg *sim.Config) error {
 	return nil
 }
 
-// extrapolation checks what the run asks of the model against the range it
-// was fitted on: past it, the run is refused (a usage error naming the
-// first bound), or, with --allow-extrapolation, marked (json.Caution, a
-// line on stderr). A model set by hand records no range and is not checked.
+// extrapolation checks the model's poor fit (fit.Model.PoorFit) and what
+// the run asks of it against the range it was fitted on: past either, the
+// run is refused (a usage error naming the first failing level or bound),
+// or, with --allow-extrapolation, marked (json.Caution, a line on stderr).
+// A model set by hand records no range or levels and is not checked.
 func (lm *loadedModel) extrapolation(a fit.Asked, allow bool, stderr io.Writer) error {
-	if lm.m.Calibration == nil {
-		return nil
+	var reasons []string
+	for _, p := range lm.m.PoorFit() {
+		reasons = append(reasons, "the fit is poor (the step model cannot represent the server there): "+p)
 	}
-	reasons := lm.m.Calibration.Check(a)
+	if c := lm.m.Calibration; c != nil {
+		reasons = append(reasons, c.Check(a)...)
+	}
 	if len(reasons) == 0 {
 		return nil
 	}
@@ -110,8 +114,8 @@ func promptTokens(p client.Prompt) int {
 }
 
 // serveModel sets serve-sim's --sim-model (none when path is empty) in
-// cfg. serve-sim does not know the load it will be sent: it refuses only an
-// ill-conditioned fit, and says the range the model was fitted on.
+// cfg. serve-sim does not know the load it will be sent: it refuses only a
+// poor or ill-conditioned fit, and says the range the model was fitted on.
 func serveModel(path string, allow bool, cfg *sim.Config, stderr io.Writer) error {
 	if path == "" {
 		if allow {

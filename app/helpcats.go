@@ -27,7 +27,7 @@ const (
 
 // commonCategory is the category of each sweep flag that is no mode's.
 var commonCategory = map[string]string{
-	"url": catTarget, "sim": catTarget, "sim-preset": catTarget, "sim-no-prefix-caching": catTarget, "sim-model": catTarget, "sim-adapter": catTarget, "allow-extrapolation": catTarget, "model": catTarget, "api": catTarget,
+	"url": catTarget, "sim": catTarget, "sim-preset": catTarget, "sim-no-prefix-caching": catTarget, "sim-model": catTarget, "sim-adapter": catTarget, "sim-cliff": catTarget, "allow-extrapolation": catTarget, "model": catTarget, "api": catTarget,
 	"api-key": catTransport, "header": catTransport, "insecure": catTransport, "connect-timeout": catTransport, "request-timeout": catTransport,
 	"requests": catLoad, "duration": catLoad, "drain-timeout": catLoad, "warmup": catLoad, "repeat": catLoad,
 	"max-concurrency": catOpen,

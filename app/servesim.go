@@ -25,6 +25,7 @@ type simOptions struct {
 	AllowExtrapolation  bool   // --allow-extrapolation: serve an ill-conditioned --sim-model
 	Model               *string
 	Adapters            []string // --adapter NAME[:COST], repeatable
+	Cliff               string   // --cliff TOKENS:FACTOR
 	MaxModelLen         *int
 	MaxNumSeqs          *int
 	PrefillRate         *float64
@@ -94,7 +95,7 @@ func simFlags(o *simOptions) []cli.Flag {
 		&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Destination: &o.Addr, Usage: "listen address"},
 		&cli.StringFlag{Name: "preset", Value: defaultSimPreset, Destination: &o.Preset, Usage: "starting parameters: " + strings.Join(sim.PresetNames(), ", ")},
 		&cli.StringFlag{Name: "sim-model", Destination: &o.SimModel, Usage: "a model fitted by 'toksweep fit' (model.json): its parameters replace the preset's, and the model flags below replace both"},
-		&cli.BoolFlag{Name: "allow-extrapolation", Destination: &o.AllowExtrapolation, Usage: "serve a --sim-model whose fit is ill-conditioned, with a caution"},
+		&cli.BoolFlag{Name: "allow-extrapolation", Destination: &o.AllowExtrapolation, Usage: "serve a --sim-model whose fit is ill-conditioned or poor, with a caution"},
 		&cli.StringFlag{Name: "model", Action: into(&o.Model), Usage: "served model name"},
 		&cli.StringSliceFlag{Name: "adapter", Action: func(_ *cli.Context, v []string) error { o.Adapters = v; return nil }, Usage: adapterUsage},
 		&cli.IntFlag{Name: "max-model-len", Action: into(&o.MaxModelLen), Usage: "context window, prompt + completion tokens"},
@@ -138,7 +139,8 @@ func simFlags(o *simOptions) []cli.Flag {
 			f.DefaultText = "preset"
 		}
 	}
-	return flags
+	// No preset has a cliff.
+	return append(flags, &cli.StringFlag{Name: "cliff", Destination: &o.Cliff, DefaultText: "none", Usage: cliffUsage})
 }
 
 // simConfig starts from the preset and applies the flags that were given.
@@ -153,6 +155,11 @@ func (o *simOptions) simConfig(stderr io.Writer) (sim.Config, error) {
 	override(&cfg.Model, o.Model)
 	if len(o.Adapters) > 0 {
 		if cfg.Adapters, err = parseAdapters("adapter", o.Adapters); err != nil {
+			return cfg, err
+		}
+	}
+	if o.Cliff != "" {
+		if cfg.StepCliff, err = parseCliff("cliff", o.Cliff); err != nil {
 			return cfg, err
 		}
 	}
@@ -182,6 +189,21 @@ func (o *simOptions) simConfig(stderr io.Writer) (sim.Config, error) {
 	override(&cfg.DraftTokens, o.DraftTokens)
 	override(&cfg.DraftAcceptance, o.DraftAcceptance)
 	return cfg, o.check(cfg)
+}
+
+// cliffUsage is --cliff's (and sweep's --sim-cliff's) help.
+const cliffUsage = "a step-time cliff TOKENS:FACTOR the fitted model cannot represent: every step whose batch holds more than TOKENS tokens of KV lasts FACTOR times its modelled time"
+
+// parseCliff reads a --flag TOKENS:FACTOR value into the simulator's
+// step cliff.
+func parseCliff(flag, v string) (sim.StepCliff, error) {
+	tok, fac, ok := strings.Cut(v, ":")
+	n, err1 := strconv.Atoi(tok)
+	f, err2 := strconv.ParseFloat(fac, 64)
+	if !ok || err1 != nil || err2 != nil || n < 0 || !(f > 0) || math.IsInf(f, 0) {
+		return sim.StepCliff{}, usagef("invalid --%s %q: want TOKENS:FACTOR, e.g. 2000:3 (TOKENS ≥ 0, FACTOR a positive number)", flag, v)
+	}
+	return sim.StepCliff{KVTokens: n, Factor: f}, nil
 }
 
 // adapterUsage is --adapter's (and sweep's --sim-adapter's) help.

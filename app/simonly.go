@@ -8,7 +8,7 @@ func (f *sweepFlagValues) simOnlyGiven() []string {
 	for _, g := range []struct {
 		name string
 		set  bool
-	}{{"sim-preset", f.SimPresetSet}, {"sim-no-prefix-caching", f.SimNoPrefixSet}, {"sim-model", f.SimModel != ""}, {"sim-adapter", len(f.SimAdapters) > 0}, {"allow-extrapolation", f.AllowExtrapolation}} {
+	}{{"sim-preset", f.SimPresetSet}, {"sim-no-prefix-caching", f.SimNoPrefixSet}, {"sim-model", f.SimModel != ""}, {"sim-adapter", len(f.SimAdapters) > 0}, {"sim-cliff", f.SimCliff != ""}, {"allow-extrapolation", f.AllowExtrapolation}} {
 		if g.set {
 			given = append(given, g.name)
 		}

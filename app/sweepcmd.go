@@ -339,6 +339,11 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 	if cfg.Adapters, err = parseAdapters("sim-adapter", o.Flags.SimAdapters); err != nil {
 		return nil, err
 	}
+	if c := o.Flags.SimCliff; c != "" {
+		if cfg.StepCliff, err = parseCliff("sim-cliff", c); err != nil {
+			return nil, err
+		}
+	}
 	if err := o.loadModel(&cfg, stderr); err != nil {
 		return nil, err
 	}

@@ -40,6 +40,9 @@ type Config struct {
 	// Adapters are LoRA adapters served beside Model: a request naming one
 	// runs on the base model at the adapter's cost (Adapter.Cost).
 	Adapters []Adapter
+	// StepCliff multiplies the time of every step past a KV size (cliff.go);
+	// the zero value is none.
+	StepCliff StepCliff
 
 	// PrefillTokensPerSec is the prefill rate: admitting a request adds
 	// prompt_tokens/PrefillTokensPerSec to the step it is admitted in. > 0.
@@ -222,6 +225,9 @@ func (c Config) validate() error {
 	bad(c.EOSAfter < 0, "EOSAfter must not be negative, got %d", c.EOSAfter)
 	bad(c.QueueLimit429 < 0, "QueueLimit429 must not be negative, got %d", c.QueueLimit429)
 	bad(c.GPUs < 1, "GPUs must be at least 1, got %d", c.GPUs)
+	if msg := c.StepCliff.check(); msg != "" {
+		errs = append(errs, msg)
+	}
 	names := map[string]bool{c.Model: true}
 	for _, a := range c.Adapters {
 		bad(a.Name == "" || names[a.Name], "an adapter's name must be set and differ from the model's and the other adapters', got %q", a.Name)

@@ -197,7 +197,8 @@ func (e *engine) admitted(sq *seq, now time.Time, hit int) {
 // where prefill is each sequence's prompt tokens computed (cached ones cost
 // nothing) and cost its adapter's (1 for the base model), B the sequences in
 // the step, ctx the sum of their context (their KV after the step's prefill),
-// and the last sum is over the adapters the step runs, each once. With short
+// and the last sum is over the adapters the step runs, each once; a
+// StepCliff multiplies the whole past its KV size. With short
 // prompts, no budget and no adapters this is the unchunked model's step
 // exactly.
 func (e *engine) stepDuration() time.Duration {
@@ -217,6 +218,9 @@ func (e *engine) stepDuration() time.Duration {
 	ns := weighted*e.prefNs + e.baseNs*f + e.perSeqNs*float64(len(e.stepped))*f + e.perCtxNs*float64(ctx)*f
 	if prefill > 0 {
 		ns += e.prefBaseNs
+	}
+	if f := e.cfg.StepCliff.scale(ctx); f != 1 {
+		ns *= f
 	}
 	if j := e.cfg.Jitter; j > 0 {
 		ns *= math.Max(0.1, 1+j*e.rng.NormFloat64())

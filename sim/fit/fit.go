@@ -242,6 +242,7 @@ func (f *fitter) model(beta [nCols]float64) Model {
 			m.Stamped++
 		}
 	}
+	m.Poor = f.poorFit(m.Levels)
 	m.setSim(f.kept)
 	m.Draws = f.drawSims(m)
 	c := f.calibration(&m)

@@ -35,7 +35,10 @@ type Model struct {
 	Params        []Param    `json:"params"`
 	Levels        []Residual `json:"levels"`
 	NotIdentified []string   `json:"not_identified,omitempty"`
-	Sim           SimParams  `json:"sim"`
+	// Poor is PoorFit's sentences: the levels the step model cannot
+	// represent (poor.go).
+	Poor []string  `json:"poor_fit,omitempty"`
+	Sim  SimParams `json:"sim"`
 	// Calibration is the range fitted, which predictions are checked
 	// against; nil in a model set by hand (not checked).
 	Calibration *Calibration `json:"calibration,omitempty"`

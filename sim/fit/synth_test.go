@@ -16,6 +16,8 @@ type truth struct {
 	prefillBase, prefillPerToken, base, perSeq, perCtx float64
 	overhead                                           float64 // a request's time to reach the server and its first token to come back
 	slots                                              int
+	cliffCtx                                           int     // a step holding more context than this lasts cliffFactor× (sim.StepCliff)
+	cliffFactor                                        float64 // 0: no cliff
 }
 
 // wakeNs is how long an idle engine takes to start a step after a request
@@ -117,6 +119,9 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 		d := tr.base + tr.perSeq*float64(len(stepped)) + tr.perCtx*float64(ctx) + tr.prefillPerToken*float64(prefill)
 		if prefill > 0 {
 			d += tr.prefillBase
+		}
+		if tr.cliffFactor > 0 && ctx > tr.cliffCtx {
+			d *= tr.cliffFactor
 		}
 		now += d * math.Max(0.1, 1+spec.jitter*rng.NormFloat64())
 		for _, s := range stepped {

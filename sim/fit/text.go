@@ -45,6 +45,12 @@ func (m Model) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if poor := m.PoorFit(); len(poor) > 0 {
+		fmt.Fprintf(&b, "\nPoor fit: the step model cannot represent the server at these levels (missed by over %.0f%%; a --sim-model run of it is refused, --allow-extrapolation runs it, marked):\n", 100*PoorBias)
+		for _, p := range poor {
+			fmt.Fprintf(&b, "- %s.\n", p)
+		}
+	}
 	if len(m.NotIdentified) > 0 {
 		b.WriteString("\nNot identified:\n")
 		for _, n := range m.NotIdentified {
