@@ -252,7 +252,7 @@ func (r *sweepRun) finish(ctx context.Context, runErr error, stdout io.Writer) e
 	}
 	e.closing = append(e.closing, r.grading.lines(&r.sum)...)
 	if r.twin != nil {
-		r.sum.Twin = r.twin.account(r.steer, "The search", &r.sum)
+		r.sum.Twin = r.twin.account(r.steer, r.o.mode().Name(), &r.sum)
 		e.closing = append(e.closing, r.sum.Twin.Sentence())
 	}
 	runErr = e.write(ctx, runErr, stdout)

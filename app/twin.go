@@ -46,11 +46,15 @@ func (o *options) twinCheck() error {
 }
 
 // twinRefuses is why a fitted model may not steer the search ("": it
-// may): a parameter whose interval moves its steps too far, or a
+// may): a poor fit (fit.Model.PoorFit, which names the level the step
+// model misses), a parameter whose interval moves its steps too far, or a
 // per-sequence decode cost it could not tell (the cost the load adds). A
 // parameter folded into another because the workload did not vary it is
 // no reason: the twin runs the same workload.
 func twinRefuses(m fit.Model) string {
+	if poor := m.PoorFit(); len(poor) > 0 {
+		return "the fit is poor (the step model cannot represent the server there): " + poor[0]
+	}
 	if m.Calibration == nil {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
+	"github.com/toksweep/toksweep/sim/fit"
 )
 
 // --twin is refused, in one line each, without a search, without an SLO,
@@ -138,3 +139,26 @@ func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
 }
 
 func abs(v int) int { return max(v, -v) }
+
+// A model steers only when it fits: a poor fit is refused naming its
+// level, as is an interval that moves its steps too far or an unknown
+// per-sequence cost; a cost folded into another is no reason.
+func TestTwinRefusesWhatDoesNotFit(t *testing.T) {
+	t.Parallel()
+	poor := "C=16: measured steps average 3.0× the fitted ones as the other levels' fit gives them (bias -66%)"
+	for _, tc := range []struct {
+		m    fit.Model
+		want string
+	}{
+		{fit.Model{}, ""},
+		{fit.Model{Calibration: &fit.Calibration{IllConditioned: []string{"prefill_base is not identified"}}}, ""},
+		{fit.Model{Poor: []string{poor}}, "the fit is poor (the step model cannot represent the server there): " + poor},
+		{fit.Model{Calibration: &fit.Calibration{IllConditioned: []string{"decode_per_seq is not identified"}}}, "ill-conditioned fit (decode_per_seq is not identified)"},
+		{fit.Model{Calibration: &fit.Calibration{IllConditioned: []string{"prefill_base's 80% interval (19.0ms/step – 89.2ms/step) moves the steps it is part of by 71%"}}},
+			"ill-conditioned fit (prefill_base's 80% interval (19.0ms/step – 89.2ms/step) moves the steps it is part of by 71%)"},
+	} {
+		if got := twinRefuses(tc.m); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 // and the model's error at the level that confirmed its boundary
 // (docs/metrics.md, "The steered search").
 type TwinJSON struct {
-	Search      string   `json:"search"`      // the mode's search, "--levels auto"
+	Search      string   `json:"search"`      // the mode whose search was steered: "closed", "rate", …
 	FittedOn    []string `json:"fitted_on"`   // the levels the last model was fitted on
 	Steered     []string `json:"steered"`     // the levels the model chose, in order
 	Predictions int      `json:"predictions"` // the fits made
@@ -32,12 +32,17 @@ type TwinJSON struct {
 // Sentence is the steered search's closing sentence.
 func (j *TwinJSON) Sentence() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s steered by the twin (%d fits): %d levels, %.1f load-seconds on the server; the twin's full search ran %d levels, %.1f load-seconds",
-		j.Search, j.Predictions, j.Levels, j.LoadSeconds, j.FullLevels, j.FullLoadSeconds)
-	if j.FullLoadSeconds > 0 {
-		fmt.Fprintf(&b, " (%.0f%%)", 100*j.LoadSeconds/j.FullLoadSeconds)
+	fmt.Fprintf(&b, "The %s search, steered by the twin (%d fits), ran %d levels, %.1f load-seconds on the server", j.Search, j.Predictions, j.Levels, j.LoadSeconds)
+	switch {
+	case j.FullLevels == 0:
+		b.WriteString("; the twin ran no full search.")
+	default:
+		fmt.Fprintf(&b, "; the twin's full search ran %d levels, %.1f load-seconds", j.FullLevels, j.FullLoadSeconds)
+		if j.FullLoadSeconds > 0 {
+			fmt.Fprintf(&b, " (the steered search spent %.0f%% of that)", 100*j.LoadSeconds/j.FullLoadSeconds)
+		}
+		b.WriteString(".")
 	}
-	b.WriteString(".")
 	if j.Fallback != "" {
 		fmt.Fprintf(&b, " The mode's own search finished it: %s.", j.Fallback)
 	}
