@@ -88,7 +88,13 @@ func TestFitURLRecoversHiddenSimulator(t *testing.T) {
 			"--calibrate-for", bound.String(), "--calibrate-max-concurrency", "16", "--calibrate-out", runs)
 		took := time.Since(began)
 		if code != ExitOK {
-			t.Fatalf("fit --url: exit %d: %s", code, stderr)
+			// On a starved machine a level's bound may end before any of
+			// its requests did (no result): that attempt is not judged.
+			if !anyStarved(t, runs) {
+				t.Fatalf("fit --url: exit %d: %s", code, stderr)
+			}
+			t.Logf("attempt %d: exit %d on a starved machine: %s", attempt+1, code, finalLine(stderr))
+			continue
 		}
 		if !strings.Contains(stderr, "fit: calibrating http://"+addr.String()+"/v1 for at most 10s") || took > 2*bound {
 			t.Errorf("took %v for a %v bound; stderr:\n%s", took, bound, stderr)
@@ -109,7 +115,7 @@ func TestFitURLRecoversHiddenSimulator(t *testing.T) {
 		if len(levels) < 4 {
 			// A starved level runs long, and the bound then leaves no
 			// time for the last shapes: that is the bound working.
-			if !slices.ContainsFunc(levels, func(l os.DirEntry) bool { return runStarved(t, filepath.Join(runs, l.Name())) }) {
+			if !anyStarved(t, runs) {
 				t.Errorf("%d calibration levels ran in the %v bound, want at least 4 on a machine that was not starved", len(levels), bound)
 			}
 		}
@@ -127,4 +133,10 @@ func TestFitURLRecoversHiddenSimulator(t *testing.T) {
 		return
 	}
 	t.Errorf("hidden %+v: %s", h, strings.Join(misses, "; "))
+}
+
+// anyStarved reports whether any run under dir starved (runStarved).
+func anyStarved(t *testing.T, dir string) bool {
+	levels, _ := os.ReadDir(dir)
+	return slices.ContainsFunc(levels, func(l os.DirEntry) bool { return runStarved(t, filepath.Join(dir, l.Name())) })
 }
