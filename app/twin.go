@@ -120,10 +120,6 @@ func (t *twin) Predict(ctx context.Context) (steer.Prediction, error) {
 	if p.Refused = twinRefuses(m); p.Refused != "" {
 		return p, nil
 	}
-	if !m.Calibration.SlotsKnown && !slices.ContainsFunc(*t.real, func(s report.LevelStats) bool { return !t.passes(*t.real, s.Key()) }) {
-		p.Wait = "it has seen neither the batch-slot limit nor a failing level"
-		return p, nil
-	}
 	full, measured, err := t.run(ctx, m, nil)
 	if err != nil {
 		return p, err
@@ -137,6 +133,9 @@ func (t *twin) Predict(ctx context.Context) (steer.Prediction, error) {
 	p.Text += "; predicts " + t.says(p)
 	loads := *m.Calibration
 	loads.IllConditioned = nil // twinRefuses judged those
+	// A steered level is measured before its answer is believed: of the
+	// range, only the load bound applies, not the unseen slot limit's.
+	loads.SlotsKnown = true
 	if why := loads.Check(t.asked(p.Pass, p.Fail)); len(why) > 0 {
 		p.Wait = why[0]
 		return p, nil

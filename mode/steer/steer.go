@@ -210,6 +210,9 @@ const (
 func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 	passOK, passRan := l.verdict(p.Pass)
 	failOK, failRan := l.verdict(p.Fail)
+	if pass, fail, ok := l.settled(p); ok {
+		return k, fmt.Sprintf("the server's levels settle it (%s passes, %s fails)", pass.Name(), fail.Name()), stop
+	}
 	switch {
 	case p.Pass.IsZero():
 		return k, "it passes no level", fallBack
@@ -229,3 +232,34 @@ func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 
 // Ran is every key handed out, in order.
 func (l *Load) Ran() []sweep.LevelKey { return l.ran }
+
+// settled finds the server's own bracket: the lowest level that failed
+// there and the highest that passed below it, when they are no farther
+// apart than the model's pair p (its search's step). Then the server's
+// levels answer, whatever the model now says.
+func (l *Load) settled(p Prediction) (pass, fail sweep.LevelKey, ok bool) {
+	if p.Pass.IsZero() || p.Fail.IsZero() {
+		return pass, fail, false
+	}
+	for _, k := range l.ran {
+		if ok, _ := l.verdict(k); !ok && (fail.IsZero() || k.Compare(fail) < 0) {
+			fail = k
+		}
+	}
+	for _, k := range l.ran {
+		if ok, _ := l.verdict(k); ok && k.Compare(fail) < 0 && (pass.IsZero() || k.Compare(pass) > 0) {
+			pass = k
+		}
+	}
+	return pass, fail, !fail.IsZero() && !pass.IsZero() && width(pass, fail) <= width(p.Pass, p.Fail)
+}
+
+// width is how far apart two loads are in their search's terms:
+// concurrencies by their difference, an open loop's rates or speeds by
+// their ratio.
+func width(a, b sweep.LevelKey) float64 {
+	if a.Load > 0 && b.Load > 0 {
+		return b.Load / a.Load
+	}
+	return float64(b.Concurrency - a.Concurrency)
+}
