@@ -175,15 +175,7 @@ func TestFitRecoversHiddenSimulator(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("fit: exit %d: %s", code, stderr)
 		}
-		f, err := os.Open(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := fit.Read(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := readModelFile(t, out)
 		misses = fitMisses(m, h)
 		if len(misses) == 0 {
 			t.Logf("attempt %d: hidden %+v\n%s", attempt+1, h, stdout)

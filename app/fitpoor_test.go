@@ -29,16 +29,7 @@ func fitRun(t *testing.T, args ...string) (string, fit.Model, string) {
 	if code != ExitOK {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := fit.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return stdout, m, dir
+	return stdout, readModelFile(t, out), dir
 }
 
 // A simulator whose steps past 3 500 tokens of KV last 3× as long (the

@@ -61,6 +61,7 @@ type twinRun struct {
 	answer      int
 	loadSeconds float64
 	twin        *report.TwinJSON
+	starved     bool // the machine starved during the run (runStarved)
 }
 
 // searchHidden runs --levels auto against the hidden server of seed,
@@ -81,7 +82,7 @@ func searchHidden(t *testing.T, url string, steered bool) twinRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := twinRun{twin: sum.Twin}
+	r := twinRun{twin: sum.Twin, starved: runStarved(t, dir)}
 	if c := sum.Recommendation.RecommendedConcurrency; c != nil {
 		r.answer = *c
 	}
@@ -109,6 +110,7 @@ func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
 	for seed := range seeds {
 		url := startHidden(t, drawHidden(uint64(seed+1)))
 		var misses []string
+		starved := true // every attempt ran on a starved machine
 		for attempt := range timingAttempts {
 			full, st := searchHidden(t, url, false), searchHidden(t, url, true)
 			near := abs(full.answer-st.answer) <= max(1, full.answer/10)
@@ -128,7 +130,12 @@ func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
 				break
 			}
 			misses = append(misses, line)
-			if attempt == timingAttempts-1 {
+			starved = starved && (full.starved || st.starved)
+			switch {
+			case attempt < timingAttempts-1:
+			case starved:
+				t.Logf("not compared: the machine starved every attempt: %q", misses)
+			default:
 				t.Errorf("every attempt missed: %q", misses)
 			}
 		}
