@@ -233,3 +233,29 @@ vllm:spec_decode_num_accepted_tokens_total{engine="1"} 130
 		t.Error("figures without the counters")
 	}
 }
+
+// TestGPUSamplerStopKeepsTheScrapeUnderWay stops a level while its first
+// in-level scrape is being answered (slowly): the scrape the endpoint
+// served is counted, as the endpoint counted it. A stop that canceled it
+// would average fewer samples than the endpoint served.
+func TestGPUSamplerStopKeepsTheScrapeUnderWay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeDCGM{t0: time.Now()}
+		started := make(chan struct{})
+		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := f.RoundTrip(r)
+			if f.n == 2 { // the first in-level scrape: served, answered late
+				close(started)
+				time.Sleep(time.Second)
+			}
+			return resp, err
+		})
+		s := &GPUSampler{URLs: []string{"http://gpu.invalid:9400/metrics"}, Client: &http.Client{Transport: rt}}
+		stop := s.Start(context.Background())
+		<-started
+		m := stop()
+		if f.n != 3 || m.Scrapes != 1 || m.Failures != 0 {
+			t.Errorf("the endpoint served %d scrapes (want the opening, one in-level, the closing); the sampler counted %d in-level, %d failed", f.n, m.Scrapes, m.Failures)
+		}
+	})
+}

@@ -34,8 +34,9 @@ func (s *GPUSampler) Scrape(ctx context.Context, url string) ([]GPUReading, erro
 
 // Start takes every endpoint's opening scrape, then scrapes them in the
 // background until stop is called, as Sampler.Start does; stop takes the
-// closing scrapes and returns the level's telemetry. A failed scrape is
-// counted, never returned.
+// closing scrapes and returns the level's telemetry, after any in-level
+// scrape under way has ended (within Timeout), so that every scrape the
+// endpoint served is counted. A failed scrape is counted, never returned.
 func (s *GPUSampler) Start(ctx context.Context) (stop func() *GPUMetrics) {
 	runs := make([]*gpuRun, len(s.URLs))
 	var wg sync.WaitGroup
@@ -44,12 +45,12 @@ func (s *GPUSampler) Start(ctx context.Context) (stop func() *GPUMetrics) {
 		wg.Go(func() { runs[i].open(ctx) })
 	}
 	wg.Wait()
-	sctx, cancel := context.WithCancel(ctx)
+	stopping := make(chan struct{})
 	for _, r := range runs {
-		wg.Go(func() { r.sample(sctx) })
+		wg.Go(func() { r.sample(ctx, stopping) })
 	}
 	return func() *GPUMetrics {
-		cancel()
+		close(stopping)
 		wg.Wait()
 		for _, r := range runs {
 			wg.Go(func() { r.close(context.WithoutCancel(ctx)) })
@@ -103,7 +104,7 @@ func (r *gpuRun) open(ctx context.Context) {
 	}
 }
 
-func (r *gpuRun) sample(ctx context.Context) {
+func (r *gpuRun) sample(ctx context.Context, stopping <-chan struct{}) {
 	interval := cmp.Or(r.s.Interval, DefaultInterval)
 	start := time.Now()
 	t := time.NewTimer(gap(0, interval))
@@ -112,13 +113,15 @@ func (r *gpuRun) sample(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-stopping:
+			return
 		case <-t.C:
 		}
 		t.Reset(gap(time.Since(start), interval))
-		g, err := r.s.Scrape(ctx, r.url)
+		g, err := r.s.Scrape(ctx, r.url) // a scrape under way when stop is called ends first
 		switch {
 		case ctx.Err() != nil:
-			return
+			return // canceled mid-scrape: not a failure
 		case err != nil:
 			r.fail(err)
 		default:
