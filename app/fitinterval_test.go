@@ -3,28 +3,38 @@ package app
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sim/fit"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // intervalSeeds is how many hidden simulators TestPredictionIntervalsCover
-// draws: TOKSWEEP_INTERVAL_SEEDS, else 1 (a seed
-// takes about 25 s of real time).
-func intervalSeeds(t *testing.T) int {
-	if v := os.Getenv("TOKSWEEP_INTERVAL_SEEDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("TOKSWEEP_INTERVAL_SEEDS=%q: want a count", v)
+// draws, and the first one's seed: TOKSWEEP_INTERVAL_SEEDS, else 1 (a seed
+// takes about 25 s of real time), from TOKSWEEP_INTERVAL_SEED_BASE, else
+// 100 (another base checks the intervals on seeds they were not looked
+// at on).
+func intervalSeeds(t *testing.T) (n, base int) {
+	n, base = 1, 100
+	for name, v := range map[string]*int{"TOKSWEEP_INTERVAL_SEEDS": &n, "TOKSWEEP_INTERVAL_SEED_BASE": &base} {
+		if e := os.Getenv(name); e != "" {
+			k, err := strconv.Atoi(e)
+			if err != nil || k < 0 || (k == 0 && v == &n) {
+				t.Fatalf("%s=%q: want a count", name, e)
+			}
+			*v = k
 		}
-		return n
 	}
-	return 1
+	return n, base
 }
 
 // For each seed, a simulator with hidden parameters (drawHidden) is
@@ -32,42 +42,53 @@ func intervalSeeds(t *testing.T) int {
 // predicts levels it never saw (C=3, 12 and 16, beyond the slots, with
 // prompts of 500 tokens), which the hidden simulator then serves: the
 // nominal 80% intervals must hold the measured figure 70–90% of the time
-// over 10 seeds or more (TOKSWEEP_INTERVAL_SEEDS=10); over fewer, at
-// least 40% (of the default seed's 15 figures, a calibrated interval
-// holds fewer than 6 about one run in 10 000), which fails intervals far
-// too narrow.
+// over 10 seeds or more (TOKSWEEP_INTERVAL_SEEDS=10), pooled and figure by
+// figure; over fewer, pooled, at least 40% (of the default seed's 15
+// figures, a calibrated interval holds fewer than 6 about one run in
+// 10 000), which fails intervals far too narrow, unless a run of the seeds
+// starved (runStarved: its timings are then not the simulator's).
 func TestPredictionIntervalsCover(t *testing.T) {
 	t.Parallel()
-	seeds := intervalSeeds(t)
+	seeds, base := intervalSeeds(t)
 	in, all := map[string]int{}, map[string]int{}
+	starved := false
 	for seed := range seeds {
-		inS, allS := coverSeed(t, uint64(100+seed))
+		inS, allS, st := coverSeed(t, uint64(base+seed))
+		starved = starved || st
 		for k, v := range allS {
 			all[k] += v
 			in[k] += inS[k]
 		}
 	}
-	var hit, n int
-	var parts []string
-	for k, v := range all {
-		hit += in[k]
-		n += v
-		parts = append(parts, fmt.Sprintf("%s %d/%d", k, in[k], v))
-	}
-	cov := float64(hit) / float64(n)
-	t.Logf("coverage over %d seeds: %d/%d = %.0f%% (%s)", seeds, hit, n, 100*cov, strings.Join(parts, ", "))
 	lo, hi := 0.4, 1.0
 	if seeds >= 10 {
 		lo, hi = 0.7, 0.9
 	}
+	var hit, n int
+	var parts []string
+	for _, k := range fit.GradedFigures {
+		hit += in[k]
+		n += all[k]
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, in[k], all[k]))
+		if c := float64(in[k]) / float64(all[k]); seeds >= 10 && (c < lo || c > hi) {
+			t.Errorf("%s: 80%% intervals held %d/%d of the measured values over %d seeds, want %.0f–%.0f%%", k, in[k], all[k], seeds, 100*lo, 100*hi)
+		}
+	}
+	cov := float64(hit) / float64(n)
+	t.Logf("coverage over %d seeds from %d: %d/%d = %.0f%% (%s)", seeds, base, hit, n, 100*cov, strings.Join(parts, ", "))
 	if cov < lo || cov > hi {
+		if starved && seeds < 10 {
+			t.Logf("not judged: a run starved")
+			return
+		}
 		t.Errorf("80%% intervals held %.0f%% of the measured figures over %d seeds, want %.0f–%.0f%%", 100*cov, seeds, 100*lo, 100*hi)
 	}
 }
 
 // coverSeed runs one seed: how many of each figure's held-out
-// measurements fell in its interval, of how many.
-func coverSeed(t *testing.T, seed uint64) (in, all map[string]int) {
+// measurements fell in its interval, of how many, and whether a run
+// starved.
+func coverSeed(t *testing.T, seed uint64) (in, all map[string]int, starved bool) {
 	hiddenPath := writeModel(t, drawHidden(seed))
 	dir := t.TempDir()
 	sweepTo := func(model, out string, more ...string) {
@@ -111,7 +132,10 @@ func coverSeed(t *testing.T, seed uint64) (in, all map[string]int) {
 			}
 		}
 	}
-	return in, all
+	for _, r := range []string{"calib", "predicted", "hidden"} {
+		starved = runStarved(t, filepath.Join(dir, r)) || starved
+	}
+	return in, all, starved
 }
 
 func readModelFile(t *testing.T, path string) fit.Model {
@@ -126,4 +150,40 @@ func readModelFile(t *testing.T, path string) fit.Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// The sampling noise reads, of hand-made records, each percentile's
+// per-request values and the aggregate's output tokens in each tenth of
+// the steady window (a chunk weighing its request's tokens per chunk),
+// leaving out warm-up and failed requests.
+func TestSamplingNoiseInputs(t *testing.T) {
+	ms := time.Millisecond
+	at := func(ds ...int) []time.Duration {
+		var out []time.Duration
+		for _, d := range ds {
+			out = append(out, time.Duration(d)*ms)
+		}
+		return out
+	}
+	l := &sweep.Level{Concurrency: 2, Records: []client.Record{
+		{Warmup: true, Start: 0, FirstToken: ms, LastToken: 2 * ms, End: 2 * ms, ChunkAt: at(1, 2)},
+		{Start: 0, FirstToken: 10 * ms, LastToken: 30 * ms, End: 30 * ms, ChunkAt: at(10, 20, 30), HasUsage: true, CompletionTokens: 6},
+		{Start: 5 * ms, FirstToken: 15 * ms, LastToken: 30 * ms, End: 30 * ms, ChunkAt: at(10, 25), HasUsage: true, CompletionTokens: 2},
+		{Start: 6 * ms, End: 7 * ms, ErrorClass: client.HTTP5xx, ChunkAt: at(1)},
+	}}
+	s := report.LevelStats{WindowStart: 0, WindowEnd: 40 * ms}
+	if got, want := windowCounts(l, s), []float64{0, 0, 2, 1, 0, 2, 0, 3, 0, 0}; !slices.Equal(got, want) {
+		t.Errorf("window counts %v, want %v", got, want)
+	}
+	got := perRequest(l)
+	for name, want := range map[string][]float64{
+		"ttft_p50_ms":    {float64(10 * ms), float64(10 * ms)},
+		"ttft_p95_ms":    {float64(10 * ms), float64(10 * ms)},
+		"tpot_p50_ms":    {float64(4 * ms), float64(15 * ms)},
+		"decode_tps_p50": {(6 - 2) / 0.020, (2 - 1) / 0.015},
+	} {
+		if len(got[name]) != len(want) || math.Abs(got[name][0]-want[0]) > 1e-9 || math.Abs(got[name][1]-want[1]) > 1e-9 {
+			t.Errorf("%s: %v, want %v", name, got[name], want)
+		}
+	}
 }

@@ -123,12 +123,14 @@ type view struct {
 	Finished string
 	Answer   string
 	Tiers    *tierView // the tier table (summary.json tiers); nil: none
-	Charts   []chartView
-	Tables   []tableView
-	Notes    []string
-	Config   string
-	Terms    []term // the definitions of the figures shown
-	Docs     string // MetricsURL
+	// Predictions are the prediction table's rows (report.PredictionRows).
+	Predictions []report.PredictionRow
+	Charts      []chartView
+	Tables      []tableView
+	Notes       []string
+	Config      string
+	Terms       []term // the definitions of the figures shown
+	Docs        string // MetricsURL
 }
 
 // tierView is the tier table (report.TierTable) as the page draws it.
@@ -185,6 +187,7 @@ func write(w io.Writer, sum report.Summary, stats []report.LevelStats, charts []
 	}
 	v.Terms, _ = definitions(v.Tables)
 	v.Tiers = newTierView(sum.Tiers)
+	v.Predictions = report.PredictionRows(sum)
 	if v.Tiers != nil && sum.TierSearch != nil {
 		v.Tiers.Cost = sum.TierSearch.Sentence()
 	}

@@ -155,3 +155,49 @@ func rescale(name string, v float64, base, c costs) float64 {
 	}
 	return v
 }
+
+// RankNoise is the sampling noise, σ on the log scale, of the p-th
+// percentile (0 < p < 1) of sorted, positive per-request values: the
+// distribution-free 80% interval of a quantile, from the values at ranks
+// n·p ± z80·√(n·p·(1−p)) (1-based, linear between ranks, within 1…n),
+// over 2 z80. It is 0 with fewer than 2 values.
+func RankNoise(sorted []float64, p float64) float64 {
+	n := float64(len(sorted))
+	if n < 2 || sorted[0] <= 0 {
+		return 0
+	}
+	at := func(rank float64) float64 {
+		rank = min(max(rank, 1), n)
+		i := int(rank) - 1
+		if i+1 >= len(sorted) {
+			return sorted[len(sorted)-1]
+		}
+		f := rank - float64(i+1)
+		return sorted[i]*(1-f) + sorted[i+1]*f
+	}
+	d := z80 * math.Sqrt(n*p*(1-p))
+	return math.Log(at(n*p+d)/at(n*p-d)) / (2 * z80)
+}
+
+// WindowNoise is the sampling noise, σ on the log scale, of a rate
+// measured over a window from the counts of its equal sub-windows (batch
+// means): their standard deviation over their mean, over √k. It is 0
+// with fewer than 2 sub-windows or none counted.
+func WindowNoise(counts []float64) float64 {
+	k := float64(len(counts))
+	if k < 2 {
+		return 0
+	}
+	var sum, sq float64
+	for _, c := range counts {
+		sum += c
+	}
+	mean := sum / k
+	if mean <= 0 {
+		return 0
+	}
+	for _, c := range counts {
+		sq += (c - mean) * (c - mean)
+	}
+	return math.Sqrt(sq/(k-1)) / mean / math.Sqrt(k)
+}

@@ -45,3 +45,35 @@ func TestRescale(t *testing.T) {
 		}
 	}
 }
+
+// RankNoise reads the values at ranks n·p ± z80·√(n·p·(1−p)), by hand
+// here; WindowNoise is the batch means' standard error.
+func TestSamplingNoiseArithmetic(t *testing.T) {
+	xs := make([]float64, 100)
+	for i := range xs {
+		xs[i] = float64(i + 1) // rank r holds r
+	}
+	d := z80 * math.Sqrt(100*0.5*0.5) // 6.408
+	if got, want := RankNoise(xs, 0.5), math.Log((50+d)/(50-d))/(2*z80); math.Abs(got-want) > 1e-12 {
+		t.Errorf("p50 of 1…100: %g, want %g", got, want)
+	}
+	// p95 of 1…100: ranks 95 ± 2.793, the upper clamped at 100 (rank 97.793 holds 97.793)
+	d95 := z80 * math.Sqrt(100*0.95*0.05)
+	if got, want := RankNoise(xs, 0.95), math.Log((95+d95)/(95-d95))/(2*z80); math.Abs(got-want) > 1e-12 {
+		t.Errorf("p95 of 1…100: %g, want %g", got, want)
+	}
+	// 4 values, p95: ranks 3.8 ± 0.559, the upper clamped at rank 4
+	if got, want := RankNoise([]float64{1, 2, 4, 8}, 0.95), math.Log(8/(4+(3.8-z80*math.Sqrt(4*0.95*0.05)-3)*4))/(2*z80); math.Abs(got-want) > 1e-12 {
+		t.Errorf("p95 of 1,2,4,8: %g, want %g", got, want)
+	}
+	if RankNoise([]float64{3}, 0.5) != 0 || RankNoise(nil, 0.5) != 0 {
+		t.Error("fewer than 2 values have noise")
+	}
+	// counts 9, 11, 10, 10: mean 10, sd √(2/3), over √4
+	if got, want := WindowNoise([]float64{9, 11, 10, 10}), math.Sqrt(2.0/3)/10/2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("window noise %g, want %g", got, want)
+	}
+	if WindowNoise([]float64{5}) != 0 || WindowNoise([]float64{0, 0}) != 0 {
+		t.Error("one sub-window, or none counted, has noise")
+	}
+}
