@@ -111,6 +111,11 @@ func (r *gpuRun) sample(ctx context.Context, stopping <-chan struct{}) {
 	defer t.Stop()
 	for {
 		select {
+		case <-stopping: // first: a stop during a slow scrape takes no other
+			return
+		default:
+		}
+		select {
 		case <-ctx.Done():
 			return
 		case <-stopping:
