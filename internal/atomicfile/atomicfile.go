@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -38,6 +39,9 @@ func WriteNew(path string, fill func(io.Writer) error) error {
 func write(path string, fill func(io.Writer) error, place func(tmp, path string) error) (err error) {
 	defer Begin()()
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if pe, ok := err.(*fs.PathError); ok {
+		return &fs.PathError{Op: "create", Path: path, Err: pe.Err} // the file asked for, not the temporary's name
+	}
 	if err != nil {
 		return err
 	}

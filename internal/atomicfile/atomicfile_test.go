@@ -178,3 +178,19 @@ func TestFullDisk(t *testing.T) {
 	}
 	checkDir(t, dir, map[string][]byte{"requests.jsonl": both})
 }
+
+// TestMissingDirectoryNamesTheFile: a file asked for in a directory that
+// does not exist fails naming that file, not the temporary beside it, and
+// the error is still fs.ErrNotExist.
+func TestMissingDirectoryNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nodir", "m.json")
+	for name, write := range map[string]func() error{
+		"Write":    func() error { return WriteBytes(path, []byte("x")) },
+		"WriteNew": func() error { return WriteNew(path, func(io.Writer) error { return nil }) },
+	} {
+		err := write()
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || err.Error() != "create "+path+": no such file or directory" {
+			t.Errorf("%s: %v, want create %s: no such file or directory", name, err, path)
+		}
+	}
+}
