@@ -131,7 +131,14 @@ func (t *twin) Predict(ctx context.Context) (steer.Prediction, error) {
 		t.fitted, keys = append(t.fitted, report.LevelName(s)), append(keys, s.Key())
 	}
 	p := steer.Prediction{Text: "fitted on " + sweep.NameList(slices.SortedFunc(slices.Values(keys), sweep.LevelKey.Compare))}
-	if p.Refused = twinRefuses(m); p.Refused != "" {
+	// A poor fit is refused; an ill-conditioned one waits for more
+	// levels: the calibration levels are short, and the next may tell
+	// the parameter.
+	if why := twinRefuses(m); len(m.PoorFit()) > 0 {
+		p.Refused = why
+		return p, nil
+	} else if why != "" {
+		p.Wait = why
 		return p, nil
 	}
 	full, measured, err := t.run(ctx, m, nil)

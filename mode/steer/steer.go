@@ -41,8 +41,8 @@ type Prediction struct {
 	// (narrower than the search's granularity).
 	Pinned bool
 	// Wait, when set, says why the prediction is not used yet (an
-	// extrapolation past the fitted range): the mode's search runs one
-	// more level.
+	// extrapolation past the fitted range, a fit the levels so far leave
+	// ill-conditioned): the mode's search runs one more level.
 	Wait string
 	// Refused, when set, says why the model is not used at all: the
 	// mode's search runs the rest.
@@ -80,6 +80,9 @@ type Load struct {
 	Fallback                string         // why the mode's search ran the rest ("": it did not)
 	next                    func() (sweep.LevelKey, bool)
 	state                   state
+	// doubted: the server contradicted the model, so its pins no longer
+	// stand for a measurement: both ends of its pair are measured.
+	doubted bool
 }
 
 type state int
@@ -170,7 +173,7 @@ func (l *Load) steer() (sweep.LevelKey, bool) {
 			return sweep.LevelKey{}, false // the boundary holds on the server
 		}
 		l.say(fmt.Sprintf("twin: %s failed on the server; predicting again", l.Confirmed.Name()))
-		l.Confirmed = sweep.LevelKey{}
+		l.Confirmed, l.doubted = sweep.LevelKey{}, true
 	}
 	if len(l.Steered) >= MaxSteered {
 		return l.fall(fmt.Sprintf("%d levels chosen by the model did not pin the boundary", MaxSteered))
@@ -186,7 +189,7 @@ func (l *Load) steer() (sweep.LevelKey, bool) {
 	case p.Wait != "":
 		k, ok := l.calibrate(l.mode())
 		if !ok {
-			l.Fallback = "the mode's search ended before the model's range reached the boundary"
+			l.Fallback = "the mode's search ended before the model was used"
 		}
 		l.say(fmt.Sprintf("twin: %s; not used yet: %s%s", p.Text, p.Wait, l.calibrating(k, ok)))
 		return k, ok
@@ -219,7 +222,8 @@ const (
 )
 
 // pick is what to do after prediction p: confirm its boundary when the
-// interval is pinned, else measure the end of the straddle not run yet
+// interval is pinned (and the server has not contradicted the model), else
+// measure the end of the straddle not run yet
 // (the failing end first: when it passes, the boundary is above the
 // model's, and one more level finds it); where the server contradicts
 // the model's pair, measure one of the pair's steps beyond it; stop when
@@ -237,9 +241,9 @@ func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 		return l.beyond(p.Pass, p, -1, p.Pass.Name()+" failed on the server")
 	case failRan && failOK:
 		return l.beyond(p.Fail, p, +1, p.Fail.Name()+" passed on the server")
-	case passRan && (p.Pinned || p.Fail.IsZero() || failRan):
+	case passRan && (p.Pinned && !l.doubted || p.Fail.IsZero() || failRan):
 		return k, "the server's levels confirm it", stop
-	case !passRan && p.Pinned:
+	case !passRan && p.Pinned && !l.doubted:
 		return p.Pass, "confirming", confirm
 	case !failRan && !p.Fail.IsZero():
 		return p.Fail, "measuring", measure
@@ -260,6 +264,7 @@ func (l *Load) beyond(k sweep.LevelKey, p Prediction, dir int, why string) (swee
 	if n.Concurrency < 1 && n.Load == 0 || slices.Contains(l.ran, n) {
 		return sweep.LevelKey{}, why, fallBack
 	}
+	l.doubted = true
 	return n, why + "; measuring past it", measure
 }
 

@@ -126,8 +126,9 @@ func TestSteeredKeysInFakeTime(t *testing.T) {
 		// (C=12 fails, C=8 passes), and the server's levels settle it.
 		{name: "straddle", say: map[int]steer.Prediction{2: loose, 3: loose, 4: loose}, want: []string{"1/6", "2/6", "12/24", "8/24"}, calib: []int{1, 2}},
 		// A wrong confirm: C=16 fails on the server; predicting again pins
-		// the boundary at C=8, which the server confirms.
-		{name: "failing confirm", say: map[int]steer.Prediction{2: {Pass: key(16), Fail: key(17), Pinned: true}, 3: pinned}, want: []string{"1/6", "2/6", "16/24", "8/24"}, calib: []int{1, 2}},
+		// the boundary at C=8, but a model the server contradicted has
+		// both ends of its pair measured: C=12 fails, C=8 passes.
+		{name: "failing confirm", say: map[int]steer.Prediction{2: {Pass: key(16), Fail: key(17), Pinned: true}, 3: pinned, 4: pinned, 5: pinned}, want: []string{"1/6", "2/6", "16/24", "12/24", "8/24"}, calib: []int{1, 2}},
 		// The server disagrees (C=6 passes): one of the model's steps past
 		// it, C=8 passes too; the model still says C=6 fails, and C=8 ran:
 		// the mode's search runs the rest from its own state, judging C=4
