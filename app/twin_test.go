@@ -5,14 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/mode/steer"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/fit"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // --twin is refused, in one line each, without a search, without an SLO,
@@ -172,4 +177,48 @@ func TestTwinRefusesWhatDoesNotFit(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
 		}
 	}
+}
+
+// A level measured again at full length replaces its calibration run in
+// the run's levels and the fit's, once (a later repeat joins it); the
+// load-seconds count every run. Here C=4 and C=8 run as calibration
+// levels (the mode's first two), the model is refused, and C=8, the
+// answer, runs again in full, twice (--repeat 2).
+func TestTwinRemeasureReplacesTheCalibrationRun(t *testing.T) {
+	t.Parallel()
+	var real []report.LevelStats
+	tw := &twin{o: &options{}, real: &real, replaced: map[sweep.LevelKey]bool{}}
+	tw.ld = steer.New(context.Background(), closed.Load{Levels: []int{4, 8}}, refusing{}, tw.verdict, func(string) {})
+	var sum report.Summary
+	add := func(c, ok int, span time.Duration) {
+		s := report.LevelStats{Mode: sweep.ClosedMode, Concurrency: c, MeasuredSpan: span, RequestsOK: ok}
+		real = append(real, s)
+		tw.add(&sweep.Level{Mode: s.Mode, Concurrency: c}, s, &sum)
+	}
+	next := tw.ld.Keys()
+	for _, c := range []int{4, 8} {
+		if k, ok := next(); !ok || k.Concurrency != c || !tw.ld.Short(k) {
+			t.Fatalf("key %v (%v), short %v; want C=%d, short", k, ok, tw.ld.Short(k), c)
+		}
+		add(c, c, time.Second)
+	}
+	if k, ok := next(); !ok || k.Concurrency != 8 || tw.ld.Short(k) {
+		t.Fatalf("key %v (%v), short %v; want C=8 in full", k, ok, tw.ld.Short(k))
+	}
+	add(8, 32, 3*time.Second)
+	add(8, 32, 3*time.Second)
+	var got []int
+	for _, s := range real {
+		got = append(got, s.RequestsOK)
+	}
+	if !slices.Equal(got, []int{4, 32, 32}) || len(tw.levels) != 3 || tw.spent != 8 {
+		t.Errorf("levels' requests %v, %d fit levels, %v load-s; want [4 32 32], 3, 8", got, len(tw.levels), tw.spent)
+	}
+}
+
+// refusing is a steer.Predictor that refuses every model.
+type refusing struct{}
+
+func (refusing) Predict(context.Context) (steer.Prediction, error) {
+	return steer.Prediction{Refused: "a test"}, nil
 }
