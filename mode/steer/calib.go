@@ -85,3 +85,8 @@ func (l *Load) full(k sweep.LevelKey, why string) (sweep.LevelKey, bool) {
 	l.say(fmt.Sprintf("twin: %s %s; measuring it at full length", k.Name(), why))
 	return k, true
 }
+
+var _ sweep.Rerunner = (*Load)(nil)
+
+// Reruns is true: a level measured again is a new run of its key.
+func (*Load) Reruns() bool { return true }
