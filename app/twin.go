@@ -70,12 +70,16 @@ func twinRefuses(m fit.Model) string {
 // server's levels so far and runs the mode's own search on an in-process
 // simulator serving the fitted model.
 type twin struct {
-	o      *options
-	m      commandMode
-	real   *[]report.LevelStats
-	levels []fit.Level // the server's levels, as the fit reads them
-	fits   int
-	fitted []string // the levels the last model was fitted on
+	o     *options
+	m     commandMode
+	ld    *steer.Load
+	real  *[]report.LevelStats // the run's levels: a remeasured level replaces its calibration run there
+	spent float64              // the load-seconds of every level run, calibration runs replaced included
+	// replaced are the levels whose calibration run a full one replaced.
+	replaced map[sweep.LevelKey]bool
+	levels   []fit.Level // the server's levels, as the fit reads them
+	fits     int
+	fitted   []string // the levels the last model was fitted on
 	// full is the last model's full search on the twin, and predicted its
 	// figures at each level, for the grading of the server's next level.
 	full      []report.LevelStats
@@ -86,16 +90,26 @@ var _ steer.Predictor = (*twin)(nil)
 
 // add keeps a finished server level for the next fit (its records
 // copied: a sink's reader reuses them) and grades it against the twin's
-// prediction of it, if the last model ran it.
+// prediction of it, if the last model ran it. A level measured again at
+// full length (steer.Load.Remeasured) replaces its calibration run in the
+// run's levels and the fit's: the search, the steering and the answer
+// read the full one.
 func (t *twin) add(l *sweep.Level, s report.LevelStats, sum *report.Summary) {
 	if t == nil {
 		return
 	}
+	t.spent += s.MeasuredSpan.Seconds()
 	var recs []client.Record
 	for r := range l.All() {
 		recs = append(recs, *r)
 	}
 	ms := measuredOf(l, s)
+	if k := s.Key(); slices.Contains(t.ld.Remeasured, k) && !t.ld.Short(k) && !t.replaced[k] {
+		t.replaced[k] = true  // its first full run: the later repeats join it
+		n := len(*t.real) - 1 // s, just appended
+		*t.real = append(slices.DeleteFunc((*t.real)[:n], func(o report.LevelStats) bool { return o.Key() == k }), s)
+		t.levels = slices.DeleteFunc(t.levels, func(f fit.Level) bool { return f.Name == ms.Level })
+	}
 	t.levels = append(t.levels, fit.Level{Name: ms.Level, Records: recs, Server: l.Server, Measured: &ms})
 	if p, ok := t.predicted[s.Key()]; ok {
 		sum.Grading = append(sum.Grading, gradeOf(p, ms))
@@ -117,7 +131,14 @@ func (t *twin) Predict(ctx context.Context) (steer.Prediction, error) {
 		t.fitted, keys = append(t.fitted, report.LevelName(s)), append(keys, s.Key())
 	}
 	p := steer.Prediction{Text: "fitted on " + sweep.NameList(slices.SortedFunc(slices.Values(keys), sweep.LevelKey.Compare))}
-	if p.Refused = twinRefuses(m); p.Refused != "" {
+	// A poor fit is refused; an ill-conditioned one waits for more
+	// levels: the calibration levels are short, and the next may tell
+	// the parameter.
+	if why := twinRefuses(m); len(m.PoorFit()) > 0 {
+		p.Refused = why
+		return p, nil
+	} else if why != "" {
+		p.Wait = why
 		return p, nil
 	}
 	full, measured, err := t.run(ctx, m, nil)
@@ -266,10 +287,10 @@ func (o *options) steered(ctx context.Context, m commandMode, cfg *sweep.Config,
 	if !o.Twin {
 		return nil, nil
 	}
-	t := &twin{o: o, m: m, real: real}
-	ld := steer.New(ctx, cfg.Load, t, t.verdict, say)
-	cfg.Load = ld
-	return t, ld
+	t := &twin{o: o, m: m, real: real, replaced: map[sweep.LevelKey]bool{}}
+	t.ld = steer.New(ctx, cfg.Load, t, t.verdict, say)
+	cfg.Load = t.ld
+	return t, t.ld
 }
 
 // account is the steered search's summary.json "twin", from the server's
@@ -285,7 +306,7 @@ func (t *twin) account(ld *steer.Load, search string, sum *report.Summary) *repo
 		}
 		return out
 	}
-	j.Steered = names(ld.Steered)
+	j.Steered, j.Calibration, j.Remeasured = names(ld.Steered), names(ld.Calibration), names(ld.Remeasured)
 	if n := names([]sweep.LevelKey{ld.Last.Pass, ld.Last.Fail}); len(n) > 0 {
 		j.Pass = n[0]
 		if !ld.Last.Fail.IsZero() {
@@ -293,7 +314,7 @@ func (t *twin) account(ld *steer.Load, search string, sum *report.Summary) *repo
 		}
 	}
 	ran := ld.Ran()
-	j.Levels, j.LoadSeconds = len(ran), roundTo1(report.LoadSeconds(*t.real, ran))
+	j.Levels, j.LoadSeconds = len(ran), roundTo1(t.spent)
 	var full []sweep.LevelKey
 	for _, s := range t.full {
 		full = append(full, s.Key())

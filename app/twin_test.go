@@ -5,14 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/mode/steer"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/rundir"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/fit"
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // --twin is refused, in one line each, without a search, without an SLO,
@@ -97,16 +102,19 @@ func searchHidden(t *testing.T, url string, steered bool) twinRun {
 }
 
 // The steered search finds the full search's boundary (within one level,
-// or 10% of it) on a simulator with hidden parameters, for less
-// load-seconds; a miss is retried (a busy machine moves a boundary by a
-// level). TOKSWEEP_TWIN_SEEDS=N runs N seeds and logs each one's answers
-// and load-seconds (the target: 9 of 10, ≤ 40%).
+// or 10% of it) on a simulator with hidden parameters, for at most 40% of
+// its load-seconds (the target); a miss is retried (a busy machine
+// moves a boundary by a level), and not judged when the machine starved
+// every try. TOKSWEEP_TWIN_SEEDS=N runs N seeds once each and logs each
+// one's answers and load-seconds (the target: 9 of 10 within one level,
+// a mean ratio ≤ 40%).
 func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
 	t.Parallel()
+	const target = 0.40
 	seeds, _ := strconv.Atoi(os.Getenv("TOKSWEEP_TWIN_SEEDS"))
 	measure := seeds > 0
 	seeds = max(seeds, 1)
-	same, ratios := 0, 0.0
+	same, ratios, most := 0, 0.0, 0.0
 	for seed := range seeds {
 		url := startHidden(t, drawHidden(uint64(seed+1)))
 		var misses []string
@@ -114,19 +122,20 @@ func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
 		for attempt := range timingAttempts {
 			full, st := searchHidden(t, url, false), searchHidden(t, url, true)
 			near := abs(full.answer-st.answer) <= max(1, full.answer/10)
-			line := fmt.Sprintf("seed %d: full C=%d %.2f load-s, steered C=%d %.2f load-s (%.0f%%)", seed+1, full.answer, full.loadSeconds, st.answer, st.loadSeconds, 100*st.loadSeconds/full.loadSeconds)
+			ratio := st.loadSeconds / full.loadSeconds
+			line := fmt.Sprintf("seed %d: full C=%d %.2f load-s, steered C=%d %.2f load-s (%.0f%%)", seed+1, full.answer, full.loadSeconds, st.answer, st.loadSeconds, 100*ratio)
 			if st.twin != nil {
-				line += fmt.Sprintf("; steered %v, fits %d, fallback %q", st.twin.Steered, st.twin.Predictions, st.twin.Fallback)
+				line += fmt.Sprintf("; calibration %v, steered %v, remeasured %v, fits %d, fallback %q", st.twin.Calibration, st.twin.Steered, st.twin.Remeasured, st.twin.Predictions, st.twin.Fallback)
 			}
 			if measure {
 				t.Log(line)
 				if near {
 					same++
 				}
-				ratios += st.loadSeconds / full.loadSeconds
+				ratios, most = ratios+ratio, max(most, ratio)
 				break
 			}
-			if near && st.loadSeconds < full.loadSeconds {
+			if near && ratio <= target {
 				break
 			}
 			misses = append(misses, line)
@@ -134,14 +143,14 @@ func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
 			switch {
 			case attempt < timingAttempts-1:
 			case starved:
-				t.Logf("not compared: the machine starved every attempt: %q", misses)
+				t.Logf("not judged: the machine starved every attempt: %q", misses)
 			default:
-				t.Errorf("every attempt missed: %q", misses)
+				t.Errorf("every attempt missed (within one level, at most %.0f%% of the load-seconds): %q", 100*target, misses)
 			}
 		}
 	}
 	if measure {
-		t.Logf("%d of %d seeds within one level; mean load-seconds ratio %.0f%%", same, seeds, 100*ratios/float64(seeds))
+		t.Logf("%d of %d seeds within one level; load-seconds ratio mean %.0f%%, max %.0f%%", same, seeds, 100*ratios/float64(seeds), 100*most)
 	}
 }
 
@@ -168,4 +177,48 @@ func TestTwinRefusesWhatDoesNotFit(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
 		}
 	}
+}
+
+// A level measured again at full length replaces its calibration run in
+// the run's levels and the fit's, once (a later repeat joins it); the
+// load-seconds count every run. Here C=4 and C=8 run as calibration
+// levels (the mode's first two), the model is refused, and C=8, the
+// answer, runs again in full, twice (--repeat 2).
+func TestTwinRemeasureReplacesTheCalibrationRun(t *testing.T) {
+	t.Parallel()
+	var real []report.LevelStats
+	tw := &twin{o: &options{}, real: &real, replaced: map[sweep.LevelKey]bool{}}
+	tw.ld = steer.New(context.Background(), closed.Load{Levels: []int{4, 8}}, refusing{}, tw.verdict, func(string) {})
+	var sum report.Summary
+	add := func(c, ok int, span time.Duration) {
+		s := report.LevelStats{Mode: sweep.ClosedMode, Concurrency: c, MeasuredSpan: span, RequestsOK: ok}
+		real = append(real, s)
+		tw.add(&sweep.Level{Mode: s.Mode, Concurrency: c}, s, &sum)
+	}
+	next := tw.ld.Keys()
+	for _, c := range []int{4, 8} {
+		if k, ok := next(); !ok || k.Concurrency != c || !tw.ld.Short(k) {
+			t.Fatalf("key %v (%v), short %v; want C=%d, short", k, ok, tw.ld.Short(k), c)
+		}
+		add(c, c, time.Second)
+	}
+	if k, ok := next(); !ok || k.Concurrency != 8 || tw.ld.Short(k) {
+		t.Fatalf("key %v (%v), short %v; want C=8 in full", k, ok, tw.ld.Short(k))
+	}
+	add(8, 32, 3*time.Second)
+	add(8, 32, 3*time.Second)
+	var got []int
+	for _, s := range real {
+		got = append(got, s.RequestsOK)
+	}
+	if !slices.Equal(got, []int{4, 32, 32}) || len(tw.levels) != 3 || tw.spent != 8 {
+		t.Errorf("levels' requests %v, %d fit levels, %v load-s; want [4 32 32], 3, 8", got, len(tw.levels), tw.spent)
+	}
+}
+
+// refusing is a steer.Predictor that refuses every model.
+type refusing struct{}
+
+func (refusing) Predict(context.Context) (steer.Prediction, error) {
+	return steer.Prediction{Refused: "a test"}, nil
 }

@@ -10,9 +10,16 @@ import (
 // and the model's error at the level that confirmed its boundary
 // (docs/metrics.md, "The steered search").
 type TwinJSON struct {
-	Search      string   `json:"search"`      // the mode whose search was steered: "closed", "rate", …
-	FittedOn    []string `json:"fitted_on"`   // the levels the last model was fitted on
-	Steered     []string `json:"steered"`     // the levels the model chose, in order
+	Search   string   `json:"search"`    // the mode whose search was steered: "closed", "rate", …
+	FittedOn []string `json:"fitted_on"` // the levels the last model was fitted on
+	Steered  []string `json:"steered"`   // the levels the model chose, in order
+	// Calibration are the levels run as calibration levels (a fourth of
+	// their requests, before the model was used); their rows in levels
+	// are not full measurements. Remeasured are those of them run again
+	// at full length (one that failed, or the answer), whose full run the
+	// answer reads.
+	Calibration []string `json:"calibration,omitempty"`
+	Remeasured  []string `json:"remeasured,omitempty"`
 	Predictions int      `json:"predictions"` // the fits made
 	Pass        string   `json:"predicted_pass,omitempty"`
 	Fail        string   `json:"predicted_fail,omitempty"`
@@ -32,7 +39,15 @@ type TwinJSON struct {
 // Sentence is the steered search's closing sentence.
 func (j *TwinJSON) Sentence() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The %s search, steered by the twin (%d fits), ran %d levels, %.1f load-seconds on the server", j.Search, j.Predictions, j.Levels, j.LoadSeconds)
+	fmt.Fprintf(&b, "The %s search, steered by the twin (%d fits), ran %d levels", j.Search, j.Predictions, j.Levels)
+	if len(j.Calibration) > 0 {
+		fmt.Fprintf(&b, " (%s short, for calibration", strings.Join(j.Calibration, ","))
+		if len(j.Remeasured) > 0 {
+			fmt.Fprintf(&b, "; %s again at full length", strings.Join(j.Remeasured, ","))
+		}
+		b.WriteString(")")
+	}
+	fmt.Fprintf(&b, ", %.1f load-seconds on the server", j.LoadSeconds)
 	switch {
 	case j.FullLevels == 0:
 		b.WriteString("; the twin ran no full search.")

@@ -2,16 +2,19 @@
 // runs a mode's own adaptive search for its first levels, then measures
 // where a Predictor (a model of the server fitted to the levels so far)
 // puts the SLO boundary, until the model's interval lies within the
-// search's step and a measurement on the server confirmed it. A refused
-// model hands the rest back to the mode's search, which judges the levels
-// already run from their stats. It knows neither the model nor any mode:
-// keys, verdicts and predictions are plain data, so every mode that has a
+// search's step and a measurement on the server confirmed it. The levels
+// run before the model is used are calibration levels, run with a
+// Calibrate-th of their requests (calib.go). A refused model hands the
+// rest back to the mode's search, which judges the levels already run
+// from their stats. It knows neither the model nor any mode: keys,
+// verdicts and predictions are plain data, so every mode that has a
 // search is steered without code of its own.
 package steer
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/toksweep/toksweep/sweep"
@@ -38,8 +41,8 @@ type Prediction struct {
 	// (narrower than the search's granularity).
 	Pinned bool
 	// Wait, when set, says why the prediction is not used yet (an
-	// extrapolation past the fitted range): the mode's search runs one
-	// more level.
+	// extrapolation past the fitted range, a fit the levels so far leave
+	// ill-conditioned): the mode's search runs one more level.
 	Wait string
 	// Refused, when set, says why the model is not used at all: the
 	// mode's search runs the rest.
@@ -66,13 +69,20 @@ type Load struct {
 	verdict    Verdict
 	say        func(string) // one line per steering step
 
-	ran       []sweep.LevelKey // every key handed out, in order
-	Steered   []sweep.LevelKey // the keys the model chose
-	Confirmed sweep.LevelKey   // the confirming level (zero: none)
-	Last      Prediction       // the last prediction used
-	Fallback  string           // why the mode's search ran the rest ("": it did not)
-	next      func() (sweep.LevelKey, bool)
-	state     state
+	ran     []sweep.LevelKey // every key handed out, in order
+	short   map[sweep.LevelKey]bool
+	Steered []sweep.LevelKey // the keys the model chose
+	// Calibration are the keys run as calibration levels, in order;
+	// Remeasured those of them run again at full length (calib.go).
+	Calibration, Remeasured []sweep.LevelKey
+	Confirmed               sweep.LevelKey // the confirming level (zero: none)
+	Last                    Prediction     // the last prediction used
+	Fallback                string         // why the mode's search ran the rest ("": it did not)
+	next                    func() (sweep.LevelKey, bool)
+	state                   state
+	// doubted: the server contradicted the model, so its pins no longer
+	// stand for a measurement: both ends of its pair are measured.
+	doubted bool
 }
 
 type state int
@@ -89,7 +99,7 @@ var _ sweep.Load = (*Load)(nil)
 // New is ld's search steered by pred; verdict judges a level that ran,
 // and say writes each step's line. The one context is the sweep's.
 func New(ctx context.Context, ld sweep.Load, pred Predictor, verdict Verdict, say func(string)) *Load {
-	return &Load{Load: ld, ctx: ctx, pred: pred, verdict: verdict, say: say}
+	return &Load{Load: ld, ctx: ctx, pred: pred, verdict: verdict, say: say, short: map[sweep.LevelKey]bool{}}
 }
 
 // OwnPrompts passes on the mode's sweep.Prompter.
@@ -99,15 +109,22 @@ func (l *Load) OwnPrompts() bool {
 }
 
 // Keys iterates over the steered keys: the mode's first Warm, then the
-// model's, then (when the model is refused or spent) the mode's again.
+// model's, then (when the model is refused or spent) the mode's again; a
+// calibration level that failed, or that the answer would rest on, again
+// at full length.
 func (l *Load) Keys() func() (sweep.LevelKey, bool) {
 	l.next = l.Load.Keys()
 	return func() (sweep.LevelKey, bool) {
-		k, ok := l.choose()
+		k, ok := l.redo()
+		if !ok {
+			k, ok = l.choose()
+		}
+		if !ok {
+			l.state = done
+			k, ok = l.settle()
+		}
 		if ok {
 			l.ran = append(l.ran, k)
-		} else {
-			l.state = done
 		}
 		return k, ok
 	}
@@ -118,7 +135,7 @@ func (l *Load) choose() (sweep.LevelKey, bool) {
 	switch l.state {
 	case warming:
 		if len(l.ran) < Warm {
-			return l.mode()
+			return l.calibrate(l.mode())
 		}
 		l.state = steering
 		return l.steer()
@@ -156,7 +173,7 @@ func (l *Load) steer() (sweep.LevelKey, bool) {
 			return sweep.LevelKey{}, false // the boundary holds on the server
 		}
 		l.say(fmt.Sprintf("twin: %s failed on the server; predicting again", l.Confirmed.Name()))
-		l.Confirmed = sweep.LevelKey{}
+		l.Confirmed, l.doubted = sweep.LevelKey{}, true
 	}
 	if len(l.Steered) >= MaxSteered {
 		return l.fall(fmt.Sprintf("%d levels chosen by the model did not pin the boundary", MaxSteered))
@@ -170,11 +187,11 @@ func (l *Load) steer() (sweep.LevelKey, bool) {
 	case p.Refused != "":
 		return l.fall("the model is refused: " + p.Refused)
 	case p.Wait != "":
-		l.say(fmt.Sprintf("twin: %s; not used yet: %s", p.Text, p.Wait))
-		k, ok := l.mode()
+		k, ok := l.calibrate(l.mode())
 		if !ok {
-			l.Fallback = "the mode's search ended before the model's range reached the boundary"
+			l.Fallback = "the mode's search ended before the model was used"
 		}
+		l.say(fmt.Sprintf("twin: %s; not used yet: %s%s", p.Text, p.Wait, l.calibrating(k, ok)))
 		return k, ok
 	}
 	l.Last = p
@@ -205,8 +222,12 @@ const (
 )
 
 // pick is what to do after prediction p: confirm its boundary when the
-// interval is pinned, else measure the end of the straddle not run yet;
-// stop when the server's levels already settle it.
+// interval is pinned (and the server has not contradicted the model), else
+// measure the end of the straddle not run yet
+// (the failing end first: when it passes, the boundary is above the
+// model's, and one more level finds it); where the server contradicts
+// the model's pair, measure one of the pair's steps beyond it; stop when
+// the server's levels already settle the boundary.
 func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 	passOK, passRan := l.verdict(p.Pass)
 	failOK, failRan := l.verdict(p.Fail)
@@ -217,41 +238,64 @@ func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 	case p.Pass.IsZero():
 		return k, "it passes no level", fallBack
 	case passRan && !passOK:
-		return k, p.Pass.Name() + " failed on the server", fallBack
+		return l.beyond(p.Pass, p, -1, p.Pass.Name()+" failed on the server")
 	case failRan && failOK:
-		return k, p.Fail.Name() + " passed on the server", fallBack
-	case passRan && (p.Pinned || p.Fail.IsZero() || failRan):
+		return l.beyond(p.Fail, p, +1, p.Fail.Name()+" passed on the server")
+	case passRan && (p.Pinned && !l.doubted || p.Fail.IsZero() || failRan):
 		return k, "the server's levels confirm it", stop
-	case !passRan && p.Pinned:
+	case !passRan && p.Pinned && !l.doubted:
 		return p.Pass, "confirming", confirm
-	case !passRan:
-		return p.Pass, "measuring", measure
+	case !failRan && !p.Fail.IsZero():
+		return p.Fail, "measuring", measure
 	}
-	return p.Fail, "measuring", measure
+	return p.Pass, "measuring", measure
+}
+
+// beyond is the level one of p's steps past k in direction dir (+1 up,
+// -1 down), to measure when the server contradicted the model at k; the
+// fallback when that level ran or is no load.
+func (l *Load) beyond(k sweep.LevelKey, p Prediction, dir int, why string) (sweep.LevelKey, string, action) {
+	n := k
+	if p.Pass.Load > 0 && p.Fail.Load > 0 {
+		n.Load *= math.Pow(p.Fail.Load/p.Pass.Load, float64(dir))
+	} else {
+		n.Concurrency += dir * (p.Fail.Concurrency - p.Pass.Concurrency)
+	}
+	if n.Concurrency < 1 && n.Load == 0 || slices.Contains(l.ran, n) {
+		return sweep.LevelKey{}, why, fallBack
+	}
+	l.doubted = true
+	return n, why + "; measuring past it", measure
 }
 
 // Ran is every key handed out, in order.
 func (l *Load) Ran() []sweep.LevelKey { return l.ran }
 
-// settled finds the server's own bracket: the lowest level that failed
-// there and the highest that passed below it, when they are no farther
-// apart than the model's pair p (its search's step). Then the server's
-// levels answer, whatever the model now says.
+// settled is the server's own bracket (bracket) when it is no wider than
+// the model's pair p (its search's step). Then the server's levels
+// answer, whatever the model now says.
 func (l *Load) settled(p Prediction) (pass, fail sweep.LevelKey, ok bool) {
 	if p.Pass.IsZero() || p.Fail.IsZero() {
 		return pass, fail, false
 	}
+	pass, fail = l.bracket()
+	return pass, fail, !fail.IsZero() && !pass.IsZero() && width(pass, fail) <= width(p.Pass, p.Fail)
+}
+
+// bracket is the server's answer so far: the lowest level that failed
+// there (zero: none) and the highest that passed below it.
+func (l *Load) bracket() (pass, fail sweep.LevelKey) {
 	for _, k := range l.ran {
 		if ok, _ := l.verdict(k); !ok && (fail.IsZero() || k.Compare(fail) < 0) {
 			fail = k
 		}
 	}
 	for _, k := range l.ran {
-		if ok, _ := l.verdict(k); ok && k.Compare(fail) < 0 && (pass.IsZero() || k.Compare(pass) > 0) {
+		if ok, _ := l.verdict(k); ok && (fail.IsZero() || k.Compare(fail) < 0) && (pass.IsZero() || k.Compare(pass) > 0) {
 			pass = k
 		}
 	}
-	return pass, fail, !fail.IsZero() && !pass.IsZero() && width(pass, fail) <= width(p.Pass, p.Fail)
+	return pass, fail
 }
 
 // width is how far apart two loads are in their search's terms:

@@ -1,8 +1,10 @@
 package steer_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -11,6 +13,7 @@ import (
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/mode"
 	"github.com/toksweep/toksweep/mode/closed"
+	"github.com/toksweep/toksweep/mode/rate"
 	"github.com/toksweep/toksweep/mode/steer"
 	"github.com/toksweep/toksweep/report"
 	"github.com/toksweep/toksweep/sweep"
@@ -62,11 +65,11 @@ func (s *script) Predict(ctx context.Context) (steer.Prediction, error) {
 func key(c int) sweep.LevelKey { return sweep.LevelKey{Mode: sweep.ClosedMode, Concurrency: c} }
 
 // steered runs --levels auto (up to 64) steered by pred against the
-// queue server under TTFT p95 ≤ 150 ms (C ≤ 4 waits no wave: 10 ms; C=8
-// one: 110 ms; C=12 two: 210 ms), and returns the concurrencies run and
-// the steering's lines.
-func steered(t *testing.T, stats *[]report.LevelStats, pred steer.Predictor) ([]int, *steer.Load, []string) {
-	slo := report.SLO{TTFTP95: 150 * time.Millisecond}
+// queue server under TTFT p95 ≤ ttft (C ≤ 4 waits no wave: 10 ms; C=5 to
+// 8 one: 110 ms; C=12 two: 210 ms), 24 requests a level, and returns
+// each level run as "C/requests measured" and the steering's lines.
+func steered(t *testing.T, stats *[]report.LevelStats, pred steer.Predictor, ttft time.Duration) ([]string, *steer.Load, []string) {
+	slo := report.SLO{TTFTP95: ttft}
 	search := closed.NewSearch(64, 1, mode.JudgeLevels(stats, slo, sweep.ClosedMode))
 	verdict := func(k sweep.LevelKey) (bool, bool) {
 		for _, g := range report.GroupByKey(*stats) {
@@ -79,12 +82,15 @@ func steered(t *testing.T, stats *[]report.LevelStats, pred steer.Predictor) ([]
 	var lines []string
 	ld := steer.New(context.Background(), closed.Load{Chooser: search}, pred, verdict, func(s string) { lines = append(lines, s) })
 	cfg := sweep.Config{Load: ld, Requests: 24, Prompt: sweep.Cycle([]client.Prompt{{Text: "p"}})}
-	var ran []int
+	var ran []string
 	err := sweep.Run(context.Background(), cfg, &queueServer{epoch: time.Now(), slots: make(chan struct{}, 4)}, func(l sweep.Level) error {
 		s := report.Summarize(l, report.Settings{})
 		report.Judge(&s, slo)
+		// A level measured again replaces its calibration run, as the
+		// app's steered search does (app/twin.go).
+		*stats = slices.DeleteFunc(*stats, func(o report.LevelStats) bool { return o.Key() == s.Key() })
 		*stats = append(*stats, s)
-		ran = append(ran, l.Concurrency)
+		ran = append(ran, fmt.Sprintf("%d/%d", l.Concurrency, s.RequestsOK))
 		return nil
 	})
 	if err != nil {
@@ -95,51 +101,113 @@ func steered(t *testing.T, stats *[]report.LevelStats, pred steer.Predictor) ([]
 
 // The mode's own search here is 1, 2, 4, 8: C=8 passes (one wave
 // waits, 110 ms) and adds nothing over C=4 (4 slots), so it stops at
-// saturation. The steered one runs the mode's first Warm levels (1, 2),
-// then the scripted model's; C=16 fails on the server (3 waves wait).
+// saturation. The steered one runs the mode's first Warm levels (1, 2)
+// as calibration levels (6 of the 24 requests: a Calibrate-th), then
+// the scripted model's at full length; C=16 fails on the server (3
+// waves wait).
 func TestSteeredKeysInFakeTime(t *testing.T) {
 	t.Parallel()
 	pinned := steer.Prediction{Pass: key(8), Fail: key(12), Pinned: true}
 	loose := steer.Prediction{Pass: key(8), Fail: key(12)}
-	wrong := steer.Prediction{Pass: key(4), Fail: key(8)}
+	low := steer.Prediction{Pass: key(4), Fail: key(6)}
+	wait := steer.Prediction{Wait: "past 2x"}
 	for _, tc := range []struct {
-		name string
-		say  map[int]steer.Prediction
-		err  error
-		want []int
-		fall bool
+		name  string
+		say   map[int]steer.Prediction
+		err   error
+		ttft  time.Duration // the SLO's TTFT p95; 0: 150 ms
+		want  []string
+		calib []int // the calibration levels
+		fall  bool
 	}{
 		// Pinned at once: the last measurement confirms C=8, which passes.
-		{name: "pinned", say: map[int]steer.Prediction{2: pinned}, want: []int{1, 2, 8}},
-		// Not pinned: measure the straddle's ends (C=8 passes, C=12 fails),
-		// and the server's levels settle it.
-		{name: "straddle", say: map[int]steer.Prediction{2: loose, 3: loose, 4: loose}, want: []int{1, 2, 8, 12}},
+		{name: "pinned", say: map[int]steer.Prediction{2: pinned}, want: []string{"1/6", "2/6", "8/24"}, calib: []int{1, 2}},
+		// Not pinned: measure the straddle's ends, the failing one first
+		// (C=12 fails, C=8 passes), and the server's levels settle it.
+		{name: "straddle", say: map[int]steer.Prediction{2: loose, 3: loose, 4: loose}, want: []string{"1/6", "2/6", "12/24", "8/24"}, calib: []int{1, 2}},
 		// A wrong confirm: C=16 fails on the server; predicting again pins
-		// the boundary at C=8, which the server confirms.
-		{name: "failing confirm", say: map[int]steer.Prediction{2: {Pass: key(16), Fail: key(17), Pinned: true}, 3: pinned}, want: []int{1, 2, 16, 8}},
-		// The server disagrees (C=8 passes): the mode's search runs the rest
-		// from its own state, judging C=4 and C=8 from their stats.
-		{name: "disagree", say: map[int]steer.Prediction{2: wrong, 3: wrong, 4: wrong}, want: []int{1, 2, 4, 8}, fall: true},
-		// Refused: the mode's search runs the rest.
-		{name: "refused", say: map[int]steer.Prediction{2: {Refused: "ill-conditioned"}}, want: []int{1, 2, 4, 8}, fall: true},
-		// Not yet: the mode's next level runs, then the model steers.
-		{name: "wait", say: map[int]steer.Prediction{2: {Wait: "past 2x"}, 3: pinned}, want: []int{1, 2, 4, 8}},
+		// the boundary at C=8, but a model the server contradicted has
+		// both ends of its pair measured: C=12 fails, C=8 passes.
+		{name: "failing confirm", say: map[int]steer.Prediction{2: {Pass: key(16), Fail: key(17), Pinned: true}, 3: pinned, 4: pinned, 5: pinned}, want: []string{"1/6", "2/6", "16/24", "12/24", "8/24"}, calib: []int{1, 2}},
+		// The server disagrees (C=6 passes): one of the model's steps past
+		// it, C=8 passes too; the model still says C=6 fails, and C=8 ran:
+		// the mode's search runs the rest from its own state, judging C=4
+		// (not run: it runs) and C=8 from their stats.
+		{name: "disagree", say: map[int]steer.Prediction{2: low, 3: low, 4: low, 5: low}, want: []string{"1/6", "2/6", "6/24", "8/24", "4/24"}, calib: []int{1, 2}, fall: true},
+		// Refused: the mode's search runs the rest at full length.
+		{name: "refused", say: map[int]steer.Prediction{2: {Refused: "ill-conditioned"}}, want: []string{"1/6", "2/6", "4/24", "8/24"}, calib: []int{1, 2}, fall: true},
+		// Not yet: the mode's next level runs as a calibration level, then
+		// the model steers.
+		{name: "wait", say: map[int]steer.Prediction{2: wait, 3: pinned}, want: []string{"1/6", "2/6", "4/6", "8/24"}, calib: []int{1, 2, 4}},
 		// A failing fit falls back too.
-		{name: "error", err: errors.New("no steps"), want: []int{1, 2, 4, 8}, fall: true},
+		{name: "error", err: errors.New("no steps"), want: []string{"1/6", "2/6", "4/24", "8/24"}, calib: []int{1, 2}, fall: true},
+		// Under 50 ms, C=8 fails (110 ms) as a calibration level (8
+		// requests: one per worker): it is measured again at full length
+		// before the mode's search believes it; the bisection's levels run
+		// at full length (a level failed), and the answer, C=4, ran as a
+		// calibration level, so it is measured again too. (The model
+		// waited throughout: the mode's search ended it.)
+		{name: "calibration fails", say: map[int]steer.Prediction{2: wait, 3: wait, 4: wait, 5: wait, 6: wait},
+			ttft: 50 * time.Millisecond, want: []string{"1/6", "2/6", "4/6", "8/8", "8/24", "6/24", "5/24", "4/24"}, calib: []int{1, 2, 4, 8}, fall: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				var stats []report.LevelStats
 				pred := &script{stats: &stats, say: tc.say, err: tc.err}
-				ran, ld, lines := steered(t, &stats, pred)
+				ran, ld, lines := steered(t, &stats, pred, cmp.Or(tc.ttft, 150*time.Millisecond))
 				if !slices.Equal(ran, tc.want) {
 					t.Errorf("ran %v, want %v; lines %q", ran, tc.want, lines)
+				}
+				var calib []int
+				for _, k := range ld.Calibration {
+					calib = append(calib, k.Concurrency)
+				}
+				if !slices.Equal(calib, tc.calib) {
+					t.Errorf("calibration levels %v, want %v", calib, tc.calib)
 				}
 				if (ld.Fallback != "") != tc.fall {
 					t.Errorf("fallback %q, want one: %v", ld.Fallback, tc.fall)
 				}
 			})
 		})
+	}
+}
+
+// A calibration level's budget is a Calibrate-th of the mode's, counted
+// by the mode's own rule: a closed loop's 4 per worker (at least 8)
+// becomes one per worker (at least 2), an explicit --requests a fourth
+// of it but still one per worker; a rate level's 10 s of arrivals (at
+// least 20) 2.5 s (at least 5). A level not marked keeps its budget.
+func TestCalibrationBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		ld       sweep.Load
+		requests int
+		k        sweep.LevelKey
+		full     int
+		short    int
+	}{
+		{"closed C=1", closed.Load{Levels: []int{1}}, 0, key(1), 8, 2},
+		{"closed C=8", closed.Load{Levels: []int{8}}, 0, key(8), 32, 8},
+		{"closed C=8, --requests 10", closed.Load{Levels: []int{8}}, 10, key(8), 10, 8},
+		{"closed C=2, --requests 100", closed.Load{Levels: []int{2}}, 100, key(2), 100, 25},
+		{"rate 4/s", &rate.Load{Rates: []float64{4}}, 0, sweep.LevelKey{Mode: rate.Name, Load: 4}, 40, 10},
+		{"rate 1/s", &rate.Load{Rates: []float64{1}}, 0, sweep.LevelKey{Mode: rate.Name, Load: 1}, 20, 5},
+	} {
+		cfg := &sweep.Config{Requests: tc.requests}
+		var stats []report.LevelStats
+		ld := steer.New(context.Background(), tc.ld, &script{stats: &stats}, func(sweep.LevelKey) (bool, bool) { return true, true }, func(string) {})
+		if got := ld.Measured(cfg, tc.k); got != tc.full {
+			t.Errorf("%s before it runs: %d requests, want %d", tc.name, got, tc.full)
+		}
+		next := ld.Keys() // its first key, one of the mode's first Warm
+		if k, ok := next(); !ok || k != tc.k || !ld.Short(k) {
+			t.Fatalf("%s: first key %v (%v), short %v; want %v, short", tc.name, k, ok, ld.Short(k), tc.k)
+		}
+		if got := ld.Measured(cfg, tc.k); got != tc.short {
+			t.Errorf("%s as a calibration level: %d requests, want %d", tc.name, got, tc.short)
+		}
 	}
 }
