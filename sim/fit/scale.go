@@ -35,7 +35,7 @@ func promptScale(levels []Level, m *Model) Param {
 			}
 		}
 	}
-	p := Param{Name: promptScaleName, Unit: "×", Doc: "the server's prompt tokens per token of toksweep's count (the simulator's)", Value: 1, InSim: true}
+	p := Param{Name: promptScaleName, Unit: "×", Doc: "the server's prompt tokens per token of toksweep's count", Value: 1, InSim: true}
 	if n < minScaled {
 		m.NotIdentified = append(m.NotIdentified, fmt.Sprintf(
 			"%d requests carry both the server's prompt_tokens and toksweep's count of their prompt (prompt_estimate, recorded since this release): the prompt-token scale is not identified; the model keeps 1 (the simulator counts prompts as toksweep does); re-run the levels, or use fit --url", n))
@@ -43,6 +43,6 @@ func promptScale(levels []Level, m *Model) Param {
 	}
 	v := min(max(server/est, sim.MinPromptTokenScale), sim.MaxPromptTokenScale)
 	p.Value, p.Identified = v, true
-	p.Counted = fmt.Sprintf("counted: %d requests' usage.prompt_tokens (%.0f) over toksweep's count of their prompts (%.0f)", n, server, est)
+	p.Counted = fmt.Sprintf("counted: %d requests, %.0f prompt tokens / %.0f by toksweep's count", n, server, est)
 	return p
 }
