@@ -118,6 +118,7 @@ func TestServeSimLoadsModel(t *testing.T) {
 type hidden struct {
 	prefillBase, perToken, base, perSeq, perCtx time.Duration
 	slots                                       int
+	scale                                       float64 // the prompt-token scale; 0: none
 }
 
 // drawHidden draws a simulator's hidden parameters, seeded by seed.
@@ -138,6 +139,9 @@ func writeModel(t *testing.T, h hidden) string {
 	rate := 1e9 / float64(h.perToken)
 	m := fit.Model{Format: fit.Format, Sim: fit.SimParams{PrefillBaseNs: f(h.prefillBase), PrefillTokensPerSec: &rate,
 		DecodeBaseNs: f(h.base), DecodePerSeqNs: f(h.perSeq), DecodePerCtxTokenNs: f(h.perCtx), MaxNumSeqs: &h.slots}}
+	if h.scale != 0 {
+		m.Sim.PromptTokenScale = &h.scale
+	}
 	path := filepath.Join(t.TempDir(), "hidden.json")
 	if err := atomicfile.WriteNew(path, m.WriteJSON); err != nil {
 		t.Fatal(err)
@@ -189,6 +193,35 @@ func TestFitRecoversHiddenSimulator(t *testing.T) {
 		return
 	}
 	t.Errorf("hidden %+v: %s", h, strings.Join(misses, "; "))
+}
+
+// A simulator serving a model whose server counts 2.5× toksweep's tokens
+// reports its prompts so (usage.prompt_tokens), a run records toksweep's
+// own count beside it (prompt_estimate), and fit counts the scale back:
+// within 1%, the rounding of each request's scaled count (prompts of 50
+// tokens or more). The simulator's timing plays no part.
+func TestFitRecoversPromptScale(t *testing.T) {
+	t.Parallel()
+	path := writeModel(t, hidden{prefillBase: time.Millisecond, perToken: 20 * time.Microsecond, base: 2 * time.Millisecond,
+		perSeq: 200 * time.Microsecond, perCtx: 20, slots: 4, scale: 2.5})
+	dir := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-model", path, "--levels", "1,2",
+		"--requests", "8", "--input-tokens", "100:50", "--max-tokens", "8", "--out", dir)
+	if code != ExitOK {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "model.json")
+	code, stdout, stderr := runCLI(t, context.Background(), "fit", "--out", out, dir)
+	if code != ExitOK {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	m := readModelFile(t, out)
+	if got := m.Sim.PromptTokenScale; got == nil || math.Abs(*got-2.5) > 0.025 {
+		t.Errorf("prompt_token_scale %v, want 2.5 ± 1%%\n%s", got, stdout)
+	}
+	if !strings.Contains(stdout, "prompt_token_scale") {
+		t.Errorf("fit's table does not show the scale:\n%s", stdout)
+	}
 }
 
 func fitMisses(m fit.Model, h hidden) []string {

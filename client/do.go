@@ -69,6 +69,7 @@ type Prepared struct {
 	err   string
 	bound int             // maxEvents of the request
 	chunk []time.Duration // the record's ChunkAt, empty, presized
+	est   int             // the record's PromptEstimate
 }
 
 // Prompt is the prompt pr was built from.
@@ -88,6 +89,7 @@ func (c *Client) Prepare(ctx context.Context, p Prompt) *Prepared {
 	if v != nil {
 		body = &v.body
 	}
+	pr.est = body.estimate(p)
 	req, err := c.newRequest(ctx, http.MethodPost, c.endpoint, body.build(p, maxTokens))
 	if err != nil {
 		pr.err = err.Error()
@@ -129,7 +131,7 @@ func (c *Client) send(parent context.Context, pr *Prepared, rec *Record, limit i
 		return c.failure(Connect, 0, c.showEndpoint, pr.err)
 	}
 	p, req, bound := pr.p, pr.req, pr.bound
-	rec.ChunkAt = pr.chunk
+	rec.ChunkAt, rec.PromptEstimate = pr.chunk, pr.est
 	*pr = Prepared{p: p, err: "a prepared request was sent twice"} // its body is read
 
 	// The timeout is armed after Start is stamped, so that a timed-out

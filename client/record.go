@@ -104,6 +104,12 @@ type Record struct {
 	PromptTokens     int  `json:"prompt_tokens"`
 	CompletionTokens int  `json:"completion_tokens"`
 	ReasoningTokens  int  `json:"reasoning_tokens"`
+	// PromptEstimate is toksweep's own count of the prompt it sent, by the
+	// rule its simulator counts with (1.3 tokens a word, 4 a chat message;
+	// a token-id prompt's ids): what a fitted model's prompt-token scale
+	// holds PromptTokens against. 0 when unknown (--extra-body set the
+	// prompt, or a run saved before it was recorded).
+	PromptEstimate int `json:"prompt_estimate,omitempty"`
 
 	FinishReason string     `json:"finish_reason"`
 	Status       int        `json:"http_status"`

@@ -65,6 +65,12 @@ type Config struct {
 	// server's own time that does not stall the batch (a fitted model's
 	// request_overhead). 0 means none (overhead.go).
 	RequestOverhead, RequestOverheadPerToken time.Duration
+	// PromptTokenScale multiplies the simulator's count of a text prompt
+	// (PromptTokens, ChatPromptTokens): a fitted model's server counts
+	// its prompts with its own tokenizer, scale × toksweep's rule of
+	// thumb, and charges prefill and KV for that many (tokens.go,
+	// scaleIDs). A prompt of token ids is not scaled. 0 means 1.
+	PromptTokenScale float64
 	// Jitter is the relative standard deviation of the step time: each step
 	// is multiplied by 1+Jitter×N(0,1) (clamped at 0.1). 0 means none; < 1.
 	Jitter float64
@@ -217,6 +223,8 @@ func (c Config) validate() error {
 		"decode and prefill durations must not be negative")
 	bad(c.DecodeBase+c.DecodePerSeq <= 0, "DecodeBase+DecodePerSeq must be positive (a step cannot be free)")
 	bad(c.RequestOverhead < 0 || c.RequestOverheadPerToken < 0, "RequestOverhead and RequestOverheadPerToken must not be negative")
+	bad(!(c.PromptTokenScale == 0 || c.PromptTokenScale >= MinPromptTokenScale && c.PromptTokenScale <= MaxPromptTokenScale),
+		"PromptTokenScale must be 0 (none) or from %g to %g, got %g", MinPromptTokenScale, MaxPromptTokenScale, c.PromptTokenScale)
 	bad(!(c.Jitter >= 0 && c.Jitter < 1), "Jitter must be in [0, 1), got %g", c.Jitter)
 	bad(!(c.TimeScale > 0) || math.IsInf(c.TimeScale, 0), "TimeScale must be positive, got %g", c.TimeScale)
 	bad(c.ReasoningField != ReasoningContent && c.ReasoningField != ReasoningPlain,

@@ -125,8 +125,10 @@
 // as the prompt rule below counts it at its place in the conversation (a
 // two-token word is streamed in two pieces). Prompt tokens are counted, not tokenized: ceil(1.3 × the number of
 // whitespace-separated words), plus ChatMessageOverhead tokens per chat
-// message, and at least 1 (see PromptTokens and ChatPromptTokens). The
-// token ids behind prefix caching follow the same count.
+// message, and at least 1 (see PromptTokens and ChatPromptTokens), times
+// Config.PromptTokenScale for a server whose tokenizer counts otherwise (a
+// fitted model's). The token ids behind prefix caching follow the same
+// count.
 //
 // Failure injection (500s, 429s over a queue limit, cut streams, malformed
 // chunks) is drawn from a generator seeded with Config.Seed, one draw per

@@ -153,6 +153,10 @@ func (s *Server) plan(a api, req *genRequest) (*plan, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	if msgs != nil { // a text prompt, counted as the server's tokenizer would
+		msgs.scale = s.cfg.PromptTokenScale
+		ids = scaleIDs(ids, msgs.scale)
+	}
 	prompt := len(ids)
 	maxTokens := s.cfg.MaxModelLen - prompt
 	switch {

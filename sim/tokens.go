@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strings"
 )
@@ -24,6 +25,7 @@ import (
 type promptText struct {
 	roles, contents []string
 	plain           bool
+	scale           float64 // Config.PromptTokenScale: withReply scales as the prompt was (0: not)
 }
 
 // ids is the prompt's token sequence.
@@ -67,7 +69,31 @@ func (m *promptText) withReply(prompt []uint32, target, reasoning int) []uint32 
 	} else {
 		all = chatMessageIDs(append(slices.Clone(m.roles), "assistant"), append(slices.Clone(m.contents), reply))
 	}
+	all = scaleIDs(all, m.scale)
 	return all[:min(len(all), len(prompt)+target)]
+}
+
+// The bounds of Config.PromptTokenScale.
+const (
+	MinPromptTokenScale = 0.05
+	MaxPromptTokenScale = 20.0
+)
+
+// scaleIDs is ids as a server whose tokenizer counts scale× as many tokens
+// would hold them: round(scale × len(ids)) ids (at least 1), id i derived
+// from ids[floor(i / scale)] and i. Position i's id depends only on the
+// ids before it, so a shared prefix of text is still a shared prefix of
+// tokens. A scale of 0 or 1 returns ids as they are.
+func scaleIDs(ids []uint32, scale float64) []uint32 {
+	if scale == 0 || scale == 1 {
+		return ids
+	}
+	out := make([]uint32, max(1, int(math.Round(scale*float64(len(ids))))))
+	for i := range out {
+		j := min(int(float64(i)/scale), len(ids)-1)
+		out[i] = ids[j] ^ uint32(i)*0x85ebca6b
+	}
+	return out
 }
 
 // chatMessageIDs is the token sequence of a chat conversation; roles and

@@ -139,6 +139,9 @@ func (f *fitter) calibration(m *Model) Calibration {
 		switch {
 		case p.Name == "max_num_seqs":
 			c.SlotsKnown = p.Identified
+		case p.Name == promptScaleName:
+			// a count, not a cost: without it (runs saved before
+			// prompt_estimate) the model counts prompts as toksweep does
 		case p.InSim && !p.Identified:
 			c.IllConditioned = append(c.IllConditioned, p.Name+" is not identified")
 		case p.InSim && p.Lo != nil:

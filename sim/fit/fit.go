@@ -233,7 +233,7 @@ func (f *fitter) model(beta [nCols]float64) Model {
 		}
 		m.Params = append(m.Params, prm)
 	}
-	m.Params = append(m.Params, f.slots(&m))
+	m.Params = append(m.Params, f.slots(&m), promptScale(f.levels, &m))
 	for i, d := range f.data {
 		m.Levels = append(m.Levels, residualOf(f.levels[i].Name, d, beta))
 		m.Steps += d.decode

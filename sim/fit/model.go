@@ -103,6 +103,10 @@ type SimParams struct {
 	// (sim.Config.RequestOverhead); nil when the fit left it out.
 	RequestOverheadNs         *float64 `json:"request_overhead_ns,omitempty"`
 	RequestOverheadPerTokenNs *float64 `json:"request_overhead_per_token_ns,omitempty"`
+	// PromptTokenScale is the server's prompt tokens per token of
+	// toksweep's count (sim.Config.PromptTokenScale); nil when not
+	// measured (1).
+	PromptTokenScale *float64 `json:"prompt_token_scale,omitempty"`
 }
 
 type paramInfo struct{ name, unit, doc string }
@@ -123,14 +127,15 @@ func paramOf(c int) paramInfo {
 // is folded into another), the prefill costs unless no prefill was seen,
 // and the slot limit.
 func (m *Model) setSim(kept []int) {
-	val := func(name string) float64 {
+	param := func(name string) Param {
 		for _, p := range m.Params {
 			if p.Name == name {
-				return p.Value
+				return p
 			}
 		}
-		return 0
+		return Param{}
 	}
+	val := func(name string) float64 { return param(name).Value }
 	ptr := func(v float64) *float64 { return &v }
 	keptCol := func(c int) bool {
 		for _, k := range kept {
@@ -157,6 +162,9 @@ func (m *Model) setSim(kept []int) {
 		m.Sim.RequestOverheadNs = ptr(val("request_overhead"))
 		m.Sim.RequestOverheadPerTokenNs = ptr(val("request_overhead_per_token"))
 	}
+	if p := param(promptScaleName); p.Identified {
+		m.Sim.PromptTokenScale = ptr(p.Value)
+	}
 }
 
 // Apply sets the model's parameters in cfg, leaving every other field (the
@@ -175,6 +183,9 @@ func (m Model) Apply(cfg *sim.Config) {
 	dur(&cfg.RequestOverheadPerToken, m.Sim.RequestOverheadPerTokenNs)
 	if v := m.Sim.PrefillTokensPerSec; v != nil {
 		cfg.PrefillTokensPerSec = *v
+	}
+	if v := m.Sim.PromptTokenScale; v != nil {
+		cfg.PromptTokenScale = *v
 	}
 	if v := m.Sim.MaxNumSeqs; v != nil {
 		// A KV cache of the preset's default size (room for MaxNumSeqs
@@ -229,6 +240,9 @@ func (s SimParams) check() error {
 	}
 	if v := s.PrefillTokensPerSec; v != nil && !(*v > 0 && *v <= maxPrefillRate) {
 		errs = append(errs, fmt.Errorf("sim.prefill_tokens_per_sec %g: want a rate above 0, at most %g", *v, float64(maxPrefillRate)))
+	}
+	if v := s.PromptTokenScale; v != nil && !(*v >= sim.MinPromptTokenScale && *v <= sim.MaxPromptTokenScale) {
+		errs = append(errs, fmt.Errorf("sim.prompt_token_scale %g: want %g to %g", *v, sim.MinPromptTokenScale, sim.MaxPromptTokenScale))
 	}
 	if v := s.MaxNumSeqs; v != nil && (*v < 1 || *v > 1<<20) {
 		errs = append(errs, fmt.Errorf("sim.max_num_seqs %d: want 1 to %d", *v, 1<<20))

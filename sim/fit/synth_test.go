@@ -83,6 +83,7 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 		s := &synthSeq{rec: r, arrive: arrive,
 			prompt: spec.promptLo + rng.IntN(spec.hiP-spec.promptLo+1), want: spec.outLo + rng.IntN(spec.outHi-spec.outLo+1)}
 		r.PromptTokens, r.CompletionTokens = s.prompt, s.want
+		r.PromptEstimate = s.prompt // the server counts as toksweep does
 		waiting = append(waiting, s)
 		next++
 	}

@@ -72,6 +72,8 @@ func fmtValue(unit string, v float64) string {
 	switch {
 	case unit == "seqs":
 		return strconv.Itoa(int(v))
+	case unit == "×":
+		return strconv.FormatFloat(v, 'f', 3, 64) + "×"
 	case strings.HasPrefix(unit, "ns/"):
 		return fmtNs(v) + "/" + strings.TrimPrefix(unit, "ns/")
 	default:
