@@ -180,7 +180,7 @@ func TestSimModelRunIsRecordedAndGraded(t *testing.T) {
 	if sm == nil || sm.File != "m.json" || sm.SHA256 != sha256Hex(raw) || len(sm.Sim) != len(model.Sim.Params()) || sm.Sim["decode_base_ns"] != *model.Sim.DecodeBaseNs {
 		t.Errorf("sim_model %+v", sm)
 	}
-	for _, want := range []string{"the fit is ill-conditioned: prefill_base is not identified", "concurrency 8 is beyond (the batch-slot limit was not identified) the largest measured load (4 in flight)"} {
+	for _, want := range []string{"the fit is ill-conditioned: prefill_base is not identified", "concurrency 8 is beyond 1× (the batch-slot limit was not identified) the largest measured load (4 in flight)"} {
 		if sm == nil || !strings.Contains(sm.Caution, want) || !strings.Contains(stderr, "toksweep: caution: the model's predictions are an extrapolation") ||
 			!strings.Contains(stdout, "Caution: the predictions are an extrapolation (--allow-extrapolation): ") || !strings.Contains(stdout, want) {
 			t.Errorf("the caution lacks %q: summary %+v\nstdout %s\nstderr %s", want, sm, stdout, stderr)

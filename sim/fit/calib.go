@@ -75,18 +75,15 @@ func (c Calibration) Check(a Asked) []string {
 	for _, r := range c.IllConditioned {
 		out = append(out, "the fit is ill-conditioned: "+r)
 	}
-	factor, why := float64(LoadFactor), strconv.Itoa(LoadFactor)+"× "
-	if !c.SlotsKnown {
-		factor, why = 1, "(the batch-slot limit was not identified) "
-	}
+	factor, why := c.Reach()
 	load := math.Max(float64(c.MaxConcurrency), c.MaxInflight)
 	if n := maxOf(a.Concurrency); n > 0 && float64(n) > factor*load+1e-9 {
-		out = append(out, fmt.Sprintf("concurrency %d is beyond %sthe largest measured load (%s in flight)", n, why, trim(load)))
+		out = append(out, fmt.Sprintf("concurrency %d is beyond %s the largest measured load (%s in flight)", n, why, trim(load)))
 	}
 	rate := math.Max(c.MaxRate, c.MaxRequestsPS)
 	for _, r := range a.Rates {
 		if r > factor*rate*(1+1e-9) {
-			out = append(out, fmt.Sprintf("rate %s req/s is beyond %sthe largest measured rate (%s req/s)", trim(r), why, trim(rate)))
+			out = append(out, fmt.Sprintf("rate %s req/s is beyond %s the largest measured rate (%s req/s)", trim(r), why, trim(rate)))
 			break
 		}
 	}
@@ -97,6 +94,16 @@ func (c Calibration) Check(a Asked) []string {
 		out = append(out, fmt.Sprintf("an output of %d tokens is beyond %d× the longest measured (%d)", a.MaxOutput, LengthFactor, c.MaxOutput))
 	}
 	return out
+}
+
+// Reach is how far past its largest measured load a run of the model is
+// trusted, and those words: LoadFactor×, or 1× when the batch-slot limit
+// was not identified (past the load measured, the queueing is unknown).
+func (c Calibration) Reach() (factor float64, words string) {
+	if !c.SlotsKnown {
+		return 1, "1× (the batch-slot limit was not identified)"
+	}
+	return LoadFactor, strconv.Itoa(LoadFactor) + "×"
 }
 
 func maxOf(v []int) int {

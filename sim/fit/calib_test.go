@@ -26,7 +26,7 @@ func TestCalibrationCheck(t *testing.T) {
 		{"within", c, Asked{Concurrency: []int{1, 16}, Rates: []float64{24}, MaxPrompt: 600, MaxOutput: 128}, nil},
 		{"load", c, Asked{Concurrency: []int{4, 17}}, []string{"concurrency 17 is beyond 2× the largest measured load (8 in flight)"}},
 		{"in flight above C", Calibration{MaxConcurrency: 4, MaxInflight: 9, MaxPrompt: 1, MaxOutput: 1, SlotsKnown: true}, Asked{Concurrency: []int{18}}, nil},
-		{"slots unknown", unknown, Asked{Concurrency: []int{9}}, []string{"concurrency 9 is beyond (the batch-slot limit was not identified) the largest measured load (8 in flight)"}},
+		{"slots unknown", unknown, Asked{Concurrency: []int{9}}, []string{"concurrency 9 is beyond 1× (the batch-slot limit was not identified) the largest measured load (8 in flight)"}},
 		{"slots unknown, within", unknown, Asked{Concurrency: []int{8}, Rates: []float64{12}}, nil},
 		{"rate", c, Asked{Rates: []float64{1, 24.5}}, []string{"rate 24.5 req/s is beyond 2× the largest measured rate (12 req/s)"}},
 		{"prompt", c, Asked{MaxPrompt: 601}, []string{"a prompt of 601 tokens is beyond 2× the longest measured (300)"}},

@@ -346,7 +346,8 @@ func residualOf(name string, d levelData, beta [nCols]float64) Residual {
 		r.MeasuredNs += row.y
 		r.FittedNs += fit
 		steps += float64(row.steps)
-		sq += (row.y - fit) * (row.y - fit) / (row.y * row.y)
+		e := row.relResidual(beta) // over the fitted time: a block whose chunks came bunched (a tiny measured time) does not swamp the rest
+		sq += e * e
 		blocks++
 	}
 	if blocks == 0 {

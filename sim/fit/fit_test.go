@@ -255,6 +255,9 @@ func TestReadRefuses(t *testing.T) {
 		{"negative", `{"format":"toksweep-model/1","sim":{"decode_base_ns":-1}}`, "sim.decode_base_ns -1"},
 		{"zero rate", `{"format":"toksweep-model/1","sim":{"prefill_tokens_per_sec":0}}`, "sim.prefill_tokens_per_sec 0"},
 		{"zero slots", `{"format":"toksweep-model/1","sim":{"max_num_seqs":0}}`, "sim.max_num_seqs 0"},
+		{"no sim", `{"format":"toksweep-model/1"}`, "no sim.decode_base_ns"},
+		{"empty sim", `{"format":"toksweep-model/1","sim":{"max_num_seqs":4}}`, "no sim.decode_base_ns"},
+		{"free step", `{"format":"toksweep-model/1","sim":{"decode_base_ns":0,"decode_per_seq_ns":0}}`, "both 0"},
 	} {
 		_, err := Read(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

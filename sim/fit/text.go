@@ -58,8 +58,9 @@ func (m Model) WriteText(w io.Writer) error {
 		}
 	}
 	if c := m.Calibration; c != nil {
-		fmt.Fprintf(&b, "\nCalibrated on up to %s in flight (C=%d), %s req/s, prompts up to %d tokens, outputs of %d–%d: a --sim-model run beyond %d× that is refused (--allow-extrapolation runs it, marked).\n",
-			trim(c.MaxInflight), c.MaxConcurrency, trim(math.Max(c.MaxRate, c.MaxRequestsPS)), c.MaxPrompt, c.MinOutput, c.MaxOutput, LoadFactor)
+		_, reach := c.Reach()
+		fmt.Fprintf(&b, "\nCalibrated on up to %s in flight (C=%d), %s req/s, prompts up to %d tokens, outputs of %d–%d: a --sim-model run beyond %s that load, or %d× those lengths, is refused (--allow-extrapolation runs it, marked).\n",
+			trim(c.MaxInflight), c.MaxConcurrency, trim(math.Max(c.MaxRate, c.MaxRequestsPS)), c.MaxPrompt, c.MinOutput, c.MaxOutput, reach, LengthFactor)
 		for _, r := range c.IllConditioned {
 			fmt.Fprintf(&b, "- ill-conditioned: %s.\n", r)
 		}
