@@ -15,6 +15,7 @@ import (
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/atomicfile"
 	"github.com/toksweep/toksweep/report"
+	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/fit"
 	"github.com/toksweep/toksweep/sweep"
 )
@@ -95,10 +96,16 @@ func TestGrading(t *testing.T) {
 }
 
 // writeCalibrated writes a model with the given calibration and measured
-// levels over the fast preset's step costs.
+// levels over the fast preset's decode step costs (the rest stays the
+// preset's).
 func writeCalibrated(t *testing.T, c *fit.Calibration, measured []fit.Measured) string {
 	t.Helper()
-	m := fit.Model{Format: fit.Format, Calibration: c, Measured: measured}
+	fast, err := sim.Preset("fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, perSeq := float64(fast.DecodeBase), float64(fast.DecodePerSeq)
+	m := fit.Model{Format: fit.Format, Calibration: c, Measured: measured, Sim: fit.SimParams{DecodeBaseNs: &base, DecodePerSeqNs: &perSeq}}
 	path := filepath.Join(t.TempDir(), "calibrated.json")
 	if err := atomicfile.WriteNew(path, m.WriteJSON); err != nil {
 		t.Fatal(err)
