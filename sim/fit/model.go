@@ -230,16 +230,12 @@ func Read(r io.Reader) (Model, error) {
 	return m, m.Sim.runnable()
 }
 
-// runnable says why a simulator could not serve the parameters: a model
-// with no decode step cost (one 'toksweep fit' did not write, whose step
-// would silently be the preset's), or one whose step is free.
+// runnable says why the parameters are not a fitted model's: without a
+// decode step cost (one 'toksweep fit' did not write), a simulator would
+// silently serve the preset's step under the model's name.
 func (s SimParams) runnable() error {
-	base, perSeq := s.DecodeBaseNs, s.DecodePerSeqNs
-	switch {
-	case base == nil && perSeq == nil:
+	if s.DecodeBaseNs == nil && s.DecodePerSeqNs == nil {
 		return errors.New("no sim.decode_base_ns: not a model 'toksweep fit' wrote (its step would be the preset's)")
-	case base != nil && perSeq != nil && *base+*perSeq <= 0:
-		return errors.New("sim.decode_base_ns and sim.decode_per_seq_ns are both 0: the fit found no cost per decode step (a poor fit); refit on levels that vary the batch")
 	}
 	return nil
 }
