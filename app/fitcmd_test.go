@@ -168,18 +168,7 @@ func TestFitRecoversHiddenSimulator(t *testing.T) {
 	var misses []string
 	starved := true // every attempt ran on a starved machine
 	for attempt := range timingAttempts {
-		dir := filepath.Join(t.TempDir(), "run")
-		code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-model", path, "--levels", "1,2,4,8",
-			"--input-tokens", "300:150", "--max-tokens", "40", "--out", dir)
-		if code != ExitOK {
-			t.Fatalf("sweep: exit %d: %s", code, stderr)
-		}
-		out := filepath.Join(t.TempDir(), "model.json")
-		code, stdout, stderr := runCLI(t, context.Background(), "fit", "--out", out, dir)
-		if code != ExitOK {
-			t.Fatalf("fit: exit %d: %s", code, stderr)
-		}
-		m := readModelFile(t, out)
+		stdout, m, dir := sweepFit(t, "--sim", "--sim-model", path, "--levels", "1,2,4,8", "--input-tokens", "300:150", "--max-tokens", "40")
 		misses = fitMisses(m, h)
 		if len(misses) == 0 {
 			t.Logf("attempt %d: hidden %+v\n%s", attempt+1, h, stdout)
@@ -204,18 +193,7 @@ func TestFitRecoversPromptScale(t *testing.T) {
 	t.Parallel()
 	path := writeModel(t, hidden{prefillBase: time.Millisecond, perToken: 20 * time.Microsecond, base: 2 * time.Millisecond,
 		perSeq: 200 * time.Microsecond, perCtx: 20, slots: 4, scale: 2.5})
-	dir := filepath.Join(t.TempDir(), "run")
-	code, _, stderr := runCLI(t, context.Background(), "sweep", "--sim", "--sim-model", path, "--levels", "1,2",
-		"--requests", "8", "--input-tokens", "100:50", "--max-tokens", "8", "--out", dir)
-	if code != ExitOK {
-		t.Fatalf("sweep: exit %d: %s", code, stderr)
-	}
-	out := filepath.Join(t.TempDir(), "model.json")
-	code, stdout, stderr := runCLI(t, context.Background(), "fit", "--out", out, dir)
-	if code != ExitOK {
-		t.Fatalf("fit: exit %d: %s", code, stderr)
-	}
-	m := readModelFile(t, out)
+	stdout, m, _ := sweepFit(t, "--sim", "--sim-model", path, "--levels", "1,2", "--requests", "8", "--input-tokens", "100:50", "--max-tokens", "8")
 	if got := m.Sim.PromptTokenScale; got == nil || math.Abs(*got-2.5) > 0.025 {
 		t.Errorf("prompt_token_scale %v, want 2.5 ± 1%%\n%s", got, stdout)
 	}

@@ -19,9 +19,15 @@ import (
 // text and the model.
 func fitRun(t *testing.T, args ...string) (string, fit.Model, string) {
 	t.Helper()
+	return sweepFit(t, append([]string{"--sim", "--input-tokens", "300:150", "--max-tokens", "40"}, args...)...)
+}
+
+// sweepFit runs `sweep ARGS --out DIR` and `fit DIR`, failing the test
+// on either's failure, and returns fit's stdout, the model and DIR.
+func sweepFit(t *testing.T, args ...string) (string, fit.Model, string) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	args = append([]string{"sweep", "--sim", "--input-tokens", "300:150", "--max-tokens", "40", "--out", dir}, args...)
-	if code, _, stderr := runCLI(t, context.Background(), args...); code != ExitOK {
+	if code, _, stderr := runCLI(t, context.Background(), append(append([]string{"sweep"}, args...), "--out", dir)...); code != ExitOK {
 		t.Fatalf("sweep: exit %d: %s", code, stderr)
 	}
 	out := filepath.Join(t.TempDir(), "model.json")

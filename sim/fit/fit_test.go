@@ -208,19 +208,7 @@ func TestModelRoundTripsAndApplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := m.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Read(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := sim.Preset("fast")
-	if err != nil {
-		t.Fatal(err)
-	}
-	back.Apply(&cfg)
+	_, cfg := roundTrip(t, m)
 	checks := []struct {
 		name      string
 		got, want float64
@@ -291,4 +279,24 @@ func TestNoPrefillSeenLeavesThePresets(t *testing.T) {
 	if cfg.PrefillTokensPerSec != rate {
 		t.Errorf("Apply changed the prefill rate to %v", cfg.PrefillTokensPerSec)
 	}
+}
+
+// roundTrip writes m as model.json, reads it back and applies it to the
+// fast preset.
+func roundTrip(t *testing.T, m Model) (Model, sim.Config) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := m.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sim.Preset("fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Apply(&cfg)
+	return back, cfg
 }

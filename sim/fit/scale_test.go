@@ -1,7 +1,6 @@
 package fit
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -56,19 +55,7 @@ func TestPromptScaleInTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := m.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Read(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := sim.Preset("fast")
-	if err != nil {
-		t.Fatal(err)
-	}
-	back.Apply(&cfg)
+	back, cfg := roundTrip(t, m)
 	if cfg.PromptTokenScale != 0.5 || len(back.Draws) == 0 || *back.Draws[0].PromptTokenScale != 0.5 {
 		t.Errorf("PromptTokenScale %v, want 0.5 in the config and in every draw", cfg.PromptTokenScale)
 	}
