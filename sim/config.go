@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/tokcount"
 )
 
 // Config describes one simulated server: what it serves, how fast its model
@@ -264,30 +266,19 @@ func (c Config) validate() error {
 }
 
 // ChatMessageOverhead is the number of prompt tokens each chat message adds
-// on top of its content, standing in for the role and the chat template's
-// markers.
-const ChatMessageOverhead = 4
+// on top of its content (tokcount's).
+const ChatMessageOverhead = tokcount.ChatMessageOverhead
 
 // PromptTokens is the simulator's token count for a plain prompt:
-// ceil(1.3 × the number of whitespace-separated words), at least 1. The 1.3
-// is the usual rule of thumb for English under BPE tokenizers.
-func PromptTokens(text string) int {
-	return max(1, wordTokens(len(strings.Fields(text))))
-}
+// ceil(1.3 × the number of whitespace-separated words), at least 1
+// (tokcount.Prompt). The 1.3 is the usual rule of thumb for English under
+// BPE tokenizers.
+func PromptTokens(text string) int { return tokcount.Prompt(text) }
 
 // ChatPromptTokens is the simulator's token count for a chat conversation
 // given its message contents: ceil(1.3 × the words over all contents) plus
-// ChatMessageOverhead per message, at least 1.
-func ChatPromptTokens(contents ...string) int {
-	words := 0
-	for _, c := range contents {
-		words += len(strings.Fields(c))
-	}
-	return max(1, wordTokens(words)+ChatMessageOverhead*len(contents))
-}
+// ChatMessageOverhead per message, at least 1 (tokcount.Chat).
+func ChatPromptTokens(contents ...string) int { return tokcount.Chat(contents...) }
 
-// wordTokens is ceil(1.3×words) in integer arithmetic, so that 10 words give
-// exactly 13 tokens.
-func wordTokens(words int) int {
-	return (words*13 + 9) / 10
-}
+// wordTokens is ceil(1.3×words) (tokcount.FromWords).
+func wordTokens(words int) int { return tokcount.FromWords(words) }

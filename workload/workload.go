@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/tokcount"
 )
 
 // Dataset formats, the values of Options.Format.
@@ -251,19 +252,16 @@ func EstimateTokens(text string) int {
 	if w == 0 {
 		return 0
 	}
-	return wordTokens(w)
+	return tokcount.FromWords(w)
 }
-
-// wordTokens is ceil(1.3 × w) in integer arithmetic.
-func wordTokens(w int) int { return (w*13 + 9) / 10 }
 
 // wordsFor is the largest word count whose estimate is at most n tokens.
 func wordsFor(n int) int {
 	w := n * 10 / 13
-	for wordTokens(w+1) <= n {
+	for tokcount.FromWords(w+1) <= n {
 		w++
 	}
-	for w > 0 && wordTokens(w) > n {
+	for w > 0 && tokcount.FromWords(w) > n {
 		w--
 	}
 	return w

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toksweep/toksweep/client"
+	"github.com/toksweep/toksweep/internal/tokcount"
 	"github.com/toksweep/toksweep/sim"
 )
 
@@ -120,11 +121,11 @@ func TestIgnoreSourceMaxTokens(t *testing.T) {
 func TestWordsFor(t *testing.T) {
 	for n := 1; n <= 5000; n++ {
 		w := wordsFor(n)
-		if got := wordTokens(w); got > n || (n > 1 && got < n-1) || wordTokens(w+1) <= n {
+		if got := tokcount.FromWords(w); got > n || (n > 1 && got < n-1) || tokcount.FromWords(w+1) <= n {
 			t.Fatalf("wordsFor(%d) = %d (estimate %d)", n, w, got)
 		}
 	}
-	if wordTokens(10) != 13 || EstimateTokens("one two  three\nfour") != 6 || EstimateTokens(" ") != 0 {
+	if tokcount.FromWords(10) != 13 || EstimateTokens("one two  three\nfour") != 6 || EstimateTokens(" ") != 0 {
 		t.Fatal("EstimateTokens is not ceil(1.3 × words)")
 	}
 }
