@@ -87,7 +87,9 @@ func TestPredictionIntervalsCover(t *testing.T) {
 
 // coverSeed runs one seed: how many of each figure's held-out
 // measurements fell in its interval, of how many, and whether a run
-// starved.
+// starved. Each seed seeds its own runs (--seed, which the simulator's
+// jitter follows): the calibration and the held-out runs draw their step
+// noise apart, and two seeds are two draws, not one repeated.
 func coverSeed(t *testing.T, seed uint64) (in, all map[string]int, starved bool) {
 	hiddenPath := writeModel(t, drawHidden(seed))
 	dir := t.TempDir()
@@ -97,7 +99,7 @@ func coverSeed(t *testing.T, seed uint64) (in, all map[string]int, starved bool)
 			t.Fatalf("seed %d: %s: exit %d: %s", seed, out, code, stderr)
 		}
 	}
-	sweepTo(hiddenPath, "calib", "--levels", "1,2,4,8", "--input-tokens", "300:150")
+	sweepTo(hiddenPath, "calib", "--levels", "1,2,4,8", "--input-tokens", "300:150", "--seed", strconv.FormatUint(seed, 10))
 	model := filepath.Join(dir, "model.json")
 	if code, _, stderr := runCLI(t, context.Background(), "fit", "--out", model, filepath.Join(dir, "calib")); code != ExitOK {
 		t.Fatalf("seed %d: fit: exit %d: %s", seed, code, stderr)
@@ -105,7 +107,7 @@ func coverSeed(t *testing.T, seed uint64) (in, all map[string]int, starved bool)
 	if m := readModelFile(t, model); len(m.Draws) != 50 {
 		t.Fatalf("seed %d: the model keeps %d draws, want 50", seed, len(m.Draws))
 	}
-	held := []string{"--levels", "3,12,16", "--input-tokens", "500:150"}
+	held := []string{"--levels", "3,12,16", "--input-tokens", "500:150", "--seed", strconv.FormatUint(seed+1<<32, 10)}
 	sweepTo(model, "predicted", append(held, "--allow-extrapolation")...)
 	sweepTo(hiddenPath, "hidden", held...)
 	var pred report.Summary

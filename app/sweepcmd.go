@@ -331,20 +331,8 @@ func fmtRate(v float64) string { return report.Num(v, 1) }
 // startSim starts the built-in simulator on a free loopback port and points
 // the options at it.
 func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), err error) {
-	cfg, err := sim.Preset(o.SimPreset)
+	cfg, err := simConfig(o, stderr)
 	if err != nil {
-		return nil, err
-	}
-	cfg.NoPrefixCaching = o.SimNoPrefix
-	if cfg.Adapters, err = parseAdapters("sim-adapter", o.Flags.SimAdapters); err != nil {
-		return nil, err
-	}
-	if c := o.Flags.SimCliff; c != "" {
-		if cfg.StepCliff, err = parseCliff("sim-cliff", c); err != nil {
-			return nil, err
-		}
-	}
-	if err := o.loadModel(&cfg, stderr); err != nil {
 		return nil, err
 	}
 	srv, err := sim.New(cfg)
@@ -360,6 +348,31 @@ func startSim(ctx context.Context, o *options, stderr io.Writer) (stop func(), e
 	o.URL = "http://" + addr.String() + "/v1"
 	fmt.Fprintf(stderr, "toksweep: simulator (preset %s%s) listening on %s\n", o.SimPreset, withModel(o.Flags.SimModel), addr)
 	return func() { _ = srv.Close() }, nil
+}
+
+// simConfig is the simulator --sim runs: the preset, then the --sim-*
+// flags and the fitted model over it, seeded by --seed.
+func simConfig(o *options, stderr io.Writer) (sim.Config, error) {
+	cfg, err := sim.Preset(o.SimPreset)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.NoPrefixCaching = o.SimNoPrefix
+	// Its jitter follows --seed too: two runs that differ in seed are two
+	// draws of the step noise, not one draw repeated.
+	cfg.Seed = o.Seed
+	if cfg.Adapters, err = parseAdapters("sim-adapter", o.Flags.SimAdapters); err != nil {
+		return cfg, err
+	}
+	if c := o.Flags.SimCliff; c != "" {
+		if cfg.StepCliff, err = parseCliff("sim-cliff", c); err != nil {
+			return cfg, err
+		}
+	}
+	if err := o.loadModel(&cfg, stderr); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
 }
 
 // byConcurrency orders levels for the console tables, which read best in

@@ -40,7 +40,7 @@ func workloadFlags(o *options) []cli.Flag {
 		&cli.StringFlag{Name: "dataset-format", Destination: &f.DatasetFormat, Usage: "jsonl, sharegpt, or otel (OpenTelemetry traces, with --multi-turn) (default: jsonl for a .jsonl file)"},
 		&cli.StringFlag{Name: "input-tokens", Destination: &f.InputTokens, Action: mode.Given[string](&f.InputTokensSet), Usage: "synthetic prompts of about N tokens, N[:STDDEV], e.g. 4000 or 4000:400; each request gets a unique prefix so prefix caching cannot flatter the figures"},
 		&cli.IntFlag{Name: "shared-prefix-tokens", Destination: &f.SharedPrefixTokens, Usage: "with --input-tokens: the first K tokens are the same in every request, to measure prefix caching on purpose"},
-		&cli.Int64Flag{Name: "seed", Destination: &o.Seed, Action: mode.Given[int64](&o.SeedSet), Usage: "seed of the request order (a permutation of the prompt set) and of the synthetic text"},
+		&cli.Int64Flag{Name: "seed", Destination: &o.Seed, Action: mode.Given[int64](&o.SeedSet), Usage: "seed of the request order (a permutation of the prompt set), of the synthetic text and of --sim's step jitter"},
 		&cli.BoolFlag{Name: "ignore-eos", Destination: &f.IgnoreEOS, Usage: `send "ignore_eos": true (a vLLM extension; other servers may ignore it) so that outputs run to max_tokens`},
 		&cli.IntFlag{Name: "min-tokens", Action: into(&f.MinTokens), Usage: `send "min_tokens": N (a vLLM extension; other servers may ignore it)`},
 		&cli.StringFlag{Name: "metrics-url", Destination: &f.MetricsURL, Usage: "the server's Prometheus endpoint, sampled during each level (default: --url with /v1 replaced by /metrics, when it answers); off to disable"},
