@@ -40,6 +40,10 @@ type Prediction struct {
 	// fails Fail, so its interval of the boundary lies between the two
 	// (narrower than the search's granularity).
 	Pinned bool
+	// FailPinned: the model's fast corner fails Fail, so the model judges
+	// Fail failing without measuring it (its interval is clear of the
+	// bound there); only Pass, the answer, is measured.
+	FailPinned bool
 	// Wait, when set, says why the prediction is not used yet (an
 	// extrapolation past the fitted range, a fit the levels so far leave
 	// ill-conditioned): the mode's search runs one more level.
@@ -222,8 +226,9 @@ const (
 )
 
 // pick is what to do after prediction p: confirm its boundary when the
-// interval is pinned (and the server has not contradicted the model), else
-// measure the end of the straddle not run yet
+// interval is pinned, or its failing end is (the model judges that
+// neighbour of the answer; while the server has not contradicted the
+// model), else measure the end of the straddle not run yet
 // (the failing end first: when it passes, the boundary is above the
 // model's, and one more level finds it); where the server contradicts
 // the model's pair, measure one of the pair's steps beyond it; stop when
@@ -241,9 +246,9 @@ func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 		return l.beyond(p.Pass, p, -1, p.Pass.Name()+" failed on the server")
 	case failRan && failOK:
 		return l.beyond(p.Fail, p, +1, p.Fail.Name()+" passed on the server")
-	case passRan && (p.Pinned && !l.doubted || p.Fail.IsZero() || failRan):
+	case passRan && ((p.Pinned || p.FailPinned) && !l.doubted || p.Fail.IsZero() || failRan):
 		return k, "the server's levels confirm it", stop
-	case !passRan && p.Pinned && !l.doubted:
+	case !passRan && (p.Pinned || p.FailPinned) && !l.doubted:
 		return p.Pass, "confirming", confirm
 	case !failRan && !p.Fail.IsZero():
 		return p.Fail, "measuring", measure
