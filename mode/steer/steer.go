@@ -231,8 +231,10 @@ const (
 // model), else measure the end of the straddle not run yet
 // (the failing end first: when it passes, the boundary is above the
 // model's, and one more level finds it); where the server contradicts
-// the model's pair, measure one of the pair's steps beyond it; stop when
-// the server's levels already settle the boundary.
+// the model's pair, measure one of the pair's steps beyond it; where the
+// model's search stops at a knee below a level that failed on the server,
+// measure midway between the server's pass and fail; stop when the
+// server's levels already settle the boundary.
 func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 	passOK, passRan := l.verdict(p.Pass)
 	failOK, failRan := l.verdict(p.Fail)
@@ -246,6 +248,11 @@ func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 		return l.beyond(p.Pass, p, -1, p.Pass.Name()+" failed on the server")
 	case failRan && failOK:
 		return l.beyond(p.Fail, p, +1, p.Fail.Name()+" passed on the server")
+	case passRan && p.Fail.IsZero() && l.openAbove(p.Pass):
+		if k, ok := l.midway(); ok {
+			return k, "none above " + p.Pass.Name() + " fails on the model, but a level failed on the server: measuring midway", measure
+		}
+		return k, "the server's levels settle it (none lies between its pass and its fail)", stop
 	case passRan && ((p.Pinned || p.FailPinned) && !l.doubted || p.Fail.IsZero() || failRan):
 		return k, "the server's levels confirm it", stop
 	case !passRan && (p.Pinned || p.FailPinned) && !l.doubted:
@@ -271,6 +278,31 @@ func (l *Load) beyond(k sweep.LevelKey, p Prediction, dir int, why string) (swee
 	}
 	l.doubted = true
 	return n, why + "; measuring past it", measure
+}
+
+// openAbove reports whether a level above k failed on the server: a
+// model whose search stops at k (its knee, none above failing) says
+// nothing of the levels between.
+func (l *Load) openAbove(k sweep.LevelKey) bool {
+	_, fail := l.bracket()
+	return !fail.IsZero() && fail.Compare(k) > 0
+}
+
+// midway is the level halfway through the server's bracket (a closed
+// loop's mean concurrency, an open loop's geometric mean load); ok false
+// when none lies between or it ran.
+func (l *Load) midway() (sweep.LevelKey, bool) {
+	pass, fail := l.bracket()
+	if pass.IsZero() || fail.IsZero() {
+		return sweep.LevelKey{}, false
+	}
+	m := pass
+	if pass.Load > 0 && fail.Load > 0 {
+		m.Load = math.Sqrt(pass.Load * fail.Load)
+	} else {
+		m.Concurrency = (pass.Concurrency + fail.Concurrency) / 2
+	}
+	return m, m != pass && !slices.Contains(l.ran, m)
 }
 
 // Ran is every key handed out, in order.
