@@ -164,10 +164,13 @@ func (t *twin) Predict(ctx context.Context) (steer.Prediction, error) {
 	if p.Pass.IsZero() {
 		return p, nil
 	}
-	p.Pinned, err = t.corners(ctx, m, p)
-	if p.Pinned {
+	p.Pinned, p.FailPinned, err = t.corners(ctx, m, p)
+	switch {
+	case p.Pinned:
 		p.Text += " (80% corners agree)"
-	} else {
+	case p.FailPinned:
+		p.Text += " (80% corners disagree; the fast one fails " + p.Fail.Name() + ")"
+	default:
 		p.Text += " (80% corners disagree)"
 	}
 	return p, err
@@ -185,17 +188,20 @@ func (t *twin) says(p steer.Prediction) string {
 }
 
 // corners reports whether the slow corner passes p.Pass and the fast one
-// fails p.Fail (when there is one).
-func (t *twin) corners(ctx context.Context, m fit.Model, p steer.Prediction) (bool, error) {
+// fails p.Fail (pinned, true when there is no p.Fail), and whether the
+// fast one fails p.Fail (failPinned, false when there is none).
+func (t *twin) corners(ctx context.Context, m fit.Model, p steer.Prediction) (pinned, failPinned bool, err error) {
 	slow, _, err := t.run(ctx, m.Corner(true), []sweep.LevelKey{p.Pass})
-	if err != nil || !t.passes(slow, p.Pass) {
-		return false, err
+	if err != nil {
+		return false, false, err
 	}
+	passPinned := t.passes(slow, p.Pass)
 	if p.Fail.IsZero() {
-		return true, nil
+		return passPinned, false, nil
 	}
 	fast, _, err := t.run(ctx, m.Corner(false), []sweep.LevelKey{p.Fail})
-	return err == nil && !t.passes(fast, p.Fail), err
+	failPinned = err == nil && !t.passes(fast, p.Fail)
+	return passPinned && failPinned, failPinned, err
 }
 
 // asked is what predicting at the levels ks asks of the model: their

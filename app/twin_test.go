@@ -66,7 +66,9 @@ type twinRun struct {
 	answer      int
 	loadSeconds float64
 	twin        *report.TwinJSON
-	starved     bool // the machine starved during the run (runStarved)
+	starved     bool     // the machine starved during the run (runStarved)
+	levels      []string // each level run, in order: "C=4/16 0.52s" (its requests, its load-seconds)
+	steps       []string // the steering's lines ("twin: …")
 }
 
 // searchHidden runs --levels auto against the hidden server of seed,
@@ -88,6 +90,11 @@ func searchHidden(t *testing.T, url string, steered bool) twinRun {
 		t.Fatal(err)
 	}
 	r := twinRun{twin: sum.Twin, starved: runStarved(t, dir)}
+	for line := range strings.Lines(stderr) {
+		if strings.HasPrefix(line, "twin: ") {
+			r.steps = append(r.steps, strings.TrimSpace(line))
+		}
+	}
 	if c := sum.Recommendation.RecommendedConcurrency; c != nil {
 		r.answer = *c
 	}
@@ -96,7 +103,9 @@ func searchHidden(t *testing.T, url string, steered bool) twinRun {
 		t.Fatal(err)
 	}
 	for _, l := range run.Levels {
-		r.loadSeconds += report.Summarize(l, run.Summary.Config.Settings()).MeasuredSpan.Seconds()
+		s := report.Summarize(l, run.Summary.Config.Settings())
+		r.loadSeconds += s.MeasuredSpan.Seconds()
+		r.levels = append(r.levels, fmt.Sprintf("C=%d/%d %.2fs", l.Concurrency, s.RequestsOK, s.MeasuredSpan.Seconds()))
 	}
 	return r
 }
@@ -123,9 +132,9 @@ func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
 			full, st := searchHidden(t, url, false), searchHidden(t, url, true)
 			near := abs(full.answer-st.answer) <= max(1, full.answer/10)
 			ratio := st.loadSeconds / full.loadSeconds
-			line := fmt.Sprintf("seed %d: full C=%d %.2f load-s, steered C=%d %.2f load-s (%.0f%%)", seed+1, full.answer, full.loadSeconds, st.answer, st.loadSeconds, 100*ratio)
+			line := fmt.Sprintf("seed %d: full C=%d %.2f load-s %v, steered C=%d %.2f load-s %v (%.0f%%)", seed+1, full.answer, full.loadSeconds, full.levels, st.answer, st.loadSeconds, st.levels, 100*ratio)
 			if st.twin != nil {
-				line += fmt.Sprintf("; calibration %v, steered %v, remeasured %v, fits %d, fallback %q", st.twin.Calibration, st.twin.Steered, st.twin.Remeasured, st.twin.Predictions, st.twin.Fallback)
+				line += fmt.Sprintf("; calibration %v, steered %v, remeasured %v, fits %d, fallback %q; steps %q", st.twin.Calibration, st.twin.Steered, st.twin.Remeasured, st.twin.Predictions, st.twin.Fallback, st.steps)
 			}
 			if measure {
 				t.Log(line)

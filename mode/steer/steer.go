@@ -40,6 +40,10 @@ type Prediction struct {
 	// fails Fail, so its interval of the boundary lies between the two
 	// (narrower than the search's granularity).
 	Pinned bool
+	// FailPinned: the model's fast corner fails Fail, so the model judges
+	// Fail failing without measuring it (its interval is clear of the
+	// bound there); only Pass, the answer, is measured.
+	FailPinned bool
 	// Wait, when set, says why the prediction is not used yet (an
 	// extrapolation past the fitted range, a fit the levels so far leave
 	// ill-conditioned): the mode's search runs one more level.
@@ -222,12 +226,15 @@ const (
 )
 
 // pick is what to do after prediction p: confirm its boundary when the
-// interval is pinned (and the server has not contradicted the model), else
-// measure the end of the straddle not run yet
+// interval is pinned, or its failing end is (the model judges that
+// neighbour of the answer; while the server has not contradicted the
+// model), else measure the end of the straddle not run yet
 // (the failing end first: when it passes, the boundary is above the
 // model's, and one more level finds it); where the server contradicts
-// the model's pair, measure one of the pair's steps beyond it; stop when
-// the server's levels already settle the boundary.
+// the model's pair, measure one of the pair's steps beyond it; where the
+// model's search stops at a knee below a level that failed on the server,
+// measure midway between the server's pass and fail; stop when the
+// server's levels already settle the boundary.
 func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 	passOK, passRan := l.verdict(p.Pass)
 	failOK, failRan := l.verdict(p.Fail)
@@ -241,9 +248,14 @@ func (l *Load) pick(p Prediction) (k sweep.LevelKey, why string, act action) {
 		return l.beyond(p.Pass, p, -1, p.Pass.Name()+" failed on the server")
 	case failRan && failOK:
 		return l.beyond(p.Fail, p, +1, p.Fail.Name()+" passed on the server")
-	case passRan && (p.Pinned && !l.doubted || p.Fail.IsZero() || failRan):
+	case passRan && p.Fail.IsZero() && l.openAbove(p.Pass):
+		if k, ok := l.midway(); ok {
+			return k, "none above " + p.Pass.Name() + " fails on the model, but a level failed on the server: measuring midway", measure
+		}
+		return k, "the server's levels settle it (none lies between its pass and its fail)", stop
+	case passRan && ((p.Pinned || p.FailPinned) && !l.doubted || p.Fail.IsZero() || failRan):
 		return k, "the server's levels confirm it", stop
-	case !passRan && p.Pinned && !l.doubted:
+	case !passRan && (p.Pinned || p.FailPinned) && !l.doubted:
 		return p.Pass, "confirming", confirm
 	case !failRan && !p.Fail.IsZero():
 		return p.Fail, "measuring", measure
@@ -266,6 +278,31 @@ func (l *Load) beyond(k sweep.LevelKey, p Prediction, dir int, why string) (swee
 	}
 	l.doubted = true
 	return n, why + "; measuring past it", measure
+}
+
+// openAbove reports whether a level above k failed on the server: a
+// model whose search stops at k (its knee, none above failing) says
+// nothing of the levels between.
+func (l *Load) openAbove(k sweep.LevelKey) bool {
+	_, fail := l.bracket()
+	return !fail.IsZero() && fail.Compare(k) > 0
+}
+
+// midway is the level halfway through the server's bracket (a closed
+// loop's mean concurrency, an open loop's geometric mean load); ok false
+// when none lies between or it ran.
+func (l *Load) midway() (sweep.LevelKey, bool) {
+	pass, fail := l.bracket()
+	if pass.IsZero() || fail.IsZero() {
+		return sweep.LevelKey{}, false
+	}
+	m := pass
+	if pass.Load > 0 && fail.Load > 0 {
+		m.Load = math.Sqrt(pass.Load * fail.Load)
+	} else {
+		m.Concurrency = (pass.Concurrency + fail.Concurrency) / 2
+	}
+	return m, m != pass && !slices.Contains(l.ran, m)
 }
 
 // Ran is every key handed out, in order.

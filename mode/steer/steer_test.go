@@ -111,6 +111,8 @@ func TestSteeredKeysInFakeTime(t *testing.T) {
 	loose := steer.Prediction{Pass: key(8), Fail: key(12)}
 	low := steer.Prediction{Pass: key(4), Fail: key(6)}
 	wait := steer.Prediction{Wait: "past 2x"}
+	knee := steer.Prediction{Pass: key(8), Pinned: true}
+	failJudged := steer.Prediction{Pass: key(8), Fail: key(12), FailPinned: true}
 	for _, tc := range []struct {
 		name  string
 		say   map[int]steer.Prediction
@@ -125,6 +127,19 @@ func TestSteeredKeysInFakeTime(t *testing.T) {
 		// Not pinned: measure the straddle's ends, the failing one first
 		// (C=12 fails, C=8 passes), and the server's levels settle it.
 		{name: "straddle", say: map[int]steer.Prediction{2: loose, 3: loose, 4: loose}, want: []string{"1/6", "2/6", "12/24", "8/24"}, calib: []int{1, 2}},
+		// Not pinned, but the fast corner fails C=12: the model judges
+		// that neighbour failing, and only the answer, C=8, is measured.
+		{name: "fail judged", say: map[int]steer.Prediction{2: failJudged, 3: failJudged}, want: []string{"1/6", "2/6", "8/24"}, calib: []int{1, 2}},
+		// The same when the answer ran as a calibration level (C=4): the
+		// steering stops, and C=4 is measured again at full length.
+		{name: "fail judged, answer ran", say: map[int]steer.Prediction{2: wait, 3: {Pass: key(4), Fail: key(5), FailPinned: true}},
+			want: []string{"1/6", "2/6", "4/6", "4/24"}, calib: []int{1, 2, 4}},
+		// C=12 fails on the server; refitted, the model's search stops at
+		// C=8 (its knee: none above fails), which says nothing of C=9 to
+		// 11: the server's bracket is measured midway (C=10, C=9 fail),
+		// then C=8, the answer, at full length.
+		{name: "knee below a fail", say: map[int]steer.Prediction{2: wait, 3: wait, 4: {Pass: key(8), Fail: key(12)}, 5: knee, 6: knee, 7: knee},
+			want: []string{"1/6", "2/6", "4/6", "8/8", "12/24", "10/24", "9/24", "8/24"}, calib: []int{1, 2, 4, 8}},
 		// A wrong confirm: C=16 fails on the server; predicting again pins
 		// the boundary at C=8, but a model the server contradicted has
 		// both ends of its pair measured: C=12 fails, C=8 passes.
