@@ -10,6 +10,7 @@ import (
 	"time"
 
 	ipct "github.com/toksweep/toksweep/internal/pct"
+	"github.com/toksweep/toksweep/internal/tokcount"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/workload"
 )
@@ -91,7 +92,7 @@ func sessionCacheRun(t *testing.T, caching bool, out int, prefillRate float64) e
 	// template tokens and a follow-up of about FollowUpTokens.
 	for k, p := range prompt {
 		if prev, ok := prompt[[2]int{k[0], k[1] - 1}]; ok {
-			if add := p - prev - out - 2*sim.ChatMessageOverhead; add < workload.FollowUpTokens-10 || add > workload.FollowUpTokens+2 {
+			if add := p - prev - out - 2*tokcount.ChatMessageOverhead; add < workload.FollowUpTokens-10 || add > workload.FollowUpTokens+2 {
 				t.Fatalf("session %d turn %d: prompt %d after %d: %d tokens beyond the %d-token reply and the templates, want a follow-up of ~%d",
 					k[0], k[1], p, prev, add, out, workload.FollowUpTokens)
 			}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toksweep/toksweep/sim"
+	"github.com/toksweep/toksweep/internal/tokcount"
 	"github.com/toksweep/toksweep/workload"
 )
 
@@ -63,7 +63,7 @@ func TestSyntheticSessionsSweep(t *testing.T) {
 		// if it stops inside a word) and counts the follow-up's words
 		// as workload estimates them, give or take a token for where
 		// they fall, plus a chat template's overhead per message.
-		lo, hi := prev+out+workload.FollowUpTokens-10, prev+out+1+2*sim.ChatMessageOverhead+workload.FollowUpTokens+1
+		lo, hi := prev+out+workload.FollowUpTokens-10, prev+out+1+2*tokcount.ChatMessageOverhead+workload.FollowUpTokens+1
 		if !ok || p < lo || p > hi {
 			t.Errorf("session %d turn %d: prompt %d tokens after %d: want %d to %d, the history, the %d-token reply and a follow-up of ~%d", k[0], k[1], p, prev, lo, hi, out, workload.FollowUpTokens)
 		}

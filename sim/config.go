@@ -265,10 +265,6 @@ func (c Config) validate() error {
 	return errors.New("sim: " + strings.Join(errs, "; ")) // one line: the CLI prints it as it is
 }
 
-// ChatMessageOverhead is the number of prompt tokens each chat message adds
-// on top of its content (tokcount's).
-const ChatMessageOverhead = tokcount.ChatMessageOverhead
-
 // PromptTokens is the simulator's token count for a plain prompt:
 // ceil(1.3 × the number of whitespace-separated words), at least 1
 // (tokcount.Prompt). The 1.3 is the usual rule of thumb for English under
@@ -277,8 +273,5 @@ func PromptTokens(text string) int { return tokcount.Prompt(text) }
 
 // ChatPromptTokens is the simulator's token count for a chat conversation
 // given its message contents: ceil(1.3 × the words over all contents) plus
-// ChatMessageOverhead per message, at least 1 (tokcount.Chat).
+// tokcount.ChatMessageOverhead per message, at least 1 (tokcount.Chat).
 func ChatPromptTokens(contents ...string) int { return tokcount.Chat(contents...) }
-
-// wordTokens is ceil(1.3×words) (tokcount.FromWords).
-func wordTokens(words int) int { return tokcount.FromWords(words) }

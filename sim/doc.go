@@ -124,7 +124,7 @@
 // The generated text is deterministic filler words, each one or two tokens
 // as the prompt rule below counts it at its place in the conversation (a
 // two-token word is streamed in two pieces). Prompt tokens are counted, not tokenized: ceil(1.3 × the number of
-// whitespace-separated words), plus ChatMessageOverhead tokens per chat
+// whitespace-separated words), plus tokcount.ChatMessageOverhead tokens per chat
 // message, and at least 1 (see PromptTokens and ChatPromptTokens), times
 // Config.PromptTokenScale for a server whose tokenizer counts otherwise (a
 // fitted model's). The token ids behind prefix caching follow the same

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/tokcount"
 )
 
 // tokenStamps returns the server's send stamps of a stream's token events,
@@ -153,8 +155,8 @@ func TestNextTurnHitsPromptAndReply(t *testing.T) {
 		if int(cached) != tt.want {
 			t.Errorf("reasoning share %v: turn 2 usage %v, want cached_tokens %d", tt.reasoning, u, tt.want)
 		}
-		if rest := int(prompt - cached); tt.reasoning == 0 && rest > BlockSize+2*ChatMessageOverhead+3 {
-			t.Errorf("turn 2: %d of %v prompt tokens left to prefill, want at most %d", rest, prompt, BlockSize+2*ChatMessageOverhead+3)
+		if rest := int(prompt - cached); tt.reasoning == 0 && rest > BlockSize+2*tokcount.ChatMessageOverhead+3 {
+			t.Errorf("turn 2: %d of %v prompt tokens left to prefill, want at most %d", rest, prompt, BlockSize+2*tokcount.ChatMessageOverhead+3)
 		}
 	}
 }

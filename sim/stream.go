@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/tokcount"
 )
 
 // fillerWords is the vocabulary of the generated text, one word after
@@ -25,16 +27,16 @@ var fillerWords = strings.Fields(`the quick brown fox jumps over a lazy dog whil
 // model's own output.
 func fillerText(g0, from, to int) string {
 	var b strings.Builder
-	t0 := wordTokens(g0)
+	t0 := tokcount.FromWords(g0)
 	for t := t0 + from; t < t0+to; t++ {
-		g := t * 10 / 13 // the last word with wordTokens(g) ≤ t: the one holding token t
+		g := t * 10 / 13 // the last word with tokcount.FromWords(g) ≤ t: the one holding token t
 		w := fillerWords[(g-g0)%len(fillerWords)]
 		half := (len(w) + 1) / 2
 		switch {
-		case wordTokens(g+1)-wordTokens(g) == 1:
+		case tokcount.FromWords(g+1)-tokcount.FromWords(g) == 1:
 			b.WriteString(w)
 			b.WriteByte(' ')
-		case t == wordTokens(g):
+		case t == tokcount.FromWords(g):
 			b.WriteString(w[:half])
 		default:
 			b.WriteString(w[half:])

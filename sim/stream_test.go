@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toksweep/toksweep/internal/tokcount"
 )
 
 // wantStream is what a finished stream should contain.
@@ -144,7 +146,7 @@ func checkStream(t *testing.T, a api, g0 int, evs []sseEvent, want wantStream) {
 // conversation): one less when the text stops inside a word, whose second
 // token was not generated.
 func readBack(g0 int, text string) int {
-	n := wordTokens(g0+len(strings.Fields(text))) - wordTokens(g0)
+	n := tokcount.FromWords(g0+len(strings.Fields(text))) - tokcount.FromWords(g0)
 	if text != "" && !strings.HasSuffix(text, " ") {
 		n--
 	}

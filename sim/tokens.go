@@ -6,15 +6,17 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/toksweep/toksweep/internal/tokcount"
 )
 
 // The simulator does not tokenize, but prefix caching needs a prompt's
 // token content, so a prompt is turned into a deterministic sequence of
 // token ids of exactly the length the package counts for it (PromptTokens,
 // ChatPromptTokens). Word g of the prompt, counting words across all the
-// messages of a chat, owns tokens [wordTokens(g), wordTokens(g+1)): one or
+// messages of a chat, owns tokens [tokcount.FromWords(g), tokcount.FromWords(g+1)): one or
 // two ids derived from the word's text. Each chat message starts with
-// ChatMessageOverhead ids derived from its role, standing in for the chat
+// tokcount.ChatMessageOverhead ids derived from its role, standing in for the chat
 // template's markers. So a prompt that extends another one (the next turn of
 // a conversation, a longer document with the same opening) starts with the
 // same ids, and a shared prefix of text is a shared prefix of tokens.
@@ -101,7 +103,7 @@ func scaleIDs(ids []uint32, scale float64) []uint32 {
 func chatMessageIDs(roles, contents []string) []uint32 {
 	var t idBuilder
 	for i, c := range contents {
-		for k := range ChatMessageOverhead {
+		for k := range tokcount.ChatMessageOverhead {
 			t.ids = append(t.ids, textID("<|"+roles[i]+"|>", k))
 		}
 		t.words(strings.Fields(c))
@@ -125,7 +127,7 @@ type idBuilder struct {
 
 func (t *idBuilder) words(ws []string) {
 	for _, w := range ws {
-		n := wordTokens(t.nWord+1) - wordTokens(t.nWord)
+		n := tokcount.FromWords(t.nWord+1) - tokcount.FromWords(t.nWord)
 		for k := range n {
 			t.ids = append(t.ids, textID(w, k))
 		}

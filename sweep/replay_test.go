@@ -13,6 +13,7 @@ import (
 
 	"github.com/toksweep/toksweep/client"
 	"github.com/toksweep/toksweep/internal/testkit/sendtiming"
+	"github.com/toksweep/toksweep/internal/tokcount"
 	"github.com/toksweep/toksweep/sim"
 	"github.com/toksweep/toksweep/sim/simtest"
 	"github.com/toksweep/toksweep/sweep"
@@ -141,7 +142,7 @@ func TestReplayBailianWaitsForParents(t *testing.T) {
 		rp.Requests = append(rp.Requests, sweep.ReplayRequest{At: r.At, Parent: parent, Session: int(r.ID/10) + 1, Turn: r.Turn})
 	}
 	rp.Prompt = func(i int, parent *sweep.ReplayTurn, salt uint64) client.Prompt {
-		pb := trace.Prompts{BlockSize: tr.BlockSize, Salt: salt, TokensPerWord: 1.3, MessageTokens: sim.ChatMessageOverhead}
+		pb := trace.Prompts{BlockSize: tr.BlockSize, Salt: salt, TokensPerWord: 1.3, MessageTokens: tokcount.ChatMessageOverhead}
 		if parent == nil {
 			return pb.Prompt(&tr.Requests[i])
 		}

@@ -248,7 +248,7 @@ const (
 // rule of thumb for English under BPE tokenizers, not a tokenizer: a real
 // server's count differs by some percent.
 func EstimateTokens(text string) int {
-	w := len(strings.Fields(text))
+	w := tokcount.Words(text)
 	if w == 0 {
 		return 0
 	}
