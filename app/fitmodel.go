@@ -79,7 +79,7 @@ func (lm *loadedModel) extrapolation(a fit.Asked, allow bool, stderr io.Writer) 
 // asked is what a sweep asks of the model: its levels (summary.json's
 // config: a closed loop's, the sessions'), its rates (a trace replay's
 // speeds are not checked), and its prompts' longest length (as the
-// simulator counts them) and output target.
+// simulator counts them) and output target (a trace's own: promptOwner).
 func (o *options) asked() fit.Asked {
 	rc := o.runConfig()
 	a := fit.Asked{Concurrency: rc.Levels, MaxOutput: o.MaxTokens}
@@ -88,6 +88,10 @@ func (o *options) asked() fit.Asked {
 	}
 	if rc.OpenLoop != nil && rc.Mode == sweep.RateMode { // a replay's are speeds, not req/s
 		a.Rates = rc.OpenLoop.Rates
+	}
+	if po, ok := o.mode().(promptOwner); ok && po.PromptsFrom(&o.Line) != "" {
+		a.MaxPrompt, a.MaxOutput = po.Lengths(&o.Line) // not the prompt set's, nor --max-tokens
+		return a
 	}
 	if o.Work.Set != nil {
 		for _, p := range o.Work.Set.Prompts {

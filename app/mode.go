@@ -200,9 +200,11 @@ type extender interface {
 // promptOwner is a mode that sets each request's prompt and lengths
 // itself (the trace replay): PromptsFrom names its flag and why when it
 // does ("--trace: the trace sets …"; "": not on this command line), and
-// the prompt set's flags are refused.
+// the prompt set's flags are refused; Lengths are then its longest prompt
+// and output, in tokens, what a fitted model is asked (asked).
 type promptOwner interface {
 	PromptsFrom(l *mode.Line) string
+	Lengths(l *mode.Line) (prompt, output int)
 }
 
 // exclusive is the one rule between the modes: the flags of two modes

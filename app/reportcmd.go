@@ -111,7 +111,10 @@ func runReport(dir, out, charts string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sum := run.Resummarized(stats)
-	e := &runEnd{out: out, charts: charts, sum: &sum, stats: stats, stderr: stderr,
+	// The tables and report.html read the levels the run's answer read
+	// (a steered run's replaced calibration runs left out); levels.csv
+	// and summary.json keep every run, as the run wrote them.
+	e := &runEnd{out: out, charts: charts, sum: &sum, stats: sum.Twin.Kept(stats, sum.Config), stderr: stderr,
 		writeSummary: func(s report.Summary) error {
 			var b bytes.Buffer
 			if err := report.WriteSummaryJSON(&b, s); err != nil {

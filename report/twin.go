@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -71,4 +72,30 @@ func (j *TwinJSON) Sentence() string {
 		fmt.Fprintf(&b, " Confirmed at %s; the model's error there: %s.", g.Level, strings.Join(parts, ", "))
 	}
 	return b.String()
+}
+
+// Kept is stats, the levels of a steered run of config c in run order, as
+// the run's answer read them: a calibration run of a level measured again
+// at full length (Remeasured) is left out once a full run of that level
+// follows it, as the live run replaced it. A level's calibration runs are
+// its first c.Repeat runs (a rerun is numbered on from them:
+// sweep.Rerunner). A nil j (no steering) keeps every level.
+func (j *TwinJSON) Kept(stats []LevelStats, c *RunConfig) []LevelStats {
+	if j == nil || len(j.Remeasured) == 0 {
+		return stats
+	}
+	repeat := 1
+	if c != nil {
+		repeat = max(c.Repeat, 1)
+	}
+	calib := func(s LevelStats) bool {
+		return s.Repeat < repeat && slices.Contains(j.Remeasured, s.Key().Name())
+	}
+	full := map[string]bool{} // the remeasured levels whose full run ran
+	for _, s := range stats {
+		if !calib(s) {
+			full[s.Key().Name()] = true
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(stats), func(s LevelStats) bool { return calib(s) && full[s.Key().Name()] })
 }

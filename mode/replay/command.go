@@ -78,6 +78,14 @@ func (Mode) PromptsFrom(l *mode.Line) string {
 	return "--trace: the trace sets each request's prompt and lengths"
 }
 
+// Lengths are the trace's longest prompt and output, in tokens: what a
+// model of the server is asked (its calibration's range is checked
+// against them), not the prompt set's or --max-tokens.
+func (Mode) Lengths(l *mode.Line) (prompt, output int) {
+	s := Of(l).sum
+	return s.Input.Max, s.Output.Max
+}
+
 // Parse checks the replay's flags, reads the trace and its speeds, and
 // draws the run's salt (from --seed when given).
 func (Mode) Parse(l *mode.Line) error {
