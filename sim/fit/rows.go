@@ -302,19 +302,21 @@ func admitted(sp []span, running, inflight *index, i int, half, opened float64) 
 		}
 	}
 	beside := false
+	for _, j := range running.around(sent) {
+		beside = beside || j != i && sp[j].first <= sent && sp[j].last > sent
+	}
+	if !beside {
+		return x, false
+	}
 	end, start := math.Inf(-1), 0.0 // the step before its own: its end and start
 	for _, j := range running.around(s.first) {
 		o := &sp[j]
 		if j == i || o.last <= sent {
 			continue
 		}
-		beside = beside || o.first <= sent
 		if k := sort.SearchFloat64s(o.chunks, s.first-half); k > 1 && o.chunks[k-1] > end {
 			end, start = o.chunks[k-1], o.chunks[k-2]
 		}
-	}
-	if !beside {
-		return x, false
 	}
 	if end > sent && end > start {
 		w, _ := step(sp, running, end, half, half)
