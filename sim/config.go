@@ -67,6 +67,13 @@ type Config struct {
 	// server's own time that does not stall the batch (a fitted model's
 	// request_overhead). 0 means none (overhead.go).
 	RequestOverhead, RequestOverheadPerToken time.Duration
+	// RequestOverheadPerSeq and RequestOverheadPerTokenPerSeq (per prompt
+	// token) add to that delay per other request the server holds when it
+	// arrives (in its overhead, queued or running), counting at most
+	// MaxNumSeqs−1: a server whose own per-request work slows with the
+	// batch it joins (a frontend shared by every running stream,
+	// llm-d-inference-sim's --time-factor-under-load). 0 means none.
+	RequestOverheadPerSeq, RequestOverheadPerTokenPerSeq time.Duration
 	// PromptTokenScale multiplies the simulator's count of a text prompt
 	// (PromptTokens, ChatPromptTokens): a fitted model's server counts
 	// its prompts with its own tokenizer, scale × toksweep's rule of
@@ -224,7 +231,8 @@ func (c Config) validate() error {
 	bad(c.DecodeBase < 0 || c.DecodePerSeq < 0 || c.DecodePerCtxToken < 0 || c.PrefillBase < 0,
 		"decode and prefill durations must not be negative")
 	bad(c.DecodeBase+c.DecodePerSeq <= 0, "DecodeBase+DecodePerSeq must be positive (a step cannot be free)")
-	bad(c.RequestOverhead < 0 || c.RequestOverheadPerToken < 0, "RequestOverhead and RequestOverheadPerToken must not be negative")
+	bad(c.RequestOverhead < 0 || c.RequestOverheadPerToken < 0 || c.RequestOverheadPerSeq < 0 || c.RequestOverheadPerTokenPerSeq < 0,
+		"RequestOverhead and its per-token and per-sequence parts must not be negative")
 	bad(!(c.PromptTokenScale == 0 || c.PromptTokenScale >= MinPromptTokenScale && c.PromptTokenScale <= MaxPromptTokenScale),
 		"PromptTokenScale must be 0 (none) or from %g to %g, got %g", MinPromptTokenScale, MaxPromptTokenScale, c.PromptTokenScale)
 	bad(!(c.Jitter >= 0 && c.Jitter < 1), "Jitter must be in [0, 1), got %g", c.Jitter)

@@ -125,7 +125,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *plan) {
 		writeError(w, newAPIError(http.StatusInternalServerError, "Injected internal server error (toksweep sim)."))
 		return
 	}
-	if !s.overheadWait(r.Context(), p.promptTokens) {
+	others := int(s.held.Add(1)) - 1
+	defer s.held.Add(-1)
+	if !s.overheadWait(r.Context(), p.promptTokens, others) {
 		return // the client left
 	}
 	sq, err := s.eng.submit(p.job)

@@ -22,6 +22,7 @@ type Server struct {
 	mux     *http.ServeMux
 	created int64         // Unix seconds, reported by /v1/models and in chunks' ids
 	ids     atomic.Uint64 // request ids
+	held    atomic.Int64  // generation requests past their fate's draw, not yet answered (overhead.go)
 
 	timeouts timeouts // of the HTTP server Start runs
 

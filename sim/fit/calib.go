@@ -194,7 +194,8 @@ func (s SimParams) Params() map[string]float64 {
 	out := map[string]float64{}
 	for name, v := range map[string]*float64{"prefill_base_ns": s.PrefillBaseNs, "prefill_tokens_per_sec": s.PrefillTokensPerSec,
 		"decode_base_ns": s.DecodeBaseNs, "decode_per_seq_ns": s.DecodePerSeqNs, "decode_per_ctx_token_ns": s.DecodePerCtxTokenNs,
-		"request_overhead_ns": s.RequestOverheadNs, "request_overhead_per_token_ns": s.RequestOverheadPerTokenNs} {
+		"request_overhead_ns": s.RequestOverheadNs, "request_overhead_per_token_ns": s.RequestOverheadPerTokenNs,
+		"request_overhead_per_seq_ns": s.RequestOverheadPerSeqNs, "request_overhead_per_token_per_seq_ns": s.RequestOverheadPerTokenPerSeqNs} {
 		if v != nil {
 			out[name] = *v
 		}

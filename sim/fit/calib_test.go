@@ -139,7 +139,7 @@ func TestCalibrationText(t *testing.T) {
 		}
 	}
 	p := m.Sim.Params()
-	if len(p) != 8 || p["request_overhead_ns"] != *m.Sim.RequestOverheadNs || p["max_num_seqs"] != float64(*m.Sim.MaxNumSeqs) || p["decode_base_ns"] != *m.Sim.DecodeBaseNs || p["prefill_tokens_per_sec"] != *m.Sim.PrefillTokensPerSec {
+	if len(p) != 10 || p["request_overhead_ns"] != *m.Sim.RequestOverheadNs || p["request_overhead_per_token_per_seq_ns"] != *m.Sim.RequestOverheadPerTokenPerSeqNs || p["max_num_seqs"] != float64(*m.Sim.MaxNumSeqs) || p["decode_base_ns"] != *m.Sim.DecodeBaseNs || p["prefill_tokens_per_sec"] != *m.Sim.PrefillTokensPerSec {
 		t.Errorf("params %v", p)
 	}
 	if got := Caution([]string{"a", "b"}); got != "an extrapolation (--allow-extrapolation): a; b" {

@@ -30,6 +30,8 @@ func (m Model) Corner(slow bool) Model {
 	set(&c.Sim.DecodePerCtxTokenNs, "decode_per_ctx_token")
 	set(&c.Sim.RequestOverheadNs, "request_overhead")
 	set(&c.Sim.RequestOverheadPerTokenNs, "request_overhead_per_token")
+	set(&c.Sim.RequestOverheadPerSeqNs, "request_overhead_per_seq")
+	set(&c.Sim.RequestOverheadPerTokenPerSeqNs, "request_overhead_per_token_per_seq")
 	if c.Sim.PrefillTokensPerSec != nil {
 		perToken := 1e9 / *c.Sim.PrefillTokensPerSec
 		p := &perToken

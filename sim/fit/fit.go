@@ -44,9 +44,12 @@ var ErrNoSteps = errors.New("no request has two token chunks: nothing to fit a s
 //
 // (sim.Config's model), fitted by Huber-weighted non-negative least
 // squares to the decode intervals of every successful request (each one
-// step of its batch), summed in blocks, and to the first token of every
+// step of its batch), summed in blocks, to the first token of every
 // request sent to an idle server (one step plus the request's own
-// overhead), with 80% intervals from a bootstrap over windows of time
+// overhead), and to that of every request admitted at once beside a
+// running batch (the rest of the step it arrived in, its prefill's step,
+// and its overhead, grown per other request in flight: rows.go's
+// admitted), with 80% intervals from a bootstrap over windows of time
 // within each level. The batch-slot limit is counted from the steps during
 // which a request waited. docs/metrics.md ("The fitted model") defines
 // each part.
@@ -55,9 +58,15 @@ func FromLevels(levels []Level, opt Options) (Model, error) {
 	var data []levelData
 	var all gram
 	for i, l := range levels {
-		d := buildLevel(i, l)
-		data = append(data, d)
-		for _, r := range d.rows {
+		data = append(data, buildLevel(i, l))
+	}
+	slots, counted := countSlots(data)
+	for i := range data {
+		if !counted {
+			slots = math.MaxInt // no request waited: each was admitted as it came
+		}
+		data[i].admit(slots)
+		for _, r := range data[i].rows {
 			all.addRow(r.x, r.y)
 		}
 	}
@@ -164,6 +173,8 @@ func (f *fitter) choose() {
 			f.notes[c] = fmt.Sprintf("every decode step ran the same number of sequences (%d): the per-sequence decode cost is not identified (it is folded into decode_base); re-run with several --levels", only(batches))
 		case c == colOverheadTok && f.all.residual(c, []int{colOverhead}) < minResidual:
 			// one prompt length: the overhead's two parts are one
+		case c == colOverheadTokSeq && f.all.residual(c, []int{colOverheadSeq}) < minResidual:
+			// one prompt length: its growth's two parts are one
 		case f.all.residual(c, f.kept) < minResidual:
 			f.notes[c] = collinearNote(c)
 		default:
@@ -175,7 +186,7 @@ func (f *fitter) choose() {
 // clientSide says whether column c is the request's own overhead, which is
 // fitted so that it does not bias the step's costs, but is no simulator
 // parameter.
-func clientSide(c int) bool { return c == colOverhead || c == colOverheadTok }
+func clientSide(c int) bool { return c >= colOverhead }
 
 func only(m map[int]bool) int {
 	for k := range m {
@@ -197,6 +208,8 @@ func collinearNote(c int) string {
 		return "no request was admitted while others ran, so the fixed prefill cost cannot be told from a request's own overhead (prefill_base includes it); re-run with --levels above 1"
 	case colOverheadTok:
 		return "no request was admitted while others ran, so the per-token prefill cost cannot be told from a request's per-token overhead (sending and tokenizing the prompt: prefill_per_token includes it); re-run with --levels above 1"
+	case colOverheadSeq, colOverheadTokSeq:
+		return "the requests admitted beside a running batch all ran beside as many others, or their times are told by the other costs: whether a request's own time grows with the batch it joins is not identified (" + paramOf(c).name + " left at 0); re-run with --levels 1 and two more below the slot limit"
 	}
 	return paramOf(c).name + " cannot be told apart from the costs before it in these runs: it is not identified (left at 0)"
 }
@@ -302,30 +315,45 @@ func (f *fitter) bootstrap() [nCols][]float64 {
 // otherwise it is not identified, and the model keeps unmeasuredSlots (at
 // least the largest batch seen).
 func (f *fitter) slots(m *Model) Param {
-	var waited []int
 	seen := 0
 	for _, d := range f.data {
-		waited = append(waited, d.waitedAt...)
 		seen = max(seen, d.maxBatch)
 	}
 	p := Param{Name: "max_num_seqs", Unit: "seqs", Doc: "batch-slot limit", InSim: true}
-	if len(waited) < minWaits {
+	best, ok := countSlots(f.data)
+	if !ok {
 		p.Value = float64(max(unmeasuredSlots, seen))
 		m.NotIdentified = append(m.NotIdentified, fmt.Sprintf(
 			"no request waited for a batch slot (the largest running batch seen was %d): the batch-slot limit is not identified; the model keeps %d (vLLM's default); re-run with --levels beyond the server's --max-num-seqs", seen, int(p.Value)))
 		return p
 	}
+	waited := 0
+	for _, d := range f.data {
+		waited += len(d.waitedAt)
+	}
+	p.Value, p.Identified = float64(best), true
+	p.Counted = fmt.Sprintf("counted: in %d decode steps a request waited, most often while %d ran", waited, best)
+	return p
+}
+
+// countSlots is the most common running batch among the decode steps
+// during which a request waited, when at least minWaits did.
+func countSlots(data []levelData) (best int, ok bool) {
+	var waited []int
+	for _, d := range data {
+		waited = append(waited, d.waitedAt...)
+	}
+	if len(waited) < minWaits {
+		return 0, false
+	}
 	count := map[int]int{}
-	best := 0
 	for _, b := range waited {
 		count[b]++
 		if count[b] > count[best] || (count[b] == count[best] && b > best) {
 			best = b
 		}
 	}
-	p.Value, p.Identified = float64(best), true
-	p.Counted = fmt.Sprintf("counted: in %d decode steps a request waited, most often while %d ran", len(waited), best)
-	return p
+	return best, true
 }
 
 // residualOf compares a level's measured decode steps with the fitted

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toksweep/toksweep/sim"
 )
@@ -299,4 +300,67 @@ func roundTrip(t *testing.T, m Model) (Model, sim.Config) {
 	}
 	back.Apply(&cfg)
 	return back, cfg
+}
+
+// A server whose own time grows with the batch a request joins (as
+// llm-d-inference-sim's load factor scales its prefill): the first tokens
+// of requests admitted beside a running batch recover both growth terms
+// (2ms + 10µs a prompt token, growing by 1ms + 5µs a token per other
+// request in flight), the step's costs stay as they were, and the
+// simulator is told them. A row's wait for the step it arrived in is
+// known to half a step (1.5–2.5ms) of some 45 rows: the tolerances are
+// what that leaves over three seeds (the per-sequence part, told from the
+// per-token one by the prompts' spread, is the loosest).
+func TestFitRecoversOverheadGrowth(t *testing.T) {
+	tr := knownTruth
+	tr.own, tr.ownPerTok, tr.ownPerSeq, tr.ownPerTokSeq = 2e6, 10e3, 1e6, 5e3
+	want := wants(tr)
+	want["request_overhead_per_seq"], want["request_overhead_per_token_per_seq"] = tr.ownPerSeq, tr.ownPerTokSeq
+	want["request_overhead_per_token"] = tr.ownPerTok
+	// the idle first token's: the request's, its way there and back, and the engine's wake-up
+	want["request_overhead"] = tr.own + tr.overhead + wakeNs
+	tol := map[string]float64{"decode_per_ctx_token": 0.15, "request_overhead_per_seq": 0.15, "request_overhead": 0.1, "request_overhead_per_token_per_seq": 0.05}
+	for seed := uint64(1); seed <= 3; seed++ {
+		spec := variedSpec
+		spec.seed = seed
+		m, err := FromLevels(synth(tr, spec), Options{Resamples: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range want {
+			tl := cmp.Or(tol[name], 0.03)
+			if p := param(t, m, name); !p.Identified || math.Abs(p.Value-v) > tl*v {
+				t.Errorf("seed %d: %s = %.4g (identified %v), want %.4g ± %.0f%%", seed, name, p.Value, p.Identified, v, 100*tl)
+			}
+		}
+		cfg := sim.Config{}
+		m.Apply(&cfg)
+		if cfg.RequestOverheadPerSeq != time.Duration(math.Round(*m.Sim.RequestOverheadPerSeqNs)) || cfg.RequestOverheadPerTokenPerSeq == 0 {
+			t.Errorf("seed %d: Apply: per seq %v, per token per seq %v", seed, cfg.RequestOverheadPerSeq, cfg.RequestOverheadPerTokenPerSeq)
+		}
+	}
+}
+
+// A model.json written before the overhead's growth terms reads as it
+// did: it leaves them as the config has them, and writes none back.
+func TestOldModelReadsUnchanged(t *testing.T) {
+	old := `{"format":"toksweep-model/1","interval":"x","steps":9,"idle_first_tokens":0,"stamped_levels":0,"params":[],"levels":[],
+		"sim":{"decode_base_ns":3e6,"decode_per_seq_ns":1e5,"request_overhead_ns":1e6,"request_overhead_per_token_ns":1e3,"max_num_seqs":8}}`
+	m, err := Read(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.Config{MaxNumSeqs: 4, RequestOverheadPerSeq: 7 * time.Millisecond}
+	m.Apply(&cfg)
+	if cfg.RequestOverhead != time.Millisecond || cfg.RequestOverheadPerToken != time.Microsecond || cfg.DecodeBase != 3*time.Millisecond || cfg.MaxNumSeqs != 8 ||
+		cfg.RequestOverheadPerSeq != 7*time.Millisecond || cfg.RequestOverheadPerTokenPerSeq != 0 {
+		t.Errorf("applied: %+v", cfg)
+	}
+	var b bytes.Buffer
+	if err := m.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "overhead_per_seq") || strings.Contains(b.String(), "per_token_per_seq") {
+		t.Errorf("written back with a growth term:\n%s", b.String())
+	}
 }

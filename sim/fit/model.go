@@ -103,6 +103,10 @@ type SimParams struct {
 	// (sim.Config.RequestOverhead); nil when the fit left it out.
 	RequestOverheadNs         *float64 `json:"request_overhead_ns,omitempty"`
 	RequestOverheadPerTokenNs *float64 `json:"request_overhead_per_token_ns,omitempty"`
+	// Their growth per other request held (sim.Config.RequestOverheadPerSeq);
+	// nil when the fit left it out.
+	RequestOverheadPerSeqNs         *float64 `json:"request_overhead_per_seq_ns,omitempty"`
+	RequestOverheadPerTokenPerSeqNs *float64 `json:"request_overhead_per_token_per_seq_ns,omitempty"`
 	// PromptTokenScale is the server's prompt tokens per token of
 	// toksweep's count (sim.Config.PromptTokenScale); nil when not
 	// measured (1).
@@ -113,13 +117,15 @@ type paramInfo struct{ name, unit, doc string }
 
 func paramOf(c int) paramInfo {
 	return [nCols]paramInfo{
-		colDecodeBase:  {"decode_base", "ns/step", "fixed cost of every step"},
-		colPerCtx:      {"decode_per_ctx_token", "ns/token", "step cost per token of context in the batch"},
-		colPerSeq:      {"decode_per_seq", "ns/seq", "step cost per running sequence"},
-		colPrefillTok:  {"prefill_per_token", "ns/token", "step cost per prompt token prefilled (cached ones free)"},
-		colPrefillBase: {"prefill_base", "ns/step", "fixed cost of a step that prefills"},
-		colOverhead:    {"request_overhead", "ns", "a request's own time to its first token beyond the step (served as a delay before it queues)"},
-		colOverheadTok: {"request_overhead_per_token", "ns/token", "the part of it per prompt token (sending, tokenizing, a prefill that stalls no batch)"},
+		colDecodeBase:     {"decode_base", "ns/step", "fixed cost of every step"},
+		colPerCtx:         {"decode_per_ctx_token", "ns/token", "step cost per token of context in the batch"},
+		colPerSeq:         {"decode_per_seq", "ns/seq", "step cost per running sequence"},
+		colPrefillTok:     {"prefill_per_token", "ns/token", "step cost per prompt token prefilled (cached ones free)"},
+		colPrefillBase:    {"prefill_base", "ns/step", "fixed cost of a step that prefills"},
+		colOverhead:       {"request_overhead", "ns", "a request's own time to its first token beyond the step (served as a delay before it queues)"},
+		colOverheadTok:    {"request_overhead_per_token", "ns/token", "the part of it per prompt token (sending, tokenizing, a prefill that stalls no batch)"},
+		colOverheadSeq:    {"request_overhead_per_seq", "ns/seq", "its growth per other request held (at most max_num_seqs−1): own work that slows with the batch it joins"},
+		colOverheadTokSeq: {"request_overhead_per_token_per_seq", "ns/token/seq", "the per-token part's growth per other request held"},
 	}[c]
 }
 
@@ -158,9 +164,13 @@ func (m *Model) setSim(kept []int) {
 	}
 	n := int(val("max_num_seqs"))
 	m.Sim.MaxNumSeqs = &n
-	if keptCol(colOverhead) || keptCol(colOverheadTok) {
+	if keptCol(colOverhead) || keptCol(colOverheadTok) || keptCol(colOverheadSeq) || keptCol(colOverheadTokSeq) {
 		m.Sim.RequestOverheadNs = ptr(val("request_overhead"))
 		m.Sim.RequestOverheadPerTokenNs = ptr(val("request_overhead_per_token"))
+	}
+	if keptCol(colOverheadSeq) || keptCol(colOverheadTokSeq) {
+		m.Sim.RequestOverheadPerSeqNs = ptr(val("request_overhead_per_seq"))
+		m.Sim.RequestOverheadPerTokenPerSeqNs = ptr(val("request_overhead_per_token_per_seq"))
 	}
 	if p := param(promptScaleName); p.Identified {
 		m.Sim.PromptTokenScale = ptr(p.Value)
@@ -181,6 +191,8 @@ func (m Model) Apply(cfg *sim.Config) {
 	dur(&cfg.DecodePerCtxToken, m.Sim.DecodePerCtxTokenNs)
 	dur(&cfg.RequestOverhead, m.Sim.RequestOverheadNs)
 	dur(&cfg.RequestOverheadPerToken, m.Sim.RequestOverheadPerTokenNs)
+	dur(&cfg.RequestOverheadPerSeq, m.Sim.RequestOverheadPerSeqNs)
+	dur(&cfg.RequestOverheadPerTokenPerSeq, m.Sim.RequestOverheadPerTokenPerSeqNs)
 	if v := m.Sim.PrefillTokensPerSec; v != nil {
 		cfg.PrefillTokensPerSec = *v
 	}
@@ -246,7 +258,8 @@ func (s SimParams) check() error {
 		name string
 		v    *float64
 	}{{"prefill_base_ns", s.PrefillBaseNs}, {"decode_base_ns", s.DecodeBaseNs}, {"decode_per_seq_ns", s.DecodePerSeqNs}, {"decode_per_ctx_token_ns", s.DecodePerCtxTokenNs},
-		{"request_overhead_ns", s.RequestOverheadNs}, {"request_overhead_per_token_ns", s.RequestOverheadPerTokenNs}} {
+		{"request_overhead_ns", s.RequestOverheadNs}, {"request_overhead_per_token_ns", s.RequestOverheadPerTokenNs},
+		{"request_overhead_per_seq_ns", s.RequestOverheadPerSeqNs}, {"request_overhead_per_token_per_seq_ns", s.RequestOverheadPerTokenPerSeqNs}} {
 		if d.v != nil && !(*d.v >= 0 && *d.v < float64(time.Hour)) {
 			errs = append(errs, fmt.Errorf("sim.%s %g: want a duration in ns from 0 to an hour", d.name, *d.v))
 		}

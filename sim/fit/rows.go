@@ -14,13 +14,15 @@ import (
 // The columns of the step-time regression, in the order they are kept when
 // two cannot be told apart.
 const (
-	colDecodeBase  = iota // 1 per step
-	colPerCtx             // tokens of context in the step's batch
-	colPerSeq             // sequences in the step
-	colPrefillTok         // prompt tokens prefilled in the step (cached ones excluded)
-	colPrefillBase        // 1 when the step prefilled any
-	colOverhead           // 1 for a first token on an idle server: the request's own overhead
-	colOverheadTok        // its prompt tokens: the part of that overhead that grows with the prompt (sending, tokenizing it)
+	colDecodeBase     = iota // 1 per step
+	colPerCtx                // tokens of context in the step's batch
+	colPerSeq                // sequences in the step
+	colPrefillTok            // prompt tokens prefilled in the step (cached ones excluded)
+	colPrefillBase           // 1 when the step prefilled any
+	colOverhead              // 1 for a first token on an idle server: the request's own overhead
+	colOverheadTok           // its prompt tokens: the part of that overhead that grows with the prompt (sending, tokenizing it)
+	colOverheadSeq           // the other requests in flight when it was sent: the overhead's growth with the batch it joins
+	colOverheadTokSeq        // its prompt tokens × those: the per-token part's growth
 	nCols
 )
 
@@ -94,6 +96,8 @@ type levelData struct {
 	rows      []row
 	decode    int     // decode steps fitted
 	idle      int     // first tokens on an idle server
+	beside    []row   // first tokens of requests sent beside others in flight (admit)
+	admitted  int     // those admitted at once, fitted
 	skipped   int     // intervals too long to be one step (a preemption, a stall)
 	stamped   bool    // intervals read on the server's send stamps
 	hitShare  float64 // prefix-cache hits over queries, 0 when none reported
@@ -196,6 +200,7 @@ func buildLevel(li int, l Level) levelData {
 	}
 	inflight := newIndex(field(sp, func(s span) float64 { return float64(s.rec.Start) }), field(sp, func(s span) float64 { return float64(s.rec.LastToken) }), width)
 	queued := newIndex(field(sp, func(s span) float64 { return float64(s.rec.Start) }), field(sp, func(s span) float64 { return float64(s.rec.FirstToken) }), width)
+	opened := slices.MinFunc(sp, func(a, b span) int { return cmp.Compare(a.first, b.first) }).first
 	for i, s := range sp {
 		d.prompts = append(d.prompts, int(s.prompt))
 		if !s.rec.OK() {
@@ -256,9 +261,77 @@ func buildLevel(li int, l Level) levelData {
 			x := [nCols]float64{colDecodeBase: 1, colPerSeq: 1, colPerCtx: s.prompt, colPrefillTok: s.uncached, colPrefillBase: 1, colOverhead: 1, colOverheadTok: s.prompt}
 			d.rows = append(d.rows, row{x: x, y: float64(s.rec.FirstToken - s.rec.Start), level: li, unit: int((s.first - t0) / window)})
 			d.idle++
+		} else if x, ok := admitted(sp, running, inflight, i, min(typical/2, width), opened); ok {
+			d.beside = append(d.beside, row{x: x, y: float64(s.rec.FirstToken - s.rec.Start), level: li, unit: int((s.first - t0) / window)})
 		}
 	}
 	return d
+}
+
+// admit adds the rows of the first tokens admitted beside a running batch
+// of the requests that found a free slot: fewer than slots others in
+// flight when sent (a longer wait is the queue's, which the step model
+// already holds).
+func (d *levelData) admit(slots int) {
+	for _, r := range d.beside {
+		if r.x[colOverheadSeq] < float64(slots) {
+			d.rows = append(d.rows, r)
+			d.admitted++
+		}
+	}
+}
+
+// admitted is the regressors of request i's time to its first token when
+// it was sent while another ran (had its first token, not its last), after
+// the level's first token: its own overhead, whose per-sequence parts
+// count the others in flight, then its wait for the step it arrived in to
+// end, then the step that prefilled it. It arrived during the step before
+// that one, and after it was sent: half of that step's part after the
+// send is its expected wait, in that step's regressors. half is half a
+// typical step, the window around a chunk.
+func admitted(sp []span, running, inflight *index, i int, half, opened float64) (x [nCols]float64, ok bool) {
+	s := &sp[i]
+	sent := float64(s.rec.Start)
+	if sent < opened {
+		return x, false
+	}
+	others := 0
+	for _, j := range inflight.around(sent) {
+		if q := sp[j].rec; j != i && float64(q.Start) <= sent && float64(q.LastToken) > sent {
+			others++
+		}
+	}
+	beside := false
+	for _, j := range running.around(sent) {
+		beside = beside || j != i && sp[j].first <= sent && sp[j].last > sent
+	}
+	if !beside {
+		return x, false
+	}
+	end, start := math.Inf(-1), 0.0 // the step before its own: its end and start
+	for _, j := range running.around(s.first) {
+		o := &sp[j]
+		if j == i || o.last <= sent {
+			continue
+		}
+		if k := sort.SearchFloat64s(o.chunks, s.first-half); k > 1 && o.chunks[k-1] > end {
+			end, start = o.chunks[k-1], o.chunks[k-2]
+		}
+	}
+	if end > sent && end > start {
+		w, _ := step(sp, running, end, half, half)
+		rest := (end - max(start, sent)) / (end - start) / 2
+		for c := range nCols {
+			x[c] += w[c] * rest
+		}
+	}
+	own, _ := step(sp, running, s.first, half, half)
+	for c := range nCols {
+		x[c] += own[c]
+	}
+	x[colOverhead], x[colOverheadTok] = 1, s.prompt
+	x[colOverheadSeq], x[colOverheadTokSeq] = float64(others), s.prompt*float64(others)
+	return x, true
 }
 
 // waiting says whether, at the end of r's k-th chunk's step, another

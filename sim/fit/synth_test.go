@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -18,6 +19,15 @@ type truth struct {
 	slots                                              int
 	cliffCtx                                           int     // a step holding more context than this lasts cliffFactor× (sim.StepCliff)
 	cliffFactor                                        float64 // 0: no cliff
+	// A request's own time before it queues (sim.Config.overhead): fixed,
+	// per prompt token, and the growth of each per other request in
+	// flight when it was sent, of which at most slots−1 count.
+	own, ownPerTok, ownPerSeq, ownPerTokSeq float64
+}
+
+func (tr truth) ownNs(prompt, others int) float64 {
+	b, p := float64(min(others, tr.slots-1)), float64(prompt)
+	return tr.own + p*tr.ownPerTok + b*(tr.ownPerSeq+p*tr.ownPerTokSeq)
 }
 
 // wakeNs is how long an idle engine takes to start a step after a request
@@ -73,7 +83,7 @@ type synthSeq struct {
 func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) []client.Record {
 	recs := make([]client.Record, n)
 	var waiting, running []*synthSeq
-	next := 0
+	next, held := 0, 0 // requests sent; those not finished
 	send := func(at, arrive float64) {
 		if next >= n {
 			return
@@ -84,8 +94,11 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 			prompt: spec.promptLo + rng.IntN(spec.hiP-spec.promptLo+1), want: spec.outLo + rng.IntN(spec.outHi-spec.outLo+1)}
 		r.PromptTokens, r.CompletionTokens = s.prompt, s.want
 		r.PromptEstimate = s.prompt // the server counts as toksweep does
+		s.arrive += tr.ownNs(s.prompt, held)
 		waiting = append(waiting, s)
+		slices.SortStableFunc(waiting, func(a, b *synthSeq) int { return cmp.Compare(a.arrive, b.arrive) })
 		next++
+		held++
 	}
 	// The workers start a hair apart, as a real client's do, and the
 	// server takes them in as one burst, as the simulator's engine does
@@ -136,6 +149,7 @@ func synthLevel(tr truth, spec synthSpec, rng *rand.Rand, c, n int, t0 float64) 
 				return false
 			}
 			finish(s, spec, tr)
+			held--
 			at := float64(s.rec.LastToken) + 1e5
 			send(at, at+tr.overhead/2)
 			return true
