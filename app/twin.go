@@ -45,25 +45,25 @@ func (o *options) twinCheck() error {
 	return nil
 }
 
-// twinRefuses is why a fitted model may not steer the search ("": it
+// twinRefuses is why a fitted model may not steer the search yet ("": it
 // may): a poor fit (fit.Model.PoorFit, which names the level the step
-// model misses), a parameter whose interval moves its steps too far, or a
-// per-sequence decode cost it could not tell (the cost the load adds). A
-// parameter folded into another because the workload did not vary it is
-// no reason: the twin runs the same workload.
-func twinRefuses(m fit.Model) string {
-	if poor := m.PoorFit(); len(poor) > 0 {
-		return "the fit is poor (the step model cannot represent the server there): " + poor[0]
+// model misses; poor, refused for good), a parameter whose interval moves
+// its steps too far, or a per-sequence decode cost it could not tell (the
+// cost the load adds). A parameter folded into another because the
+// workload did not vary it is no reason: the twin runs the same workload.
+func twinRefuses(m fit.Model) (why string, poor bool) {
+	if p := m.PoorFit(); len(p) > 0 {
+		return "the fit is poor (the step model cannot represent the server there): " + p[0], true
 	}
 	if m.Calibration == nil {
-		return ""
+		return "", false
 	}
 	for _, why := range m.Calibration.IllConditioned {
 		if !strings.HasSuffix(why, " is not identified") || strings.HasPrefix(why, "decode_per_seq ") {
-			return "ill-conditioned fit (" + why + ")"
+			return "ill-conditioned fit (" + why + ")", false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // twin is the steered search's predictor (steer.Predictor): it fits the
@@ -134,7 +134,7 @@ func (t *twin) Predict(ctx context.Context) (steer.Prediction, error) {
 	// A poor fit is refused; an ill-conditioned one waits for more
 	// levels: the calibration levels are short, and the next may tell
 	// the parameter.
-	if why := twinRefuses(m); len(m.PoorFit()) > 0 {
+	if why, poor := twinRefuses(m); poor {
 		p.Refused = why
 		return p, nil
 	} else if why != "" {
@@ -295,6 +295,7 @@ func (o *options) steered(ctx context.Context, m commandMode, cfg *sweep.Config,
 	}
 	t := &twin{o: o, m: m, real: real, replaced: map[sweep.LevelKey]bool{}}
 	t.ld = steer.New(ctx, cfg.Load, t, t.verdict, say)
+	t.ld.Pool = o.Repeat <= 1
 	cfg.Load = t.ld
 	return t, t.ld
 }

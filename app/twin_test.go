@@ -116,15 +116,17 @@ func searchHidden(t *testing.T, url string, steered bool) twinRun {
 // moves a boundary by a level), and not judged when the machine starved
 // every try. TOKSWEEP_TWIN_SEEDS=N runs N seeds once each and logs each
 // one's answers and load-seconds (the target: 9 of 10 within one level,
-// a mean ratio ≤ 40%).
+// a mean ratio ≤ 40%), from seed TOKSWEEP_TWIN_SEED_BASE+1 (default 1).
 func TestTwinFindsTheFullSearchBoundary(t *testing.T) {
 	t.Parallel()
 	const target = 0.40
 	seeds, _ := strconv.Atoi(os.Getenv("TOKSWEEP_TWIN_SEEDS"))
+	base, _ := strconv.Atoi(os.Getenv("TOKSWEEP_TWIN_SEED_BASE"))
 	measure := seeds > 0
 	seeds = max(seeds, 1)
 	same, ratios, most := 0, 0.0, 0.0
-	for seed := range seeds {
+	for i := range seeds {
+		seed := base + i
 		url := startHidden(t, drawHidden(uint64(seed+1)))
 		var misses []string
 		starved := true // every attempt ran on a starved machine
@@ -182,8 +184,8 @@ func TestTwinRefusesWhatDoesNotFit(t *testing.T) {
 		{fit.Model{Calibration: &fit.Calibration{IllConditioned: []string{"prefill_base's 80% interval (19.0ms/step – 89.2ms/step) moves the steps it is part of by 71%"}}},
 			"ill-conditioned fit (prefill_base's 80% interval (19.0ms/step – 89.2ms/step) moves the steps it is part of by 71%)"},
 	} {
-		if got := twinRefuses(tc.m); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
+		if got, poor := twinRefuses(tc.m); got != tc.want || poor != (len(tc.m.Poor) > 0) {
+			t.Errorf("%+v: %q (poor %v), want %q", tc.m, got, poor, tc.want)
 		}
 	}
 }
@@ -230,4 +232,35 @@ type refusing struct{}
 
 func (refusing) Predict(context.Context) (steer.Prediction, error) {
 	return steer.Prediction{Refused: "a test"}, nil
+}
+
+// Without --repeat, the answer that ran as a calibration level runs the
+// rest of its requests (steer.Load.Pool): a second run of the level,
+// kept beside the first in the run's levels and the fit's, both judged.
+// Here C=4 and C=8 run as calibration levels (4 and 8 of their 16 and 32
+// requests), the model is refused, and C=8 runs its other 24.
+func TestTwinContinuesTheAnswersCalibrationRun(t *testing.T) {
+	t.Parallel()
+	var real []report.LevelStats
+	o := &options{}
+	tw := &twin{o: o, real: &real, replaced: map[sweep.LevelKey]bool{}}
+	tw.ld = steer.New(context.Background(), closed.Load{Levels: []int{4, 8}}, refusing{}, tw.verdict, func(string) {})
+	tw.ld.Pool = true
+	var sum report.Summary
+	var cfg sweep.Config
+	var counts []int
+	next := tw.ld.Keys()
+	for k, ok := next(); ok; k, ok = next() {
+		n := tw.ld.Measured(&cfg, k)
+		counts = append(counts, n)
+		s := report.LevelStats{Mode: sweep.ClosedMode, Concurrency: k.Concurrency, MeasuredSpan: time.Second, RequestsOK: n}
+		real = append(real, s)
+		tw.add(&sweep.Level{Mode: s.Mode, Concurrency: k.Concurrency}, s, &sum)
+	}
+	if !slices.Equal(counts, []int{4, 8, 24}) || len(real) != 3 || len(tw.levels) != 3 || tw.spent != 3 {
+		t.Errorf("requests %v, %d levels, %d fit levels, %v load-s; want [4 8 24], 3, 3, 3", counts, len(real), len(tw.levels), tw.spent)
+	}
+	if c := tw.ld.Continued; len(c) != 1 || c[0].Concurrency != 8 || len(tw.ld.Remeasured) != 0 {
+		t.Errorf("continued %v, remeasured %v; want C=8, none", c, tw.ld.Remeasured)
+	}
 }

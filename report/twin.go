@@ -79,7 +79,7 @@ func (j *TwinJSON) Sentence() string {
 // at full length (Remeasured) is left out once a full run of that level
 // follows it, as the live run replaced it. A level's calibration runs are
 // its first c.Repeat runs (a rerun is numbered on from them:
-// sweep.Rerunner). A nil j (no steering) keeps every level.
+// sweep.Run). A nil j (no steering) keeps every level.
 func (j *TwinJSON) Kept(stats []LevelStats, c *RunConfig) []LevelStats {
 	if j == nil || len(j.Remeasured) == 0 {
 		return stats

@@ -33,15 +33,6 @@ type Preparer interface {
 	Send(ctx context.Context, pr *client.Prepared) client.Record
 }
 
-// Rerunner is a Load that may hand a key out again to measure it anew (a
-// steered search's calibration level run again in full): when Reruns,
-// the sweep numbers such a key's runs (Level.Repeat) on from its earlier
-// ones, so that its records stay apart from theirs on disk and its
-// arrivals and prompt salt are drawn anew.
-type Rerunner interface {
-	Reruns() bool
-}
-
 // Warmer is a Doer that can open connections ahead of a level, so that no
 // measured request's TTFT includes a TCP or TLS handshake. The sweep opens
 // C connections before each level's clock starts; a failure there is not an
@@ -160,14 +151,14 @@ func Run(ctx context.Context, cfg Config, d Doer, onLevel func(Level) error) err
 	repeat := max(cfg.Repeat, 1)
 	next := load.Keys()
 	k := 0
-	runs := map[LevelKey]int{} // a Rerunner's runs of each key so far
-	rerun, _ := load.(Rerunner)
+	runs := map[LevelKey]int{} // the runs of each key so far
 	for spec, ok := next(); ok; spec, ok = next() {
-		first := 0
-		if rerun != nil && rerun.Reruns() {
-			first = runs[spec]
-			runs[spec] += repeat
-		}
+		// A key handed out again (a steered search's calibration level
+		// measured anew) numbers its runs (Level.Repeat) on from its
+		// earlier ones: its records stay apart from theirs on disk, and
+		// its arrivals and prompt salt are drawn anew.
+		first := runs[spec]
+		runs[spec] += repeat
 		for r := first; r < first+repeat; r++ {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)

@@ -14,19 +14,29 @@ import (
 // gets a Calibrate-th of the mode's measured requests, by the mode's own
 // rule (a closed loop's default of 4 per worker becomes 1 per worker). A
 // calibration level that passes is believed; one that fails is measured
-// again at full length before anything believes it, and so is one the
-// answer would rest on (settle).
+// again at full length before anything believes it; the one the answer
+// would rest on runs the rest of its requests (settle).
 const Calibrate = 4
 
 // Measured is the mode's count of measured requests for level k; a
 // Calibrate-th of it, as the mode counts a level given that many, while k
-// runs as a calibration level. A level bounded by a duration alone
+// runs as a calibration level; the rest of it when k continues its
+// calibration run (settle). A level bounded by a duration alone
 // (sweep.Config.Duration, no Requests) runs its full duration.
 func (l *Load) Measured(cfg *sweep.Config, k sweep.LevelKey) int {
 	n := l.Load.Measured(cfg, k)
-	if !l.short[k] {
-		return n
+	switch {
+	case l.short[k]:
+		return l.calibrated(cfg, k, n)
+	case l.rest[k]:
+		return max(n-l.calibrated(cfg, k, n), 1)
 	}
+	return n
+}
+
+// calibrated is a calibration run's count of level k, whose full count
+// is n.
+func (l *Load) calibrated(cfg *sweep.Config, k sweep.LevelKey, n int) int {
 	c := *cfg
 	c.Requests = max((n+Calibrate-1)/Calibrate, 1)
 	return min(l.Load.Measured(&c, k), n)
@@ -67,15 +77,24 @@ func (l *Load) redo() (sweep.LevelKey, bool) {
 	return l.full(k, "failed as a calibration level")
 }
 
-// settle is the server's passing level of the answer again, at full
-// length, when it ran only as a calibration level: no answer rests on
-// one.
+// settle is the server's passing level of the answer again when it ran
+// only as a calibration level: no answer rests on one. With Pool, the
+// rest of its requests run (Continued), a second run of the level that
+// must pass as well, as a level's repeats must; else it runs again at
+// full length.
 func (l *Load) settle() (sweep.LevelKey, bool) {
 	pass, _ := l.bracket()
-	if !l.short[pass] {
+	switch {
+	case !l.short[pass]:
 		return sweep.LevelKey{}, false
+	case !l.Pool:
+		return l.full(pass, "is the answer and ran as a calibration level")
 	}
-	return l.full(pass, "is the answer and ran as a calibration level")
+	delete(l.short, pass)
+	l.rest[pass] = true
+	l.Continued = append(l.Continued, pass)
+	l.say(fmt.Sprintf("twin: %s is the answer and ran as a calibration level; measuring the rest of its requests", pass.Name()))
+	return pass, true
 }
 
 // full hands out k to be measured again at full length, saying why.
@@ -85,8 +104,3 @@ func (l *Load) full(k sweep.LevelKey, why string) (sweep.LevelKey, bool) {
 	l.say(fmt.Sprintf("twin: %s %s; measuring it at full length", k.Name(), why))
 	return k, true
 }
-
-var _ sweep.Rerunner = (*Load)(nil)
-
-// Reruns is true: a level measured again is a new run of its key.
-func (*Load) Reruns() bool { return true }

@@ -73,17 +73,23 @@ type Load struct {
 	verdict    Verdict
 	say        func(string) // one line per steering step
 
-	ran     []sweep.LevelKey // every key handed out, in order
-	short   map[sweep.LevelKey]bool
-	Steered []sweep.LevelKey // the keys the model chose
+	ran     []sweep.LevelKey        // every key handed out, in order
+	short   map[sweep.LevelKey]bool // the calibration levels not measured in full
+	rest    map[sweep.LevelKey]bool // the calibration levels whose rest ran (Continued)
+	Steered []sweep.LevelKey        // the keys the model chose
+	// Pool: the answer's calibration run is continued for the rest of its
+	// requests, not run again at full length (set it without --repeat,
+	// whose runs of a level are each full).
+	Pool bool
 	// Calibration are the keys run as calibration levels, in order;
-	// Remeasured those of them run again at full length (calib.go).
-	Calibration, Remeasured []sweep.LevelKey
-	Confirmed               sweep.LevelKey // the confirming level (zero: none)
-	Last                    Prediction     // the last prediction used
-	Fallback                string         // why the mode's search ran the rest ("": it did not)
-	next                    func() (sweep.LevelKey, bool)
-	state                   state
+	// Remeasured those of them run again at full length, Continued those
+	// run for the rest of their requests (calib.go).
+	Calibration, Remeasured, Continued []sweep.LevelKey
+	Confirmed                          sweep.LevelKey // the confirming level (zero: none)
+	Last                               Prediction     // the last prediction used
+	Fallback                           string         // why the mode's search ran the rest ("": it did not)
+	next                               func() (sweep.LevelKey, bool)
+	state                              state
 	// doubted: the server contradicted the model, so its pins no longer
 	// stand for a measurement: both ends of its pair are measured.
 	doubted bool
@@ -103,7 +109,8 @@ var _ sweep.Load = (*Load)(nil)
 // New is ld's search steered by pred; verdict judges a level that ran,
 // and say writes each step's line. The one context is the sweep's.
 func New(ctx context.Context, ld sweep.Load, pred Predictor, verdict Verdict, say func(string)) *Load {
-	return &Load{Load: ld, ctx: ctx, pred: pred, verdict: verdict, say: say, short: map[sweep.LevelKey]bool{}}
+	return &Load{Load: ld, ctx: ctx, pred: pred, verdict: verdict, say: say,
+		short: map[sweep.LevelKey]bool{}, rest: map[sweep.LevelKey]bool{}}
 }
 
 // OwnPrompts passes on the mode's sweep.Prompter.
