@@ -109,6 +109,7 @@ func runCompare(dirs []string, out string, opts compare.Options, formats []strin
 		for _, w := range saved.Warnings {
 			fmt.Fprintf(stderr, "toksweep: warning: %s: %s\n", dir, w)
 		}
+		saved = saved.Kept() // a steered run's replaced calibration runs left out, as report RUN does
 		if i == 0 {
 			base = saved.Summary.Config
 		} else if diff := workloadDiff(base, saved.Summary.Config); diff != "" {

@@ -292,7 +292,8 @@ func runFleetPlan(dir string, o plan.Options, stdout io.Writer) error {
 
 // readFinishedRun reads dir, refusing a directory that is not a whole,
 // finished run: a plan must not rest on a run still writing or cut short
-// before its summary caught up.
+// before its summary caught up. It is the run as its answer read it
+// (rundir.SavedRun.Kept).
 func readFinishedRun(dir string) (rundir.SavedRun, error) {
 	if _, err := os.Stat(filepath.Join(dir, rundir.LevelsFile)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -311,7 +312,7 @@ func readFinishedRun(dir string) (rundir.SavedRun, error) {
 	case len(run.Levels) == 0:
 		return run, fmt.Errorf("run %s has no level to plan on", dir)
 	}
-	return run, nil
+	return run.Kept(), nil // a steered run's replaced calibration runs left out: the answer's levels
 }
 
 // runSpeedPlan is plan --peak-speed K: the run must be a trace replay,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toksweep/toksweep/sweep"
 )
 
 // TwinJSON is summary.json's "twin": what the model-steered search
@@ -75,27 +77,41 @@ func (j *TwinJSON) Sentence() string {
 }
 
 // Kept is stats, the levels of a steered run of config c in run order, as
-// the run's answer read them: a calibration run of a level measured again
-// at full length (Remeasured) is left out once a full run of that level
-// follows it, as the live run replaced it. A level's calibration runs are
-// its first c.Repeat runs (a rerun is numbered on from them:
-// sweep.Run). A nil j (no steering) keeps every level.
+// the run's answer read them (KeptRuns). A nil j (no steering) keeps
+// every level.
 func (j *TwinJSON) Kept(stats []LevelStats, c *RunConfig) []LevelStats {
+	return KeptRuns(j, stats, c, func(s LevelStats) (sweep.LevelKey, int) { return s.Key(), s.Repeat })
+}
+
+// KeptRuns is runs, the levels of a run of config c steered as j says, in
+// run order, as the run's answer read them; run gives a level's key and
+// repeat. A calibration run of a level measured again at full length
+// (Remeasured) is left out once a full run of that level follows it, as
+// the live run replaced it. A level's calibration runs are its first
+// c.Repeat runs (a rerun is numbered on from them: sweep.Run). It is
+// the one rule for every reader of a saved run: its stats (Kept) or its
+// raw levels (rundir.SavedRun.Kept). A nil j keeps every level.
+func KeptRuns[T any](j *TwinJSON, runs []T, c *RunConfig, run func(T) (sweep.LevelKey, int)) []T {
 	if j == nil || len(j.Remeasured) == 0 {
-		return stats
+		return runs
 	}
 	repeat := 1
 	if c != nil {
 		repeat = max(c.Repeat, 1)
 	}
-	calib := func(s LevelStats) bool {
-		return s.Repeat < repeat && slices.Contains(j.Remeasured, s.Key().Name())
+	calib := func(r T) bool {
+		k, n := run(r)
+		return n < repeat && slices.Contains(j.Remeasured, k.Name())
 	}
 	full := map[string]bool{} // the remeasured levels whose full run ran
-	for _, s := range stats {
-		if !calib(s) {
-			full[s.Key().Name()] = true
+	for _, r := range runs {
+		if !calib(r) {
+			k, _ := run(r)
+			full[k.Name()] = true
 		}
 	}
-	return slices.DeleteFunc(slices.Clone(stats), func(s LevelStats) bool { return calib(s) && full[s.Key().Name()] })
+	return slices.DeleteFunc(slices.Clone(runs), func(r T) bool {
+		k, _ := run(r)
+		return calib(r) && full[k.Name()]
+	})
 }

@@ -267,3 +267,32 @@ func (r SavedRun) Resummarized(stats []report.LevelStats) report.Summary {
 	}
 	return s
 }
+
+// Kept is the run as its answer read it: a steered run (--twin) without
+// the calibration runs that full-length runs of their levels replaced
+// (report.KeptRuns). Every reader that pools or plots a run's levels
+// reads these; levels.csv and summary.json keep every run.
+func (r SavedRun) Kept() SavedRun {
+	idx := make([]int, len(r.Levels))
+	for i := range idx {
+		idx[i] = i
+	}
+	idx = report.KeptRuns(r.Summary.Twin, idx, r.Summary.Config, func(i int) (sweep.LevelKey, int) {
+		return r.Levels[i].Key(), r.Levels[i].Repeat
+	})
+	if len(idx) == len(r.Levels) {
+		return r
+	}
+	k := r
+	k.Levels, k.verdicts, k.classVerdicts = nil, nil, nil
+	for _, i := range idx {
+		k.Levels = append(k.Levels, r.Levels[i])
+		if i < len(r.verdicts) {
+			k.verdicts = append(k.verdicts, r.verdicts[i])
+		}
+		if i < len(r.classVerdicts) {
+			k.classVerdicts = append(k.classVerdicts, r.classVerdicts[i])
+		}
+	}
+	return k
+}
